@@ -1,0 +1,88 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Folio",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Folio", targets: ["Folio"]),
+        .library(name: "FolioTesting", targets: ["FolioTesting"]),
+        .executable(name: "folio", targets: ["folio"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
+        .target(name: "CFolioShims"),
+        // Thin, documented syscall wrappers; errno becomes `Errno`.
+        .target(
+            name: "FolioSystem",
+            dependencies: [
+                "CFolioShims",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // UTType, the type database, declarations, handler choice.
+        .target(
+            name: "UniformTypes",
+            dependencies: [
+                "CFolioShims",
+                "FolioSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The library apps import: `import Folio` gives the whole public API.
+        .target(
+            name: "Folio",
+            dependencies: [
+                "UniformTypes",
+                "FolioSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The per-user daemon's services and `buildDaemon(configuration:)`.
+        .target(
+            name: "FolioDaemon",
+            dependencies: [
+                "Folio",
+                "FolioSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The `folio` command: daemon, types, bench.
+        .executableTarget(
+            name: "folio",
+            dependencies: [
+                "Folio",
+                "FolioDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Fixtures shared by the project's tests and by apps' tests.
+        .target(name: "FolioTesting", dependencies: ["Folio"]),
+        .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
+        .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
+        .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    guard target.name != "CFolioShims" else { continue }
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

@@ -1,0 +1,32 @@
+#ifdef __linux__
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include "CFolioShims.h"
+
+int cfolio_ofd_setlk(int fd, short type, int wait) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl);
+}
+
+int cfolio_ofd_getlk(int fd, short type) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -1;
+    return fl.l_type == F_UNLCK ? 0 : 1;
+}
+
+short cfolio_lock_read(void) { return F_RDLCK; }
+short cfolio_lock_write(void) { return F_WRLCK; }
+short cfolio_lock_unlock(void) { return F_UNLCK; }
+
+#include <fnmatch.h>
+int cfolio_fnmatch(const char *pattern, const char *name, int casefold) {
+    return fnmatch(pattern, name, casefold ? FNM_CASEFOLD : 0);
+}
+#endif

@@ -1,0 +1,75 @@
+#if os(Linux)
+@preconcurrency import Glibc
+import CFolioShims
+public import SystemPackage
+
+extension FilePath {
+    /// Returns the value of the extended attribute `name` of the file at this path, or nil if it has none.
+    ///
+    /// - Parameters:
+    ///   - name: The attribute's full name, such as `user.xdg.tags`.
+    ///   - followSymlinks: Whether to read the attribute of a symbolic link's target (`getxattr`) or of the
+    ///     link itself (`lgetxattr`).
+    /// - Throws: `Errno` for any failure other than a missing attribute.
+    ///
+    /// The corresponding C functions are `getxattr` and `lgetxattr`.
+    public func extendedAttribute(named name: String, followSymlinks: Bool = true) throws(Errno) -> [UInt8]? {
+        var capacity = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let result: Int = withPlatformString { path in
+                buffer.withUnsafeMutableBytes { raw in
+                    followSymlinks
+                        ? getxattr(path, name, raw.baseAddress, raw.count)
+                        : lgetxattr(path, name, raw.baseAddress, raw.count)
+                }
+            }
+            if result >= 0 { return Array(buffer[0..<result]) }
+            let code = Errno(rawValue: errno)
+            switch code {
+            case .noData: return nil
+            case .outOfRange:
+                // The value grew beyond the buffer: ask for its size and try again.
+                let size: Int = withPlatformString { getxattr($0, name, nil, 0) }
+                guard size >= 0 else { throw Errno(rawValue: errno) }
+                capacity = max(size, capacity * 2)
+            case .interrupted: continue
+            default: throw code
+            }
+        }
+    }
+
+    /// Sets the extended attribute `name` of the file at this path to `value`.
+    ///
+    /// The corresponding C function is `setxattr`.
+    public func setExtendedAttribute(named name: String, to value: [UInt8]) throws(Errno) {
+        _ = try valueOrErrno {
+            withPlatformString { path in
+                value.withUnsafeBytes { setxattr(path, name, $0.baseAddress, $0.count, 0) }
+            }
+        }
+    }
+
+    /// Removes the extended attribute `name`; a missing attribute is not an error.
+    ///
+    /// The corresponding C function is `removexattr`.
+    public func removeExtendedAttribute(named name: String) throws(Errno) {
+        do {
+            _ = try valueOrErrno { withPlatformString { removexattr($0, name) } }
+        } catch .noData {
+            return
+        }
+    }
+
+    /// Returns the names of the file's extended attributes.
+    ///
+    /// The corresponding C function is `listxattr`.
+    public func extendedAttributeNames() throws(Errno) -> [String] {
+        let size = try valueOrErrno { withPlatformString { listxattr($0, nil, 0) } }
+        guard size > 0 else { return [] }
+        var buffer = [CChar](repeating: 0, count: size)
+        let count = try valueOrErrno { withPlatformString { path in buffer.withUnsafeMutableBufferPointer { listxattr(path, $0.baseAddress, size) } } }
+        return buffer[0..<count].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    }
+}
+#endif

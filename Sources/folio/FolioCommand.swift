@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct FolioCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "folio")
+}
