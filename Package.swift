@@ -50,12 +50,14 @@ let package = Package(
         .target(
             name: "FolioDaemon",
             dependencies: [
+                "CFolioShims",
                 "Folio",
                 "FolioSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

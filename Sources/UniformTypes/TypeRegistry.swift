@@ -143,3 +143,19 @@ public final class TypeRegistry: Sendable {
         return database.entries.indices.map { UTType(index: Int32($0), database: database) }
     }
 }
+
+extension TypeRegistry {
+    /// Resolves what a person typed: a MIME type (contains `/`), a type identifier, or a filename
+    /// extension (with or without the dot). Unknown extensions and MIME types give dynamic types;
+    /// nil only for input that is none of these.
+    public func type(matching query: String) -> UTType? {
+        let text = String(query.trimmingSpaces())
+        guard !text.isEmpty else { return nil }
+        if text.contains("/") { return type(tag: text, tagClass: .mimeType, conformingTo: nil) }
+        if let declared = type(withIdentifier: text) { return declared }
+        let ext = text.hasPrefix(".") ? String(text.dropFirst()) : text
+        if let byExtension = types(tag: ext, tagClass: .filenameExtension).first { return byExtension }
+        if text.contains(".") && !text.hasPrefix(".") { return nil }
+        return type(tag: ext, tagClass: .filenameExtension, conformingTo: .data)
+    }
+}

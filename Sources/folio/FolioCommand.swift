@@ -1,6 +1,11 @@
 import ArgumentParser
 
+/// The `folio` command: the daemon, the type system, apps and benchmarks.
 @main
 struct FolioCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "folio")
+    static let configuration = CommandConfiguration(
+        commandName: "folio",
+        abstract: "Folio: Apple's document system for Linux.",
+        subcommands: [DaemonCommand.self, TypesCommand.self, AppsCommand.self, BenchCommand.self]
+    )
 }

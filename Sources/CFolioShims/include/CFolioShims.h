@@ -18,6 +18,13 @@ short cfolio_lock_read(void);
 short cfolio_lock_write(void);
 short cfolio_lock_unlock(void);
 
+/// The layout of Linux's `struct ucred` (SO_PEERCRED), which glibc exposes only with _GNU_SOURCE.
+struct cfolio_ucred {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};
+
 /// fnmatch(3) with GNU's FNM_CASEFOLD when `casefold` != 0. Returns 0 on a match.
 int cfolio_fnmatch(const char *pattern, const char *name, int casefold);
 #endif

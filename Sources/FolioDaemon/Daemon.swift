@@ -1,0 +1,44 @@
+import Folio
+public import Logging
+import Foundation
+import ServiceLifecycle
+import UnixSignals
+
+/// The per-user daemon: a `ServiceGroup` of services with graceful shutdown on SIGTERM and SIGINT.
+public struct Daemon: Sendable {
+    /// Where the daemon listens.
+    public let socketPath: String
+    /// The index database.
+    public let databasePath: String
+    private let group: ServiceGroup
+    private let store: IndexStore
+
+    /// Runs until a shutdown signal, then stops every service.
+    public func run() async throws { try await group.run() }
+
+    init(socketPath: String, databasePath: String, group: ServiceGroup, store: IndexStore) {
+        self.socketPath = socketPath
+        self.databasePath = databasePath
+        self.group = group
+        self.store = store
+    }
+}
+
+/// Builds the daemon: creates the XDG folders, opens the SQLite index, loads the type registry and
+/// prepares the control socket. Tests call it too.
+///
+/// - Throws: `DaemonError` when another daemon of this user runs, or the error of the failing step.
+public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) async throws -> Daemon {
+    let paths = configuration.paths
+    for directory in [paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.stateDirectory, paths.configDirectory] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    let store = try IndexStore(path: paths.indexDatabase)
+    let schema = try store.schemaVersion() ?? "?"
+    logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
+    let types = TypeRegistry.shared
+    let socket = try ControlSocketService(paths: paths, handler: RequestHandler(types: types), logger: logger)
+    let group = ServiceGroup(
+        configuration: .init(services: [socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)
+}

@@ -1,0 +1,31 @@
+import GRDB
+
+/// The daemon's SQLite database (`$XDG_STATE_HOME/folio/index.sqlite`, WAL mode), opened and
+/// migrated at start-up. Later issues add the index, grants, recents and the sync journal.
+final class IndexStore: Sendable {
+    let pool: DatabasePool
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.label = "folio.index"
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-meta") { db in
+            try db.create(table: "meta") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('schema', '1')")
+        }
+        return migrator
+    }
+
+    /// The schema version recorded in the database.
+    func schemaVersion() throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'schema'") }
+    }
+}

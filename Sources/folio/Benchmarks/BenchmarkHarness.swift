@@ -1,0 +1,64 @@
+import Foundation
+
+/// Times a piece of work beside a baseline measured in the same run, and reports their ratio.
+/// Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
+struct BenchmarkHarness {
+    /// One measured figure with its baseline.
+    struct Row {
+        var name: String
+        var unit: String
+        var value: Double
+        var baselineName: String
+        var baseline: Double
+        /// How many times slower than the baseline (value is a rate: baseline / value; a time: value / baseline).
+        var slowdown: Double
+    }
+
+    var rounds: Int
+    private(set) var rows: [Row] = []
+
+    /// Returns the median wall time, in seconds, of `rounds` runs of `body`.
+    func medianSeconds(_ body: () -> Void) -> Double {
+        var samples: [Double] = []
+        for _ in 0..<max(1, rounds) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+
+    /// Measures a rate: `operations` done by each call of `work` and of `baseline`.
+    mutating func rate(_ name: String, operations: Int, baselineName: String, work: () -> Void, baseline: () -> Void) {
+        let t = medianSeconds(work)
+        let b = medianSeconds(baseline)
+        let rate = Double(operations) / t
+        let baseRate = Double(operations) / b
+        rows.append(Row(name: name, unit: "ops/s", value: rate, baselineName: baselineName, baseline: baseRate, slowdown: baseRate / rate))
+    }
+
+    /// Measures a duration of `work` against `baseline`.
+    mutating func duration(_ name: String, baselineName: String, work: () -> Void, baseline: () -> Void) {
+        let t = medianSeconds(work)
+        let b = medianSeconds(baseline)
+        rows.append(Row(name: name, unit: "ms", value: t * 1000, baselineName: baselineName, baseline: b * 1000, slowdown: t / b))
+    }
+
+    /// Prints the rows as a table.
+    func report() {
+        #if DEBUG
+        print("warning: a debug build; run `swift run -c release folio bench …` for figures worth recording")
+        #endif
+        for row in rows {
+            let value = Self.format(row.value), base = Self.format(row.baseline)
+            print("\(row.name): \(value) \(row.unit) | baseline \(row.baselineName): \(base) \(row.unit) | \(String(format: "%.2f", row.slowdown))× the baseline's cost")
+        }
+    }
+
+    static func format(_ x: Double) -> String {
+        if x >= 1e6 { return String(format: "%.2fM", x / 1e6) }
+        if x >= 1e3 { return String(format: "%.1fk", x / 1e3) }
+        return String(format: "%.3f", x)
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// `folio bench <name>`: benchmarks, each printing its figure beside a same-run baseline.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run a benchmark (build with -c release for figures worth recording)."
+    )
+
+    @Argument(help: "The benchmark: types.")
+    var name: String
+    @Option(help: "Operations per round for rate benchmarks.")
+    var iterations = 1_000_000
+    @Option(help: "Rounds; the median is reported.")
+    var rounds = 7
+
+    func run() throws {
+        switch name {
+        case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
+        default: throw ValidationError("unknown benchmark \(name); available: types")
+        }
+    }
+}

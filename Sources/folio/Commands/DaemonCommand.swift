@@ -1,0 +1,36 @@
+import ArgumentParser
+import Folio
+import FolioDaemon
+import Logging
+
+/// `folio daemon`: runs the per-user daemon in the foreground.
+struct DaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "daemon",
+        abstract: "Run the per-user Folio daemon in the foreground (SIGTERM or Ctrl-C stops it)."
+    )
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func run() async throws {
+        var logger = Logger(label: "folio.daemon")
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level \(logLevel)")
+        }
+        logger.logLevel = level
+        let configuration = DaemonConfiguration()
+        let daemon: Daemon
+        do {
+            daemon = try await buildDaemon(configuration: configuration, logger: logger)
+        } catch {
+            printError("folio daemon: \(error)")
+            throw ExitCode.failure
+        }
+        print("folio daemon listening on unix:\(daemon.socketPath)")
+        print("  index database: \(daemon.databasePath)")
+        print("  data: \(configuration.paths.dataDirectory)")
+        try await daemon.run()
+        print("folio daemon stopped")
+    }
+}
