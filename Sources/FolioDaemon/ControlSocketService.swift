@@ -20,40 +20,50 @@ final class ControlSocketService: Service, Sendable {
     private let logger: Logger
     private let lock: SystemPackage.FileDescriptor
 
-    /// Takes the single-instance lock, prepares the folder and removes a stale socket.
-    init(paths: FolioPaths, handler: RequestHandler, logger: Logger) throws {
+    private let channel: any Channel
+
+    /// Takes the single-instance lock, prepares the folder, removes a stale socket and binds, so the
+    /// socket accepts connections as soon as this returns.
+    init(paths: FolioPaths, handler: RequestHandler, logger: Logger) async throws {
         socketPath = paths.socketPath
         self.handler = handler
         self.logger = logger
         try FileManager.default.createDirectory(
             atPath: paths.socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         _ = chmod(paths.socketDirectory, 0o700)
-        lock = try SystemPackage.FileDescriptor.open(
+        let lock = try SystemPackage.FileDescriptor.open(
             FilePath(paths.socketDirectory + "/daemon.lock"), .readWrite, options: [.create, .closeOnExec],
             permissions: [.ownerReadWrite])
         guard try lock.tryLock(.exclusive) else {
             try? lock.close()
             throw DaemonError("another folio daemon is already running for this user (socket \(paths.socketPath))")
         }
+        self.lock = lock
         unlink(socketPath)
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.group = group
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 64)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ConnectionHandler(handler: handler, logger: logger, ownUID: getuid()))
+                    }
+                }
+                .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: true)
+                .get()
+        } catch {
+            try? await group.shutdownGracefully()
+            try? lock.close()
+            throw DaemonError("cannot listen on \(socketPath): \(error)")
+        }
+        _ = chmod(socketPath, 0o600)
     }
 
     func run() async throws {
-        let handler = handler
-        let logger = logger
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 64)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(handler: handler, logger: logger, ownUID: getuid()))
-                }
-            }
-            .bind(unixDomainSocketPath: socketPath, cleanupExistingSocketFile: true)
-            .get()
-        _ = chmod(socketPath, 0o600)
         logger.info("listening", metadata: ["socket": "\(socketPath)"])
+        let channel = channel
         try await withGracefulShutdownHandler {
             try await channel.closeFuture.get()
         } onGracefulShutdown: {

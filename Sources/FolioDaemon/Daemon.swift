@@ -37,7 +37,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
     let types = TypeRegistry.shared
-    let socket = try ControlSocketService(paths: paths, handler: RequestHandler(types: types), logger: logger)
+    let socket = try await ControlSocketService(paths: paths, handler: RequestHandler(types: types), logger: logger)
     let group = ServiceGroup(
         configuration: .init(services: [socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)

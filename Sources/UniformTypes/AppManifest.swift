@@ -66,7 +66,7 @@ public struct AppManifest: Sendable, Hashable {
         let root: Any
         do {
             let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) })
-            if first == UInt8(ascii: "{") {
+            if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
                 root = try JSONSerialization.jsonObject(with: data)
             } else if data.starts(with: Array("bplist".utf8)) || first == UInt8(ascii: "<") {
                 root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

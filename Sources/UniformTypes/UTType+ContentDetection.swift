@@ -99,18 +99,12 @@ extension UTType {
         if let first = globbed.first, let index = database.index(forMimeType: first) {
             return (UTType(index: index, database: database), .name)
         }
-        if status.size == 0 {
-            if let index = database.index(forMimeType: "application/x-zerosize") {
-                return (UTType(index: index, database: database), .fallback)
-            }
-            return (declared("public.data"), .fallback)
-        }
         if Self.looksLikeText(head) { return (declared("public.plain-text"), .textHeuristic) }
         return (declared("public.data"), .fallback)
     }
 
     /// The bytes look like text when they hold no control characters other than whitespace and
-    /// backspace (GLib's rule; bytes over 0x7F are allowed).
+    /// backspace (GLib's rule; bytes over 0x7F are allowed). An empty file counts as text, as in GIO.
     static func looksLikeText(_ bytes: [UInt8]) -> Bool {
         for byte in bytes where byte < 0x20 || byte == 0x7F {
             if byte == 0x09 || byte == 0x0A || byte == 0x0B || byte == 0x0C || byte == 0x0D || byte == 0x08 { continue }

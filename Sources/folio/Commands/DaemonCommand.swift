@@ -2,6 +2,9 @@ import ArgumentParser
 import Folio
 import FolioDaemon
 import Logging
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// `folio daemon`: runs the per-user daemon in the foreground.
 struct DaemonCommand: AsyncParsableCommand {
@@ -30,7 +33,9 @@ struct DaemonCommand: AsyncParsableCommand {
         print("folio daemon listening on unix:\(daemon.socketPath)")
         print("  index database: \(daemon.databasePath)")
         print("  data: \(configuration.paths.dataDirectory)")
+        fflush(stdout)  // whoever started us waits for these lines, often through a pipe
         try await daemon.run()
         print("folio daemon stopped")
+        fflush(stdout)
     }
 }

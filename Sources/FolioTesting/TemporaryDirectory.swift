@@ -1,0 +1,47 @@
+public import Foundation
+
+/// A unique temporary folder for one test, removed when the value is deinitialised.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// The folder's URL.
+    public let url: URL
+
+    /// Creates the folder under `$TMPDIR` (or `/tmp`), named after `label`.
+    public init(_ label: String = "folio-test") throws {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        url = URL(fileURLWithPath: base).appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The path of the folder.
+    public var path: String { url.path }
+
+    /// Returns the URL of `name` inside the folder.
+    public func child(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// Writes `data` to `name` (creating intermediate folders) and returns its URL.
+    @discardableResult
+    public func write(_ name: String, _ data: Data) throws -> URL {
+        let target = child(name)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: target)
+        return target
+    }
+
+    /// Writes a UTF-8 string to `name` and returns its URL.
+    @discardableResult
+    public func write(_ name: String, _ text: String) throws -> URL { try write(name, Data(text.utf8)) }
+
+    /// An environment whose XDG directories all live inside this folder, for a private daemon or CLI.
+    public func xdgEnvironment(base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+        var env = base
+        env["HOME"] = path + "/home"
+        env["XDG_DATA_HOME"] = path + "/data"
+        env["XDG_CONFIG_HOME"] = path + "/config"
+        env["XDG_STATE_HOME"] = path + "/state"
+        env["XDG_RUNTIME_DIR"] = path + "/run"
+        env["XDG_CONFIG_DIRS"] = path + "/etc-xdg"
+        return env
+    }
+}

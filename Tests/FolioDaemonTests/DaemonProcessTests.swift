@@ -1,0 +1,118 @@
+import Foundation
+import FolioTesting
+import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A `folio daemon` started as a real process with a private XDG tree.
+final class DaemonProcess {
+    let process = Process()
+    let output = Pipe()
+    let environment: [String: String]
+
+    init(environment: [String: String]) throws {
+        self.environment = environment
+        process.executableURL = ProcessRunner.folioExecutable()
+        process.arguments = ["daemon", "--log-level", "warning"]
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Reads stdout until the daemon says where it listens.
+    func waitForListening(timeout: TimeInterval = 20) throws -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        let handle = output.fileHandleForReading
+        // A daemon that never speaks is killed at the deadline, which ends the blocking read.
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+        while Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("folio daemon listening on unix:") }) {
+                return String(line.dropFirst("folio daemon listening on unix:".count))
+            }
+        }
+        throw DaemonTestError("daemon did not report its socket; output: \(text)")
+    }
+
+    func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+struct DaemonTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Sends newline-delimited frames over a Unix socket and reads one reply line per frame.
+func exchange(socket path: String, frames: [String]) throws -> [String] {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw DaemonTestError("socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else { throw DaemonTestError("connect() failed: errno \(errno)") }
+    let payload = Array(frames.map { $0 + "\n" }.joined().utf8)
+    _ = payload.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while received.filter({ $0 == 0x0A }).count < frames.count {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+}
+
+@Suite("folio daemon (real processes)", .serialized)
+struct DaemonProcessTests {
+    @Test func daemonServesTheSocketRefusesASecondInstanceAndStopsCleanly() throws {
+        let dir = try TemporaryDirectory("daemon")
+        let env = dir.xdgEnvironment()
+        let daemon = try DaemonProcess(environment: env)
+        let socketPath = try daemon.waitForListening()
+        #expect(socketPath == dir.path + "/run/folio/folio.sock")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/state/folio/index.sqlite"))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir.path + "/run/folio")[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+
+        let replies = try exchange(socket: socketPath, frames: [
+            #"{"id":1,"method":"hello"}"#,
+            #"{"id":2,"method":"types.show","params":{"type":"jpg"}}"#,
+            "this is not json",
+            #"{"id":4,"method":"no.such.method"}"#,
+            #"{"id":5,"method":"types.of","params":{"path":"relative/path"}}"#,
+        ])
+        #expect(replies.count == 5)
+        #expect(replies[0].contains(#""protocol":1"#))
+        #expect(replies[1].contains(#""identifier":"public.jpeg""#))
+        #expect(replies[2].contains(#""code":"bad-request""#))
+        #expect(replies[3].contains(#""code":"unknown-method""#))
+        #expect(replies[4].contains(#""code":"bad-request""#))
+        // The daemon is still serving after bad frames.
+        #expect(try exchange(socket: socketPath, frames: [#"{"id":9,"method":"hello"}"#]).first?.contains(#""id":9"#) == true)
+
+        let second = try ProcessRunner.folio(["daemon"], environment: env)
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("already running"))
+
+        #expect(daemon.stop() == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath))
+    }
+}
