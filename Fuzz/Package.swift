@@ -1,0 +1,17 @@
+// swift-tools-version: 6.1
+// libFuzzer targets for every parser of untrusted bytes. Build and run with ../scripts/fuzz, which
+// compiles everything with -sanitize=fuzzer,address so the parsers themselves are instrumented.
+import PackageDescription
+
+let package = Package(
+    name: "FolioFuzz",
+    dependencies: [.package(path: "..")],
+    targets: [
+        // App manifests: XML/binary plist and JSON Info.plist keys.
+        .executableTarget(
+            name: "FuzzManifest", dependencies: [.product(name: "Folio", package: "Folio")]),
+        // shared-mime-info database files (globs2, subclasses, aliases, magic), dynamic identifiers, mimeapps.list.
+        .executableTarget(
+            name: "FuzzMimeDatabase", dependencies: [.product(name: "Folio", package: "Folio")]),
+    ]
+)
