@@ -1,7 +1,11 @@
 // swift-tools-version: 6.1
 // libFuzzer targets for every parser of untrusted bytes. Build and run with ../scripts/fuzz, which
 // compiles everything with -sanitize=fuzzer,address so the parsers themselves are instrumented.
+import Foundation
 import PackageDescription
+
+// A path dependency's identity is its folder's name, whatever the checkout is called.
+let folio = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
 let package = Package(
     name: "FolioFuzz",
@@ -9,9 +13,9 @@ let package = Package(
     targets: [
         // App manifests: XML/binary plist and JSON Info.plist keys.
         .executableTarget(
-            name: "FuzzManifest", dependencies: [.product(name: "Folio", package: "Folio")]),
+            name: "FuzzManifest", dependencies: [.product(name: "Folio", package: folio)]),
         // shared-mime-info database files (globs2, subclasses, aliases, magic), dynamic identifiers, mimeapps.list.
         .executableTarget(
-            name: "FuzzMimeDatabase", dependencies: [.product(name: "Folio", package: "Folio")]),
+            name: "FuzzMimeDatabase", dependencies: [.product(name: "Folio", package: folio)]),
     ]
 )
