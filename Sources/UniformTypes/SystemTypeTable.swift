@@ -153,8 +153,10 @@ enum SystemTypeTable {
         public.x509-certificate | public.data | cer, crt, der | application/pkix-cert, application/x-x509-ca-cert | X.509 certificate
         """
 
-    /// The table as declarations, in table order.
-    static func declarations() -> [TypeDeclaration] {
+    /// The table as declarations, in table order; parsed once per process.
+    static let declarations: [TypeDeclaration] = parse()
+
+    private static func parse() -> [TypeDeclaration] {
         var result: [TypeDeclaration] = []
         result.reserveCapacity(170)
         for line in text.split(separator: "\n") {

@@ -58,7 +58,7 @@ public final class TypeRegistry: Sendable {
         mimeInfo = SharedMimeInfo.load(directories: configuration.mimeDirectories)
         let database: TypeDatabase
         do {
-            database = try TypeDatabase(declarations: SystemTypeTable.declarations(), mimeInfo: mimeInfo)
+            database = try TypeDatabase(declarations: SystemTypeTable.declarations, mimeInfo: mimeInfo)
         } catch {
             preconditionFailure("the built-in type table is inconsistent: \(error)")
         }
@@ -114,7 +114,7 @@ public final class TypeRegistry: Sendable {
     private static func build(apps: [AppManifest], mimeInfo: SharedMimeInfo) throws(UniformTypeError) -> TypeDatabase {
         // System first, then every app's exported declarations, then imported: exported always beats
         // imported, whatever order the apps were registered in.
-        let declarations = SystemTypeTable.declarations() + apps.flatMap(\.exportedTypes) + apps.flatMap(\.importedTypes)
+        let declarations = SystemTypeTable.declarations + apps.flatMap(\.exportedTypes) + apps.flatMap(\.importedTypes)
         return try TypeDatabase(declarations: declarations, mimeInfo: mimeInfo)
     }
 

@@ -24,10 +24,7 @@ struct TypesCommand: ParsableCommand {
         @OptionGroup var options: Options
 
         func run() throws {
-            guard let type = TypeRegistry.shared.type(matching: query) else {
-                printError("folio: no type matches \"\(query)\"")
-                throw ExitCode(2)
-            }
+            let type = try resolveType(query)
             let info = TypeReport.describe(type)
             if options.json { printJSON(info) } else { TypeReport.printText(info) }
         }
@@ -77,15 +74,8 @@ struct TypesCommand: ParsableCommand {
         @OptionGroup var options: Options
 
         func run() throws {
-            let registry = TypeRegistry.shared
-            guard let typeA = registry.type(matching: a) else {
-                printError("folio: no type matches \"\(a)\"")
-                throw ExitCode(2)
-            }
-            guard let typeB = registry.type(matching: b) else {
-                printError("folio: no type matches \"\(b)\"")
-                throw ExitCode(2)
-            }
+            let typeA = try resolveType(a)
+            let typeB = try resolveType(b)
             let result = typeA.conforms(to: typeB)
             if options.json {
                 printJSON(["type": typeA.identifier, "conformsTo": typeB.identifier, "result": result])
@@ -146,10 +136,7 @@ struct TypesCommand: ParsableCommand {
         var app: String
 
         func run() throws {
-            guard let utType = TypeRegistry.shared.type(matching: type) else {
-                printError("folio: no type matches \"\(type)\"")
-                throw ExitCode(2)
-            }
+            let utType = try resolveType(type)
             let handlers = HandlerRegistry(types: TypeRegistry.shared, paths: FolioPaths())
             do {
                 try handlers.setDefaultHandler(app == "none" ? nil : app, for: utType)
@@ -160,6 +147,15 @@ struct TypesCommand: ParsableCommand {
             print(app == "none" ? "forgot the choice for \(utType.identifier)" : "\(utType.identifier) opens with \(app)")
         }
     }
+}
+
+/// Resolves what the user typed to a type, or exits with status 2 and says why.
+func resolveType(_ query: String) throws -> UTType {
+    guard let type = TypeRegistry.shared.type(matching: query) else {
+        printError("folio: no type matches \"\(query)\"")
+        throw ExitCode(2)
+    }
+    return type
 }
 
 extension HandlerRegistry.Handler {
