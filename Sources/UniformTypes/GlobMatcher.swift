@@ -21,10 +21,10 @@ struct GlobMatcher: Sendable {
             let candidate = Candidate(
                 mimeType: glob.mimeType, weight: glob.weight, patternLength: glob.pattern.utf8.count,
                 caseSensitive: glob.caseSensitive, pattern: glob.pattern)
-            if let suffix = Self.simpleSuffix(glob.pattern) {
-                suffixes[suffix.lowercased(), default: []].append(candidate)
-            } else if !glob.pattern.contains(where: { "*?[".contains($0) }) {
-                literals[glob.pattern.lowercased(), default: []].append(candidate)
+            if let suffix = glob.suffix {
+                suffixes[suffix, default: []].append(candidate)
+            } else if !glob.pattern.utf8.contains(where: Self.isWildcard) {
+                literals[glob.pattern.asciiLowercased(), default: []].append(candidate)
             } else {
                 patterns.append(candidate)
             }
@@ -33,16 +33,21 @@ struct GlobMatcher: Sendable {
 
     /// Returns the extension of a `*.ext` pattern with no other wildcards, such as `tar.gz`.
     static func simpleSuffix(_ pattern: String) -> String? {
-        guard pattern.hasPrefix("*."), pattern.count > 2 else { return nil }
-        let rest = pattern.dropFirst(2)
-        guard !rest.contains(where: { "*?[".contains($0) }) else { return nil }
-        return String(rest)
+        let utf8 = pattern.utf8
+        guard utf8.count > 2, utf8.starts(with: "*.".utf8) else { return nil }
+        let rest = utf8.dropFirst(2)
+        guard !rest.contains(where: isWildcard) else { return nil }
+        return String(pattern[rest.startIndex...])
+    }
+
+    private static func isWildcard(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "[")
     }
 
     /// Returns the MIME types whose globs match `name` best: all those with the best weight and length,
     /// best first. Empty when no glob matches.
     func mimeTypes(forFileName name: String) -> [String] {
-        let lower = name.lowercased()
+        let lower = name.asciiLowercased()
         if let hits = literals[lower] {
             let matched = hits.filter { !$0.caseSensitive || $0.pattern == name }
             if !matched.isEmpty { return best(matched) }

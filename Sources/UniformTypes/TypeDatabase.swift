@@ -5,126 +5,146 @@ import Synchronization
 /// indexed. `UTType` values keep the snapshot they were made from, so a lookup never takes a lock.
 final class TypeDatabase: Sendable {
     struct Entry: Sendable {
-        var declaration: TypeDeclaration
+        /// The identifier as declared (or generated for a shared-mime-info type).
+        var identifier: String
+        var origin: TypeDeclaration.Origin
+        /// The declaration as given; nil for shared-mime-info types, which `declaration` synthesizes.
+        var declared: TypeDeclaration?
+        /// Filename extensions, preferred first: the declaration's, then shared-mime-info's.
+        var extensions: [String]
+        /// MIME types, preferred first: the declaration's, then shared-mime-info's with aliases.
+        var mimeTypes: [String]
         /// Direct supertypes, in declared order, as entry indexes.
-        var parents: [Int32]
-        /// Every supertype, transitively, excluding the entry itself.
-        var ancestors: Set<Int32>
+        var parents: [Int32] = []
+        /// Every supertype, transitively, excluding the entry itself. A handful at most, so a linear
+        /// scan beats hashing.
+        var ancestors: [Int32] = []
         /// The canonical MIME type this entry stands for in shared-mime-info, if any.
         var sharedMimeType: String?
+
+        /// The tags by class, as a declaration holds them.
+        var tags: [UTTagClass: [String]] {
+            var tags: [UTTagClass: [String]] = [:]
+            if !extensions.isEmpty { tags[.filenameExtension] = extensions }
+            if !mimeTypes.isEmpty { tags[.mimeType] = mimeTypes }
+            return tags
+        }
+
+        /// The declaration, with the tags shared-mime-info added.
+        var declaration: TypeDeclaration {
+            var declaration = declared ?? TypeDeclaration(identifier: identifier, origin: origin)
+            declaration.tags = tags
+            return declaration
+        }
     }
 
     let entries: [Entry]
-    private let identifierIndex: [String: Int32]
-    private let tagIndex: [UTTagClass: [String: [Int32]]]
-    /// Canonical MIME type → entry.
-    private let mimeIndex: [String: Int32]
+    /// Identifier → entry: a key's id is its entry's index.
+    private let identifierIndex: FoldedKeyTable
+    /// Filename extension → id → the entries carrying it, best first.
+    private let extensionKeys: FoldedKeyTable
+    private let extensionLists: [[Int32]]
+    /// MIME type → id → the entries carrying it, best first.
+    private let mimeTagKeys: FoldedKeyTable
+    private let mimeTagLists: [[Int32]]
+    /// shared-mime-info type id → entry.
+    private let entryOfMimeType: [Int32]
+    /// Canonical MIME type of a declared tag unknown to shared-mime-info → the first entry carrying it.
+    private let declaredMimeIndex: [String: Int32]
     let mimeInfo: SharedMimeInfo
     let globs: GlobMatcher
     /// Problems met while merging (skipped edges, duplicate identifiers), for logging.
     let warnings: [String]
 
-    private let magicCache: Mutex<MimeMagic?> = Mutex(nil)
-    private let commentCache: Mutex<[Int32: String]> = Mutex([:])
+    private let magicCache: Mutex<MimeMagic?>
+    private let commentCache: Mutex<[Int32: String]>
 
     /// Builds a snapshot. Declarations earlier in `declarations` win over later ones with the same
     /// identifier (callers pass system, then exported, then imported). Throws when app declarations
     /// form a conformance cycle.
+    ///
+    /// Every process builds one at start-up, so this avoids string hashing wherever an integer id
+    /// will do: shared-mime-info's types arrive numbered, and their edges as numbers.
     init(declarations: [TypeDeclaration], mimeInfo: SharedMimeInfo) throws(UniformTypeError) {
         var entries: [Entry] = []
-        var identifierIndex: [String: Int32] = [:]
+        var identifierIndex = FoldedKeyTable(capacity: declarations.count + mimeInfo.mimeTypes.count)
         var warnings: [String] = []
         entries.reserveCapacity(declarations.count + mimeInfo.mimeTypes.count)
 
         for declaration in declarations {
-            let key = TypeIdentifier.key(declaration.identifier)
-            if let existing = identifierIndex[key] {
-                if entries[Int(existing)].declaration.origin != declaration.origin || declaration.origin != .system {
+            let (existing, inserted) = identifierIndex.insert(declaration.identifier)
+            if !inserted {
+                if entries[Int(existing)].origin != declaration.origin || declaration.origin != .system {
                     warnings.append(
                         "\(declaration.identifier) declared by \(declaration.owner ?? "the system") (\(declaration.origin)) "
-                            + "is shadowed by the \(entries[Int(existing)].declaration.origin) declaration")
+                            + "is shadowed by the \(entries[Int(existing)].origin) declaration")
                 }
                 continue
             }
-            identifierIndex[key] = Int32(entries.count)
-            entries.append(Entry(declaration: declaration, parents: [], ancestors: [], sharedMimeType: nil))
+            entries.append(
+                Entry(
+                    identifier: declaration.identifier, origin: declaration.origin, declared: declaration,
+                    extensions: declaration.tags[.filenameExtension] ?? [], mimeTypes: declaration.tags[.mimeType] ?? []))
         }
 
-        // MIME tags of declared types → the first declared type carrying them.
-        var mimeIndex: [String: Int32] = [:]
-        for (i, entry) in entries.enumerated() {
-            for mime in entry.declaration.tags[.mimeType] ?? [] {
-                let canonical = mimeInfo.canonical(mime)
-                if mimeIndex[canonical] == nil { mimeIndex[canonical] = Int32(i) }
+        // MIME tags of declared types → the first declared type carrying them: by shared-mime-info
+        // type id when it knows the type, by name otherwise.
+        var entryOfMimeType = [Int32](repeating: -1, count: mimeInfo.mimeTypes.count)
+        var declaredMimeIndex: [String: Int32] = [:]
+        for i in entries.indices {
+            for mime in entries[i].mimeTypes {
+                if let id = mimeInfo.typeID(of: mime) {
+                    if entryOfMimeType[Int(id)] < 0 { entryOfMimeType[Int(id)] = Int32(i) }
+                } else {
+                    let canonical = mimeInfo.canonical(mime)
+                    if declaredMimeIndex[canonical] == nil { declaredMimeIndex[canonical] = Int32(i) }
+                }
             }
         }
 
         // Each shared-mime-info type either joins the declared type with its tags or becomes an
         // imported type of its own with a stable identifier.
-        var globExtensions: [String: [String]] = [:]
-        for glob in mimeInfo.globs {
-            if let suffix = GlobMatcher.simpleSuffix(glob.pattern) {
-                let ext = suffix.lowercased()
-                if !(globExtensions[glob.mimeType]?.contains(ext) ?? false) {
-                    globExtensions[glob.mimeType, default: []].append(ext)
-                }
-            }
-        }
-        var aliasesOf: [String: [String]] = [:]
-        for (alias, canonical) in mimeInfo.aliases.sorted(by: { $0.key < $1.key }) {
-            aliasesOf[canonical, default: []].append(alias)
-        }
-        for mime in mimeInfo.mimeTypes {
-            let extensions = globExtensions[mime] ?? []
-            let mimeTags = [mime] + (aliasesOf[mime] ?? [])
-            if let index = mimeIndex[mime] {
-                var declaration = entries[Int(index)].declaration
-                declaration.tags[.filenameExtension] = Self.appending(extensions, to: declaration.tags[.filenameExtension])
-                declaration.tags[.mimeType] = Self.appending(mimeTags, to: declaration.tags[.mimeType])
-                entries[Int(index)].declaration = declaration
+        for (id, mime) in mimeInfo.mimeTypes.enumerated() {
+            let extensions = mimeInfo.extensionsByType[id]
+            let aliases = mimeInfo.aliasesByType[id]
+            let index = entryOfMimeType[id]
+            if index >= 0 {
+                entries[Int(index)].extensions = Self.appending(extensions, to: entries[Int(index)].extensions)
+                entries[Int(index)].mimeTypes = Self.appending([mime] + aliases, to: entries[Int(index)].mimeTypes)
                 if entries[Int(index)].sharedMimeType == nil { entries[Int(index)].sharedMimeType = mime }
                 continue
             }
             let identifier = Self.identifier(forMimeType: mime)
-            let key = TypeIdentifier.key(identifier)
-            guard identifierIndex[key] == nil else {
+            let (newIndex, inserted) = identifierIndex.insert(identifier)
+            guard inserted else {
                 warnings.append("shared-mime-info type \(mime) collides with \(identifier); skipped")
                 continue
             }
-            var tags: [UTTagClass: [String]] = [.mimeType: mimeTags]
-            if !extensions.isEmpty { tags[.filenameExtension] = extensions }
-            identifierIndex[key] = Int32(entries.count)
-            mimeIndex[mime] = Int32(entries.count)
+            entryOfMimeType[id] = newIndex
             entries.append(
                 Entry(
-                    declaration: TypeDeclaration(identifier: identifier, tags: tags, origin: .sharedMimeInfo),
-                    parents: [], ancestors: [], sharedMimeType: mime))
+                    identifier: identifier, origin: .sharedMimeInfo, declared: nil, extensions: extensions,
+                    mimeTypes: aliases.isEmpty ? [mime] : [mime] + aliases, sharedMimeType: mime))
         }
 
         // Direct parents: declared conformances, then shared-mime-info edges where at least one end
         // is not a declared type (Apple's declarations stay authoritative between declared types).
-        let dataIndex = identifierIndex["public.data"]
+        let implied = ImpliedParents { identifierIndex.id(of: $0) }
         for i in entries.indices {
             var parents: [Int32] = []
-            for parent in entries[i].declaration.conformsTo {
-                if let p = identifierIndex[TypeIdentifier.key(parent)], p != Int32(i), !parents.contains(p) {
-                    parents.append(p)
-                }
+            for parent in entries[i].declared?.conformsTo ?? [] {
+                if let p = identifierIndex.id(of: parent), p != Int32(i) { parents.appendIfAbsent(p) }
             }
-            if let mime = entries[i].sharedMimeType {
-                let isDeclared = entries[i].declaration.origin != .sharedMimeInfo
-                for parentMime in mimeInfo.parents[mime] ?? [] {
-                    guard let p = mimeIndex[mimeInfo.canonical(parentMime)], p != Int32(i), !parents.contains(p) else {
-                        continue
-                    }
-                    if isDeclared && entries[Int(p)].declaration.origin != .sharedMimeInfo { continue }
-                    parents.append(p)
+            if let mime = entries[i].sharedMimeType, let id = mimeInfo.typeID(of: mime) {
+                let isDeclared = entries[i].origin != .sharedMimeInfo
+                for parentID in mimeInfo.parentIDs[Int(id)] {
+                    let p = entryOfMimeType[Int(parentID)]
+                    guard p >= 0, p != Int32(i) else { continue }
+                    if isDeclared && entries[Int(p)].origin != .sharedMimeInfo { continue }
+                    parents.appendIfAbsent(p)
                 }
                 if !isDeclared {
-                    for implied in Self.impliedParents(of: mime) {
-                        if let p = identifierIndex[implied], p != Int32(i), !parents.contains(p) { parents.append(p) }
-                    }
-                    if parents.isEmpty, let dataIndex, !mime.hasPrefix("inode/") { parents.append(dataIndex) }
+                    implied.add(to: &parents, forMimeType: mime, excluding: Int32(i))
                 }
             }
             entries[i].parents = parents
@@ -136,11 +156,11 @@ final class TypeDatabase: Sendable {
         func visit(_ i: Int) throws(UniformTypeError) {
             state[i] = 1
             var kept: [Int32] = []
-            var ancestors = Set<Int32>()
+            var ancestors: [Int32] = []
             for p in entries[i].parents {
                 let pi = Int(p)
                 if state[pi] == 1 {
-                    let a = entries[i].declaration, b = entries[pi].declaration
+                    let a = entries[i], b = entries[pi]
                     if a.origin == .exported || a.origin == .imported || b.origin == .exported || b.origin == .imported {
                         throw UniformTypeError(
                             .conformanceCycle,
@@ -151,8 +171,8 @@ final class TypeDatabase: Sendable {
                 }
                 if state[pi] == 0 { try visit(pi) }
                 kept.append(p)
-                ancestors.insert(p)
-                ancestors.formUnion(entries[pi].ancestors)
+                ancestors.appendIfAbsent(p)
+                for q in entries[pi].ancestors { ancestors.appendIfAbsent(q) }
             }
             entries[i].parents = kept
             entries[i].ancestors = ancestors
@@ -160,62 +180,50 @@ final class TypeDatabase: Sendable {
         }
         for i in entries.indices where state[i] == 0 { try visit(i) }
 
-        var tagIndex: [UTTagClass: [String: [Int32]]] = [:]
+        // For one tag, public types come first, then by origin, then in declaration order. The
+        // lists stay ordered as they grow; most hold a single entry.
+        var extensionKeys = FoldedKeyTable(capacity: entries.count * 2)
+        var extensionLists: [[Int32]] = []
+        var mimeTagKeys = FoldedKeyTable(capacity: entries.count * 2)
+        var mimeTagLists: [[Int32]] = []
+        let ranks = entries.map { Self.tagRank($0) }
         for (i, entry) in entries.enumerated() {
-            for (tagClass, values) in entry.declaration.tags {
-                for value in values {
-                    let tag = tagClass.normalize(value)
-                    if !(tagIndex[tagClass]?[tag]?.contains(Int32(i)) ?? false) {
-                        tagIndex[tagClass, default: [:]][tag, default: []].append(Int32(i))
-                    }
-                }
+            for value in entry.extensions {
+                let (id, inserted) = extensionKeys.insert(value.trimmedTag())
+                if inserted { extensionLists.append([]) }
+                extensionLists[Int(id)].insertRanked(Int32(i), ranks: ranks)
             }
-        }
-        // For one tag, public types come first, then by origin, then in declaration order.
-        for (tagClass, byTag) in tagIndex {
-            for (tag, list) in byTag {
-                tagIndex[tagClass]![tag] = list.sorted { a, b in
-                    let da = entries[Int(a)].declaration, db = entries[Int(b)].declaration
-                    let pa = TypeIdentifier.isPublic(da.identifier), pb = TypeIdentifier.isPublic(db.identifier)
-                    if pa != pb { return pa }
-                    if da.origin != db.origin { return da.origin < db.origin }
-                    return a < b
-                }
+            for value in entry.mimeTypes {
+                let (id, inserted) = mimeTagKeys.insert(value.trimmedTag())
+                if inserted { mimeTagLists.append([]) }
+                mimeTagLists[Int(id)].insertRanked(Int32(i), ranks: ranks)
             }
         }
 
         self.entries = entries
         self.identifierIndex = identifierIndex
-        self.tagIndex = tagIndex
-        self.mimeIndex = mimeIndex
+        self.extensionKeys = extensionKeys
+        self.extensionLists = extensionLists
+        self.mimeTagKeys = mimeTagKeys
+        self.mimeTagLists = mimeTagLists
+        self.entryOfMimeType = entryOfMimeType
+        self.declaredMimeIndex = declaredMimeIndex
         self.mimeInfo = mimeInfo
         self.globs = GlobMatcher(globs: mimeInfo.globs)
         self.warnings = warnings
+        magicCache = Mutex(nil)
+        commentCache = Mutex([:])
+    }
+
+    /// Orders the entries sharing one tag: public types first, then by origin.
+    private static func tagRank(_ entry: Entry) -> Int {
+        (TypeIdentifier.isPublic(entry.identifier) ? 0 : 4) + entry.origin.rawValue
     }
 
     private static func appending(_ extra: [String], to existing: [String]?) -> [String] {
         var result = existing ?? []
-        var seen = Set(result.map { $0.lowercased() })
-        for value in extra where seen.insert(value.lowercased()).inserted { result.append(value) }
-        return result
-    }
-
-    /// The parents a shared-mime-info type gets from its media type, so the functional tree covers it.
-    private static func impliedParents(of mime: String) -> [String] {
-        var result: [String] = []
-        if mime.hasSuffix("+xml") { result.append("public.xml") }
-        if mime.hasSuffix("+json") { result.append("public.json") }
-        if mime.hasSuffix("+zip") { result.append("public.zip-archive") }
-        switch mime.prefix(while: { $0 != "/" }) {
-        case "text": if result.isEmpty { result.append("public.plain-text") }
-        case "image": result.append("public.image")
-        case "audio": result.append("public.audio")
-        case "video": result.append("public.movie")
-        case "font": result.append("public.font")
-        case "model": result.append("public.3d-content")
-        case "inode", "x-content": result.append("public.item")
-        default: break
-        }
+        var seen = Set(result.map { $0.asciiLowercased() })
+        for value in extra where seen.insert(value.asciiLowercased()).inserted { result.append(value) }
         return result
     }
 
@@ -223,32 +231,49 @@ final class TypeDatabase: Sendable {
     /// `org.freedesktop.mime.<media>.<subtype>`, with any character a type identifier may not hold
     /// written as `-` and two uppercase hex digits (`image/svg+xml` → `…image.svg-2Bxml`).
     static func identifier(forMimeType mime: String) -> String {
-        var out = "org.freedesktop.mime."
+        let prefix = "org.freedesktop.mime.".utf8
+        var out: [UInt8] = []
+        out.reserveCapacity(prefix.count + mime.utf8.count + 8)
+        out.append(contentsOf: prefix)
         for byte in mime.utf8 {
             switch byte {
-            case UInt8(ascii: "/"): out.append(".")
+            case UInt8(ascii: "/"): out.append(UInt8(ascii: "."))
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                out.append(Character(Unicode.Scalar(byte)))
+                out.append(byte)
             default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "-" + (hex.count == 1 ? "0" + hex : hex)
+                let digits = Array("0123456789ABCDEF".utf8)
+                out += [UInt8(ascii: "-"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Lookups
 
-    func index(ofIdentifier identifier: String) -> Int32? { identifierIndex[TypeIdentifier.key(identifier)] }
+    func index(ofIdentifier identifier: String) -> Int32? { identifierIndex.id(of: identifier) }
 
     func indexes(forTag tag: String, tagClass: UTTagClass) -> [Int32] {
-        var normalized = tagClass.normalize(tag)
-        if tagClass == .mimeType { normalized = mimeInfo.canonical(normalized) }
-        return tagIndex[tagClass]?[normalized] ?? []
+        switch tagClass {
+        case .filenameExtension:
+            return extensionKeys.id(of: tag.trimmedTag()).map { extensionLists[Int($0)] } ?? []
+        case .mimeType:
+            let trimmed = tag.trimmedTag()
+            if let id = mimeTagKeys.id(of: trimmed) { return mimeTagLists[Int(id)] }
+            // An alias of a type declared under its canonical name only.
+            return mimeTagKeys.id(of: mimeInfo.canonical(trimmed)).map { mimeTagLists[Int($0)] } ?? []
+        default:
+            return []
+        }
     }
 
-    func index(forMimeType mime: String) -> Int32? { mimeIndex[mimeInfo.canonical(mime)] }
+    func index(forMimeType mime: String) -> Int32? {
+        if let id = mimeInfo.typeID(of: mime) {
+            let index = entryOfMimeType[Int(id)]
+            return index >= 0 ? index : nil
+        }
+        return declaredMimeIndex[mimeInfo.canonical(mime)]
+    }
 
     func conforms(_ index: Int32, to other: Int32) -> Bool {
         index == other || entries[Int(index)].ancestors.contains(other)
@@ -313,6 +338,23 @@ final class TypeDatabase: Sendable {
         return String(text[range.upperBound..<end.lowerBound])
             .replacing("&lt;", with: "<").replacing("&gt;", with: ">").replacing("&quot;", with: "\"")
             .replacing("&apos;", with: "'").replacing("&amp;", with: "&")
+    }
+}
+
+extension Array where Element: Equatable {
+    /// Appends `element` unless the array holds it already (for the short lists of the type graph).
+    mutating func appendIfAbsent(_ element: Element) {
+        if !contains(element) { append(element) }
+    }
+}
+
+extension Array where Element == Int32 {
+    /// Inserts an entry index into a tag's list, keeping it ordered by rank then index; no duplicates.
+    fileprivate mutating func insertRanked(_ index: Int32, ranks: [Int]) {
+        guard !contains(index) else { return }
+        let rank = ranks[Int(index)]
+        let position = firstIndex { ranks[Int($0)] > rank || (ranks[Int($0)] == rank && $0 > index) } ?? endIndex
+        insert(index, at: position)
     }
 }
 

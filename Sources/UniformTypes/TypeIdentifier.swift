@@ -25,11 +25,20 @@ enum TypeIdentifier {
     }
 
     /// Returns the key identifiers are compared by: they are case-insensitive.
-    static func key(_ identifier: String) -> String { identifier.lowercased() }
+    static func key(_ identifier: String) -> String { identifier.asciiLowercased() }
 
     /// Whether the identifier is in the `public.` domain, reserved for the system.
-    static func isPublic(_ identifier: String) -> Bool { key(identifier).hasPrefix("public.") }
+    static func isPublic(_ identifier: String) -> Bool { hasPrefix(identifier, "public.") }
 
     /// Whether the identifier is a dynamic one.
-    static func isDynamic(_ identifier: String) -> Bool { key(identifier).hasPrefix("dyn.") }
+    static func isDynamic(_ identifier: String) -> Bool { hasPrefix(identifier, "dyn.") }
+
+    /// Compares a lowercase ASCII `prefix` with the start of `identifier`, ignoring ASCII case.
+    private static func hasPrefix(_ identifier: String, _ prefix: StaticString) -> Bool {
+        let utf8 = identifier.utf8
+        guard utf8.count >= prefix.utf8CodeUnitCount else { return false }
+        return prefix.withUTF8Buffer { p in
+            zip(p, utf8).allSatisfy { a, b in a == (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b) }
+        }
+    }
 }

@@ -64,13 +64,19 @@ public final class TypeRegistry: Sendable {
         }
         state = Mutex(State(database: database, apps: []))
         for warning in database.warnings { logger.debug("\(warning)") }
-        if let directory = configuration.appsDirectory {
-            for manifest in AppManifest.loadAll(in: directory, logger: logger) {
-                do {
-                    try register(manifest)
-                } catch {
-                    logger.warning("app manifest refused", metadata: ["app": "\(manifest.bundleIdentifier)", "error": "\(error)"])
-                }
+        // A separate method, not an inline `if let` loop: with the loop inline, Swift 6.3.1 release
+        // builds (default cross-module optimization) over-released `appsDirectory` and corrupted the
+        // heap; `folio bench types` in a release build, run by CI, guards against its return.
+        if let directory = configuration.appsDirectory { registerApps(in: directory) }
+    }
+
+    /// Registers the manifests saved in `directory`, logging and skipping those that fail.
+    private func registerApps(in directory: String) {
+        for manifest in AppManifest.loadAll(in: directory, logger: logger) {
+            do {
+                try register(manifest)
+            } catch {
+                logger.warning("app manifest refused", metadata: ["app": "\(manifest.bundleIdentifier)", "error": "\(error)"])
             }
         }
     }

@@ -15,7 +15,10 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable, CustomStringConv
     static let standard: [UTTagClass] = [.filenameExtension, .mimeType]
 
     /// Returns the tag written the way the database indexes it: lowercased, with no surrounding spaces.
-    func normalize(_ tag: String) -> String { tag.trimmingSpaces().lowercased() }
+    func normalize(_ tag: String) -> String {
+        let trimmed = tag.trimmingSpaces()
+        return trimmed.endIndex == tag.endIndex && trimmed.startIndex == tag.startIndex ? tag.asciiLowercased() : String(trimmed).asciiLowercased()
+    }
 
     /// The class's description.
     public var description: String { rawValue }
@@ -23,10 +26,22 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable, CustomStringConv
 
 extension String {
     func trimmingSpaces() -> Substring {
-        var s = self[...]
-        while let f = s.first, f == " " || f == "\t" || f == "\n" || f == "\r" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" || l == "\n" || l == "\r" { s.removeLast() }
-        return s
+        func isSpace(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+        }
+        let utf8 = self.utf8
+        guard let first = utf8.first, let last = utf8.last, isSpace(first) || isSpace(last) else { return self[...] }
+        guard let start = utf8.firstIndex(where: { !isSpace($0) }) else { return self[endIndex...] }
+        let end = utf8.lastIndex(where: { !isSpace($0) })!
+        return self[start...end]
+    }
+}
+
+extension String {
+    /// The tag without surrounding spaces; the string itself when it has none.
+    func trimmedTag() -> String {
+        let trimmed = trimmingSpaces()
+        return trimmed.startIndex == startIndex && trimmed.endIndex == endIndex ? self : String(trimmed)
     }
 }
 

@@ -74,7 +74,7 @@ extension UTType {
         }
         if globbed.isEmpty, !ext.isEmpty,
             let index = database.indexes(forTag: ext, tagClass: .filenameExtension).first(where: {
-                database.entries[Int($0)].declaration.origin != .sharedMimeInfo
+                database.entries[Int($0)].origin != .sharedMimeInfo
             })
         {
             return (UTType(index: index, database: database), .name)

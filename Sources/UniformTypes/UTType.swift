@@ -25,7 +25,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     }
 
     init(index: Int32, database: TypeDatabase) {
-        self.init(identifier: database.entries[Int(index)].declaration.identifier, kind: .declared(index), database: database)
+        self.init(identifier: database.entries[Int(index)].identifier, kind: .declared(index), database: database)
     }
 
     // MARK: Creating types
@@ -77,10 +77,10 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
             self.init(identifier: identifier, kind: .undeclared, database: database)
             return
         }
-        if case .declared(let index) = type.kind, database.entries[Int(index)].declaration.origin == .imported,
+        if case .declared(let index) = type.kind, database.entries[Int(index)].origin == .imported,
             let ext = type.preferredFilenameExtension,
             let preferred = database.indexes(forTag: ext, tagClass: .filenameExtension).first,
-            preferred != index, database.entries[Int(preferred)].declaration.origin < .imported
+            preferred != index, database.entries[Int(preferred)].origin < .imported
         {
             self.init(index: preferred, database: database)
             return
@@ -97,7 +97,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     init?(tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?, database: TypeDatabase) {
         guard Self.isValidTag(tag, tagClass: tagClass) else { return nil }
-        if let index = UTType.indexes(tag: tag, tagClass: tagClass, conformingTo: supertype, database: database).first {
+        if let index = UTType.firstIndex(tag: tag, tagClass: tagClass, conformingTo: supertype, database: database) {
             self.init(index: index, database: database)
             return
         }
@@ -134,14 +134,30 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     {
         let candidates = database.indexes(forTag: tag, tagClass: tagClass)
         guard let supertype else { return candidates }
-        guard let parent = database.index(ofIdentifier: supertype.identifier) else { return [] }
+        guard let parent = supertype.index(in: database) else { return [] }
         return candidates.filter { database.conforms($0, to: parent) }
+    }
+
+    /// The best declared type for a tag: `indexes(…).first` without building the list.
+    static func firstIndex(tag: String, tagClass: UTTagClass, conformingTo supertype: UTType?, database: TypeDatabase)
+        -> Int32?
+    {
+        let candidates = database.indexes(forTag: tag, tagClass: tagClass)
+        guard let supertype else { return candidates.first }
+        guard let parent = supertype.index(in: database) else { return nil }
+        return candidates.first { database.conforms($0, to: parent) }
+    }
+
+    /// This type's entry in `database`: its own index when it was made from that snapshot.
+    func index(in database: TypeDatabase) -> Int32? {
+        if case .declared(let index) = kind, self.database === database { return index }
+        return database.index(ofIdentifier: identifier)
     }
 
     static func isValidTag(_ tag: String, tagClass: UTTagClass) -> Bool {
         let trimmed = tag.trimmingSpaces()
         guard !trimmed.isEmpty, trimmed.utf8.count <= 255, !trimmed.utf8.contains(0) else { return false }
-        if tagClass == .filenameExtension { return !trimmed.contains("/") }
+        if tagClass == .filenameExtension { return !trimmed.utf8.contains(UInt8(ascii: "/")) }
         return true
     }
 
@@ -165,7 +181,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// Where the type's declaration comes from; nil for dynamic and undeclared types.
     public var origin: TypeDeclaration.Origin? {
         guard case .declared(let index) = kind else { return nil }
-        return database.entries[Int(index)].declaration.origin
+        return database.entries[Int(index)].origin
     }
 
     /// The type's declaration; nil for dynamic and undeclared types.
@@ -178,10 +194,14 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// Returns whether this type is `type` or a subtype of it, transitively.
     public func conforms(to type: UTType) -> Bool {
+        // Both from one snapshot (the common case): compare entries, no identifier hashing.
+        if case .declared(let index) = kind, case .declared(let other) = type.kind, database === type.database {
+            return database.conforms(index, to: other)
+        }
         if TypeIdentifier.key(identifier) == TypeIdentifier.key(type.identifier) { return true }
         switch kind {
         case .declared(let index):
-            guard let other = database.index(ofIdentifier: type.identifier) else { return false }
+            guard let other = type.index(in: database) else { return false }
             return database.conforms(index, to: other)
         case .dynamic(let spec):
             return spec.conformsTo.contains { parent in
@@ -240,7 +260,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
     /// The type's tags by class, preferred tag first in each.
     public var tags: [UTTagClass: [String]] {
         switch kind {
-        case .declared(let index): database.entries[Int(index)].declaration.tags
+        case .declared(let index): database.entries[Int(index)].tags
         case .dynamic(let spec): spec.tags
         case .undeclared: [:]
         }
@@ -259,7 +279,7 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
         var seen = Set<Int32>()
         func find(_ i: Int32) -> String? {
             guard seen.insert(i).inserted else { return nil }
-            if let text = database.entries[Int(i)].declaration.description { return text }
+            if let text = database.entries[Int(i)].declared?.description { return text }
             if let comment = database.sharedMimeComment(of: i) { return comment }
             for parent in database.entries[Int(i)].parents { if let text = find(parent) { return text } }
             return nil
