@@ -26,6 +26,8 @@ struct FoldedKeyTable: Sendable {
         while size < capacity * 2 { size <<= 1 }
         slots = Array(repeating: -1, count: size)
         slotHashes = Array(repeating: 0, count: size)
+        arena.reserveCapacity(capacity * 24)
+        ends.reserveCapacity(capacity)
         seed = UInt32.random(in: 0...UInt32.max)
     }
 
@@ -69,8 +71,11 @@ struct FoldedKeyTable: Sendable {
     /// Calls `body` with the key's UTF-8 bytes, Unicode-lowercased first when any byte is not ASCII.
     private static func withFoldableBytes<R>(_ key: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         var key = key
-        if key.utf8.contains(where: { $0 >= 0x80 }) { key = key.lowercased() }
-        return key.withUTF8(body)
+        if let result = key.withUTF8({ bytes in bytes.contains(where: { $0 >= 0x80 }) ? nil : body(bytes) }) {
+            return result
+        }
+        var lowered = key.lowercased()
+        return lowered.withUTF8(body)
     }
 
     private func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
@@ -112,7 +117,7 @@ struct FoldedKeyTable: Sendable {
         let slot = probe(bytes, hash: h)
         if slots[slot] >= 0 { return (slots[slot], false) }
         let id = Int32(ends.count)
-        for byte in bytes { arena.append(Self.fold(byte)) }
+        arena.append(contentsOf: bytes.lazy.map(Self.fold))
         ends.append(Int32(arena.count))
         slots[slot] = id
         slotHashes[slot] = h
