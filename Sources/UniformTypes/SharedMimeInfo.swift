@@ -165,17 +165,17 @@ struct SharedMimeInfo: Sendable {
 
     /// The id of a canonical MIME type or of the type an alias names; nil when neither is known.
     func typeID(of mime: String) -> Int32? {
-        if let id = typeIDs.id(of: mime) { return id }
-        guard let alias = aliasIDs.id(of: mime) else { return nil }
-        let target = aliasTargets[Int(alias)].id
-        return target >= 0 ? target : nil
+        typeIDs.id(of: mime) ?? knownTarget(ofAlias: aliasIDs.id(of: mime))
     }
 
     private func typeID(ofBytes bytes: ArraySlice<UInt8>) -> Int32? {
-        if let id = typeIDs.id(ofBytes: bytes) { return id }
-        guard let alias = aliasIDs.id(ofBytes: bytes) else { return nil }
-        let target = aliasTargets[Int(alias)].id
-        return target >= 0 ? target : nil
+        typeIDs.id(ofBytes: bytes) ?? knownTarget(ofAlias: aliasIDs.id(ofBytes: bytes))
+    }
+
+    /// The type id an alias names, when `types` lists that type.
+    private func knownTarget(ofAlias alias: Int32?) -> Int32? {
+        guard let alias, aliasTargets[Int(alias)].id >= 0 else { return nil }
+        return aliasTargets[Int(alias)].id
     }
 
     private struct GlobKey: Hashable {

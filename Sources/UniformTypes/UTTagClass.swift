@@ -15,10 +15,7 @@ public struct UTTagClass: RawRepresentable, Hashable, Sendable, CustomStringConv
     static let standard: [UTTagClass] = [.filenameExtension, .mimeType]
 
     /// Returns the tag written the way the database indexes it: lowercased, with no surrounding spaces.
-    func normalize(_ tag: String) -> String {
-        let trimmed = tag.trimmingSpaces()
-        return trimmed.endIndex == tag.endIndex && trimmed.startIndex == tag.startIndex ? tag.asciiLowercased() : String(trimmed).asciiLowercased()
-    }
+    func normalize(_ tag: String) -> String { tag.trimmedTag().asciiLowercased() }
 
     /// The class's description.
     public var description: String { rawValue }
