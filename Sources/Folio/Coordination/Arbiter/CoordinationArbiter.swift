@@ -1,0 +1,314 @@
+import Foundation
+import FolioSystem
+package import Logging
+import SystemPackage
+import UniformTypes
+
+/// The lock table and presenter registry of file coordination, as `filecoordinationd` keeps them on
+/// Apple's systems. One arbiter serves one process (the in-process engine) or every process of the
+/// user (the daemon); either way its clients see the same semantics.
+///
+/// Claims wait in one queue, first come first served: a claim starts once no earlier claim of
+/// another purpose conflicts with it (readers share, writers exclude, structural writes on a
+/// directory exclude its contents, anything inside a package counts as the package). It then sends
+/// the presenter messages Apple's table prescribes, waits for their answers (each with a timeout),
+/// and is granted. Releasing it runs reacquirers and sends change notifications.
+///
+/// Every entry point takes the lock, updates the state, and delivers the resulting outputs to the
+/// clients after unlocking, so a client may call back from `receive` without deadlock.
+package final class CoordinationArbiter: @unchecked Sendable {
+    /// Tunables.
+    package struct Configuration: Sendable {
+        /// How long a presenter may take to answer before the waiting claim fails.
+        package var presenterTimeout: Duration
+        /// Whether a filename extension names a package type (a directory shown as one document).
+        package var isPackageExtension: @Sendable (String) -> Bool
+
+        package init(
+            presenterTimeout: Duration = .seconds(30),
+            isPackageExtension: @escaping @Sendable (String) -> Bool = Self.packageByType
+        ) {
+            self.presenterTimeout = presenterTimeout
+            self.isPackageExtension = isPackageExtension
+        }
+
+        /// Asks the type registry whether the extension's type conforms to com.apple.package.
+        package static let packageByType: @Sendable (String) -> Bool = { ext in
+            UTType(filenameExtension: ext)?.conforms(to: .package) ?? false
+        }
+    }
+
+    let configuration: Configuration
+    let logger: Logger
+    let scheduleWork: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    private let lock = NSLock()
+    var state = ArbiterState()
+
+    /// Creates an arbiter.
+    ///
+    /// - Parameter schedule: runs a closure after a delay (presenter timeouts); by default on a
+    ///   global dispatch queue.
+    package init(
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "folio.coordination"),
+        schedule: (@Sendable (Duration, @escaping @Sendable () -> Void) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        self.logger = logger
+        self.scheduleWork =
+            schedule ?? { delay, work in
+                let (seconds, attoseconds) = delay.components
+                let nanos = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanos)), execute: work)
+            }
+    }
+
+    // MARK: Entry points
+
+    /// Registers a client and returns its number.
+    package func addClient(_ sink: any ArbiterClient, pid: Int32, name: String) -> UInt32 {
+        perform { state in
+            state.nextClient += 1
+            state.clients[state.nextClient] = ClientRecord(sink: sink, pid: pid, name: name)
+            return state.nextClient
+        }
+    }
+
+    /// Forgets a client that left or died: its claims end (a granted one as if released), its
+    /// presenters leave, and whatever waited on them proceeds.
+    package func removeClient(_ client: UInt32) {
+        perform { state in
+            for claim in state.queue where claim.key.client == client {
+                if claim.phase == .granted {
+                    finishGranted(claim, state: &state)
+                } else {
+                    end(claim, state: &state)
+                }
+            }
+            for key in state.presenters.keys where key.client == client {
+                dropPresenter(key, state: &state)
+            }
+            state.clients[client] = nil
+            pump(&state)
+        }
+    }
+
+    /// Queues a claim. The client hears `granted` or `failed` later.
+    package func submit(_ request: ClaimRequest, from client: UInt32) throws(CoordinationFailure) {
+        try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
+            let key = ClaimKey(client: client, claim: request.claim)
+            guard state.claims[key] == nil else {
+                throw CoordinationFailure(kind: .invalid, message: "claim \(request.claim) is already in use")
+            }
+            guard !request.items.isEmpty else { throw CoordinationFailure(kind: .invalid, message: "a claim needs items") }
+            let presenter = request.presenter.map { PresenterKey(client: client, presenter: $0) }
+            state.sequence += 1
+            let claim = Claim(
+                key: key, purpose: request.purpose, presenter: presenter, sequence: state.sequence,
+                items: request.items.map { ItemState(path: $0.path, access: $0.access, key: conflictKey($0.path, &state)) })
+            state.claims[key] = claim
+            state.queue.append(claim)
+            pump(&state)
+        }
+    }
+
+    /// Releases a granted claim: reacquirers run, presenters hear what changed, waiting claims
+    /// proceed.
+    package func release(_ claim: UInt64, from client: UInt32) throws(CoordinationFailure) {
+        try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
+            guard let found = state.claims[ClaimKey(client: client, claim: claim)] else {
+                throw CoordinationFailure(kind: .invalid, message: "no claim \(claim)")
+            }
+            guard found.phase == .granted else {
+                throw CoordinationFailure(kind: .invalid, message: "claim \(claim) is not granted yet")
+            }
+            finishGranted(found, state: &state)
+            pump(&state)
+        }
+    }
+
+    /// Cancels a claim that is not granted yet: it fails with `cancelled`. A granted claim is left
+    /// alone (its accessor is running).
+    package func cancel(_ claim: UInt64, from client: UInt32) {
+        perform { state in
+            guard let found = state.claims[ClaimKey(client: client, claim: claim)], found.phase != .granted else {
+                return
+            }
+            fail(found, CoordinationFailure(kind: .cancelled, message: "the coordination was cancelled"), state: &state)
+            pump(&state)
+        }
+    }
+
+    /// Records that the holder of a granted claim moved `from` to `to`: presenters follow the move,
+    /// directories hear of it, and waiting claims on the old location now name the new one (except
+    /// writes `forReplacing`, for which the moved item is a different item).
+    package func moved(from: String, to: String, claim: UInt64, client: UInt32) throws(CoordinationFailure) {
+        try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
+            guard let holder = state.claims[ClaimKey(client: client, claim: claim)], holder.phase == .granted else {
+                throw CoordinationFailure(
+                    kind: .invalid, message: "item(at:didMoveTo:) must be called inside a granted coordinated write")
+            }
+            guard from != to else { return }
+            applyMove(from: from, to: to, excluding: holder.presenter, state: &state)
+        }
+    }
+
+    /// Runs `body` on the state under the lock, then delivers its outputs.
+    func perform<T>(_ body: (inout ArbiterState) -> T) -> T {
+        lock.lock()
+        let result = body(&state)
+        let outbox = state.takeOutbox()
+        lock.unlock()
+        deliver(outbox)
+        return result
+    }
+
+    func performThrowing<T>(_ body: (inout ArbiterState) throws(CoordinationFailure) -> T) throws(CoordinationFailure) -> T {
+        lock.lock()
+        let result: Result<T, CoordinationFailure>
+        do throws(CoordinationFailure) {
+            result = .success(try body(&state))
+        } catch {
+            result = .failure(error)
+        }
+        let outbox = state.takeOutbox()
+        lock.unlock()
+        deliver(outbox)
+        return try result.get()
+    }
+
+    private func deliver(_ outbox: [(any ArbiterClient, [ArbiterOutput])]) {
+        for (sink, outputs) in outbox { sink.receive(outputs) }
+    }
+
+    // MARK: Scheduling
+
+    /// Starts every claim that can start, grants every claim whose messages are answered.
+    func pump(_ state: inout ArbiterState) {
+        var index = 0
+        while index < state.queue.count {
+            let claim = state.queue[index]
+            switch claim.phase {
+            case .waiting:
+                if !isBlocked(claim, at: index, state) {
+                    startMessaging(claim, state: &state)
+                    if claim.awaiting.isEmpty { tryGrant(claim, state: &state) }
+                }
+            case .messaging:
+                if claim.awaiting.isEmpty { tryGrant(claim, state: &state) }
+            case .granted:
+                break
+            }
+            // A claim may have failed or ended inside; find the next one by sequence.
+            if index < state.queue.count, state.queue[index] === claim { index += 1 }
+        }
+    }
+
+    /// Whether an earlier claim of another purpose conflicts with `claim`. A claim still messaging a
+    /// presenter does not hold back that presenter's own coordinations (a presenter that writes in
+    /// answer to `savePresentedItemChanges` gets priority over the read that asked).
+    private func isBlocked(_ claim: Claim, at index: Int, _ state: ArbiterState) -> Bool {
+        for earlier in state.queue[..<index] where earlier.purpose != claim.purpose {
+            if earlier.phase == .messaging, let presenter = claim.presenter,
+                earlier.awaiting.values.contains(presenter)
+            {
+                continue
+            }
+            if conflicts(earlier, claim) { return true }
+        }
+        return false
+    }
+
+    private func tryGrant(_ claim: Claim, state: inout ArbiterState) {
+        for other in state.queue where other !== claim && other.phase == .granted && other.purpose != claim.purpose {
+            if conflicts(other, claim) { return }
+        }
+        claim.phase = .granted
+        claim.grantedAt = ContinuousClock.now
+        for index in claim.items.indices where claim.items[index].access.isWrite && !claim.items[index].access.isStructural {
+            let path = claim.items[index].path
+            if hasAncestorPresenter(path, state) {
+                claim.items[index].existedBefore = (try? FileStatus(path: FilePath(path))) != nil
+            }
+        }
+        state.emit(to: claim.key.client, .granted(claim: claim.key.claim, paths: claim.items.map(\.path)))
+    }
+
+    /// Whether two claims may not hold at once (their purposes differ).
+    func conflicts(_ a: Claim, _ b: Claim) -> Bool {
+        for x in a.items {
+            for y in b.items where itemsConflict(x, y) { return true }
+        }
+        return false
+    }
+
+    private func itemsConflict(_ x: ItemState, _ y: ItemState) -> Bool {
+        if x.key == y.key { return x.access.isWrite || y.access.isWrite }
+        if CoordinationPath.isAncestor(x.key, of: y.key) { return x.access.isStructural }
+        if CoordinationPath.isAncestor(y.key, of: x.key) { return y.access.isStructural }
+        return false
+    }
+
+    /// The key under which an item is locked: the outermost package enclosing it (or the package
+    /// itself), else its own path.
+    func conflictKey(_ path: String, _ state: inout ArbiterState) -> String {
+        var prefixEnd = path.startIndex
+        var start = path.startIndex
+        while start < path.endIndex {
+            let end = path[path.index(after: start)...].firstIndex(of: "/") ?? path.endIndex
+            let component = path[path.index(after: start)..<end]
+            if let dot = component.lastIndex(of: "."), dot != component.startIndex,
+                isPackageExtension(String(component[component.index(after: dot)...]), &state)
+            {
+                prefixEnd = end
+                return String(path[..<prefixEnd])
+            }
+            start = end
+        }
+        return path
+    }
+
+    func isPackageExtension(_ ext: String, _ state: inout ArbiterState) -> Bool {
+        if let known = state.packageExtensions[ext] { return known }
+        let answer = configuration.isPackageExtension(ext)
+        if state.packageExtensions.count > 4096 { state.packageExtensions.removeAll() }
+        state.packageExtensions[ext] = answer
+        return answer
+    }
+
+    /// The strict ancestors of `path` that are packages, nearest first.
+    func enclosingPackages(of path: String, _ state: inout ArbiterState) -> [String] {
+        CoordinationPath.ancestors(of: path).filter { ancestor in
+            guard let slash = ancestor.lastIndex(of: "/") else { return false }
+            let name = ancestor[ancestor.index(after: slash)...]
+            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+            return isPackageExtension(String(name[name.index(after: dot)...]), &state)
+        }
+    }
+
+    // MARK: Ending claims
+
+    /// Ends a granted claim: reacquirers, then change notifications.
+    func finishGranted(_ claim: Claim, state: inout ArbiterState) {
+        end(claim, state: &state)
+        notifyChanges(after: claim, state: &state)
+    }
+
+    /// Fails a claim that is not granted.
+    func fail(_ claim: Claim, _ failure: CoordinationFailure, state: inout ArbiterState) {
+        end(claim, state: &state)
+        state.emit(to: claim.key.client, .failed(claim: claim.key.claim, failure: failure))
+    }
+
+    /// Removes a claim from the table, orphans its unanswered messages and runs its reacquirers.
+    func end(_ claim: Claim, state: inout ArbiterState) {
+        state.claims[claim.key] = nil
+        if let index = state.queue.firstIndex(where: { $0 === claim }) { state.queue.remove(at: index) }
+        for token in claim.awaiting.keys { state.tokens[token]?.claim = nil }
+        claim.awaiting.removeAll()
+        claim.remaining.removeAll()
+        for (presenter, token) in claim.reacquirers where state.presenters[presenter] != nil {
+            state.emit(to: presenter.client, .presenter(presenter.presenter, .reacquire(token: token), token: nil))
+        }
+        claim.reacquirers.removeAll()
+    }
+}

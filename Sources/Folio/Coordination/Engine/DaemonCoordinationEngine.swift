@@ -1,0 +1,200 @@
+import Foundation
+package import Logging
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Coordination through the per-user daemon: one long-lived connection per process, on which
+/// requests, replies and the daemon's presenter messages are multiplexed (docs/protocol.md). A
+/// reader thread takes replies and messages off the socket; requests are written under a lock.
+package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sendable {
+    private let connection: DaemonConnection
+    private let stateLock = NSLock()
+    private var requests: [UInt64: @Sendable (Result<WireValue, CoordinationFailure>) -> Void] = [:]
+    private var lost: CoordinationFailure?
+
+    /// Connects to the daemon at `socketPath` and says hello.
+    ///
+    /// - Throws: `DaemonConnection.Error` when nothing listens there or the daemon speaks another
+    ///   protocol version.
+    package init(socketPath: String, logger: Logger = Logger(label: "folio.coordination")) throws {
+        connection = try DaemonConnection(socketPath: socketPath)
+        super.init(logger: logger)
+        let hello: WireValue = [
+            "id": 0, "method": "hello",
+            "params": [
+                "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
+                "name": .string(ProcessInfo.processInfo.processName),
+            ],
+        ]
+        let reply = try connection.handshake(hello)
+        guard reply["result"]?["protocol"]?.intValue == Int64(DaemonConnection.protocolVersion) else {
+            throw DaemonConnection.Error(
+                message: "the daemon at \(socketPath) does not speak protocol \(DaemonConnection.protocolVersion): \(reply)")
+        }
+        connection.startReading(onFrame: { [weak self] frame in self?.received(frame) }, onClose: { [weak self] reason in
+            self?.connectionClosed(reason)
+        })
+    }
+
+    // MARK: Sending
+
+    private func send(_ frame: WireValue) throws(CoordinationFailure) {
+        stateLock.lock()
+        let failure = lost
+        stateLock.unlock()
+        if let failure { throw failure }
+        do { try connection.send(frame) } catch {
+            throw CoordinationFailure(kind: .connectionLost, message: "cannot write to the Folio daemon: \(error.message)")
+        }
+    }
+
+    private func notify(_ method: String, _ params: WireValue) {
+        do { try send(["method": .string(method), "params": params]) } catch {
+            logger.warning("daemon notification not sent", metadata: ["method": "\(method)", "error": "\(error.message)"])
+        }
+    }
+
+    /// Sends a request and waits for its reply (for `status` and other non-claim requests).
+    package func request(_ method: String, params: WireValue = [:]) throws(CoordinationFailure) -> WireValue {
+        let id = makeNumber()
+        let semaphore = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        stateLock.lock()
+        requests[id] = { result in
+            box.set(result)
+            semaphore.signal()
+        }
+        stateLock.unlock()
+        do {
+            try send(["id": .int(Int64(id)), "method": .string(method), "params": params])
+        } catch {
+            stateLock.lock()
+            requests[id] = nil
+            stateLock.unlock()
+            throw error
+        }
+        semaphore.wait()
+        return try box.get()
+    }
+
+    override func transportSubmit(_ request: ClaimRequest) throws(CoordinationFailure) {
+        try send(["id": .int(Int64(request.claim)), "method": "claim", "params": CoordinationWire.params(of: request)])
+    }
+
+    override func release(claim: UInt64) { notify("release", ["claim": .int(Int64(claim))]) }
+
+    override func cancel(claim: UInt64) { notify("cancel", ["claim": .int(Int64(claim))]) }
+
+    override func moved(from: String, to: String, claim: UInt64) throws(CoordinationFailure) {
+        try send(["method": "moved", "params": ["claim": .int(Int64(claim)), "from": .string(from), "to": .string(to)]])
+    }
+
+    override func transportAddPresenter(_ presenter: UInt64, purpose: String, path: String?) throws(CoordinationFailure) {
+        var params: [String: WireValue] = ["presenter": .int(Int64(presenter)), "purpose": .string(purpose)]
+        if let path { params["path"] = .string(path) }
+        try send(["method": "presenter.add", "params": .object(params)])
+    }
+
+    override func transportUpdatePresenter(_ presenter: UInt64, path: String?) {
+        notify("presenter.update", ["presenter": .int(Int64(presenter)), "path": path.map { .string($0) } ?? .null])
+    }
+
+    override func transportRemovePresenter(_ presenter: UInt64) {
+        notify("presenter.remove", ["presenter": .int(Int64(presenter))])
+    }
+
+    override func transportAnswer(_ answer: PresenterAnswer) {
+        notify("presenter.answer", CoordinationWire.params(of: answer))
+    }
+
+    override func ubiquityAttributesChanged(at path: String, keys: [String]) {
+        notify("ubiquity.changed", ["path": .string(path), "keys": .array(keys.map { .string($0) })])
+    }
+
+    // MARK: Receiving
+
+    private func received(_ frame: WireValue) {
+        if frame["event"]?.stringValue == "presenter" {
+            do {
+                let (presenter, message, token) = try CoordinationWire.presenterEvent(frame)
+                handle([.presenter(presenter, message, token: token)])
+            } catch {
+                logger.error("bad presenter message from the daemon", metadata: ["error": "\(error.message)"])
+            }
+            return
+        }
+        guard let id = frame["id"]?.intValue, id > 0 else {
+            if let error = frame["error"] {
+                logger.error("the daemon reported an error", metadata: ["error": "\(error["message"]?.stringValue ?? "?")"])
+            }
+            return
+        }
+        let number = UInt64(id)
+        stateLock.lock()
+        let waiter = requests.removeValue(forKey: number)
+        stateLock.unlock()
+        let result: Result<WireValue, CoordinationFailure> =
+            frame["error"].map { .failure(CoordinationWire.failure(from: $0)) } ?? .success(frame["result"] ?? .null)
+        if let waiter {
+            waiter(result)
+            return
+        }
+        switch result {
+        case .success(let value):
+            handle([.granted(claim: number, paths: (value["paths"]?.arrayValue ?? []).compactMap(\.stringValue))])
+        case .failure(let failure):
+            handle([.failed(claim: number, failure: failure)])
+        }
+    }
+
+    private func connectionClosed(_ reason: String) {
+        let failure = CoordinationFailure(kind: .connectionLost, message: "the connection to the Folio daemon was lost: \(reason)")
+        stateLock.lock()
+        lost = failure
+        let waiting = requests
+        requests.removeAll()
+        stateLock.unlock()
+        logger.error("lost the Folio daemon", metadata: ["reason": "\(reason)"])
+        for waiter in waiting.values { waiter(.failure(failure)) }
+        failAllPending(failure)
+    }
+}
+
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<WireValue, CoordinationFailure>?
+    func set(_ value: Result<WireValue, CoordinationFailure>) {
+        lock.lock()
+        result = value
+        lock.unlock()
+    }
+    func get() throws(CoordinationFailure) -> WireValue {
+        lock.lock()
+        defer { lock.unlock() }
+        return try result!.get()
+    }
+}
+
+/// Stands in when `FOLIO_COORDINATION=daemon` and no daemon answers: every coordination fails with
+/// the reason, rather than silently coordinating only within this process.
+final class UnreachableCoordinationEngine: CoordinationEngine, @unchecked Sendable {
+    private let failure: CoordinationFailure
+
+    init(reason: String) {
+        failure = CoordinationFailure(kind: .connectionLost, message: "no Folio daemon is reachable: \(reason)")
+        super.init(logger: Logger(label: "folio.coordination"))
+    }
+
+    override func transportSubmit(_ request: ClaimRequest) throws(CoordinationFailure) { throw failure }
+    override func release(claim: UInt64) {}
+    override func cancel(claim: UInt64) {}
+    override func moved(from: String, to: String, claim: UInt64) throws(CoordinationFailure) { throw failure }
+    override func transportAddPresenter(_ presenter: UInt64, purpose: String, path: String?) throws(CoordinationFailure) {
+        throw failure
+    }
+    override func transportUpdatePresenter(_ presenter: UInt64, path: String?) {}
+    override func transportRemovePresenter(_ presenter: UInt64) {}
+    override func transportAnswer(_ answer: PresenterAnswer) {}
+    override func ubiquityAttributesChanged(at path: String, keys: [String]) {}
+}

@@ -1,0 +1,108 @@
+public import Foundation
+import UniformTypes
+
+/// An object that shows a file or directory to the user and wants to hear when coordinated access
+/// by others needs it to step aside, save, or follow a change (Apple's `NSFilePresenter`).
+///
+/// Register presenters with `FileCoordinator.addFilePresenter(_:)` and remove them before they go
+/// away. Every message arrives on `presentedItemOperationQueue`. Apple's optional members have
+/// default implementations here that do what Apple does when a presenter lacks them.
+///
+/// Beyond Apple, writes made *without* coordination (a shell's `echo >`, an editor that saves by
+/// rename) are noticed and reported through the same change and move messages, so a presenter never
+/// keeps showing stale content unknowingly.
+public protocol FilePresenter: AnyObject {
+    /// The presented item; nil when it does not exist yet. Read at any time, on any queue.
+    var presentedItemURL: URL? { get }
+    /// The queue every other message is delivered on. Avoid the main queue: a synchronous
+    /// coordination on the main thread would deadlock.
+    var presentedItemOperationQueue: OperationQueue { get }
+    /// For a secondary item (subtitles beside a film): the primary item the user chose.
+    var primaryPresentedItemURL: URL? { get }
+
+    /// Another process wants to read: stop writing, then call `reader`, optionally passing a
+    /// reacquirer that runs on this queue when the read is done. Always call `reader`.
+    func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void)
+    /// Another process wants to write: stop reading and writing, then call `writer`, optionally
+    /// passing a reacquirer. Always call `writer`.
+    func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void)
+    /// Write unsaved changes, then call the handler with nil or an error (which fails the
+    /// coordination that asked). Presenters without unsaved changes call it with nil.
+    func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+    /// The item is about to be deleted: prepare (a document closes), then call the handler; an
+    /// error aborts the deletion.
+    func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+    /// The item, or a folder containing it, moved; `presentedItemURL` should now return `newURL`.
+    func presentedItemDidMove(to newURL: URL)
+    /// The item's contents or attributes changed (files and packages).
+    func presentedItemDidChange()
+    /// Ubiquity attributes in `observedPresentedItemUbiquityAttributes` changed.
+    func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>)
+    /// The ubiquity attributes this presenter wants to hear about.
+    var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { get }
+    /// A version of the item appeared (a conflict, say).
+    func presentedItemDidGain(_ version: FileVersion)
+    /// A version of the item went away.
+    func presentedItemDidLose(_ version: FileVersion)
+    /// A conflict version of the item was resolved.
+    func presentedItemDidResolveConflict(_ version: FileVersion)
+
+    /// Directory presenters: an item inside (at any depth) is about to be deleted.
+    func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+    /// Directory presenters: an item appeared inside.
+    func presentedSubitemDidAppear(at url: URL)
+    /// Directory presenters: an item inside moved.
+    func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL)
+    /// Directory presenters: an item inside changed.
+    func presentedSubitemDidChange(at url: URL)
+    /// Directory presenters: an item inside gained a version.
+    func presentedSubitem(at url: URL, didGain version: FileVersion)
+    /// Directory presenters: an item inside lost a version.
+    func presentedSubitem(at url: URL, didLose version: FileVersion)
+    /// Directory presenters: a conflict of an item inside was resolved.
+    func presentedSubitem(at url: URL, didResolve version: FileVersion)
+}
+
+extension FilePresenter {
+    public var primaryPresentedItemURL: URL? { nil }
+    public func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        reader(nil)
+    }
+    public func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        writer(nil)
+    }
+    public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(nil)
+    }
+    public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(nil)
+    }
+    public func presentedItemDidMove(to newURL: URL) {}
+    public func presentedItemDidChange() {}
+    public func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {}
+    public var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [] }
+    public func presentedItemDidGain(_ version: FileVersion) {}
+    public func presentedItemDidLose(_ version: FileVersion) {}
+    public func presentedItemDidResolveConflict(_ version: FileVersion) {}
+    public func accommodatePresentedSubitemDeletion(
+        at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+    /// Apple's fallback: a package's presenter without this method hears `presentedItemDidChange`.
+    public func presentedSubitemDidAppear(at url: URL) { changeOfPackageContents() }
+    /// Apple's fallback: a package's presenter without this method hears `presentedItemDidChange`.
+    public func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) { changeOfPackageContents() }
+    /// Apple's fallback: a package's presenter without this method hears `presentedItemDidChange`.
+    public func presentedSubitemDidChange(at url: URL) { changeOfPackageContents() }
+    public func presentedSubitem(at url: URL, didGain version: FileVersion) {}
+    public func presentedSubitem(at url: URL, didLose version: FileVersion) {}
+    public func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
+
+    private func changeOfPackageContents() {
+        guard let url = presentedItemURL, !url.pathExtension.isEmpty,
+            UTType(filenameExtension: url.pathExtension)?.conforms(to: .package) == true
+        else { return }
+        presentedItemDidChange()
+    }
+}

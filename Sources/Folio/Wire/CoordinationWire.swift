@@ -1,0 +1,193 @@
+/// The coordination part of the wire protocol (docs/protocol.md): how claims, presenter
+/// registrations, answers and presenter messages look as JSON, with the limits both sides enforce.
+package enum CoordinationWire {
+    /// The longest path accepted (Linux's PATH_MAX).
+    package static let maximumPathBytes = 4096
+    /// The most items one claim may name.
+    package static let maximumItems = 256
+    /// The longest purpose identifier accepted.
+    package static let maximumPurposeBytes = 256
+
+    // MARK: Claims
+
+    package static func params(of request: ClaimRequest) -> WireValue {
+        var params: [String: WireValue] = [
+            "purpose": .string(request.purpose),
+            "items": .array(
+                request.items.map { item in
+                    switch item.access {
+                    case .read(let options):
+                        return ["path": .string(item.path), "access": "read", "options": .int(Int64(options.rawValue))]
+                    case .write(let options):
+                        return ["path": .string(item.path), "access": "write", "options": .int(Int64(options.rawValue))]
+                    }
+                }),
+        ]
+        if let presenter = request.presenter { params["presenter"] = .int(Int64(presenter)) }
+        return .object(params)
+    }
+
+    /// Decodes a `claim` request's params; the request's id names the claim.
+    package static func claimRequest(id: UInt64, params: WireValue?) throws(CoordinationFailure) -> ClaimRequest {
+        guard let params, case .object = params else { throw invalid("claim needs params") }
+        let purpose = try string(params, "purpose", limit: maximumPurposeBytes)
+        guard !purpose.isEmpty else { throw invalid("claim needs a non-empty purpose") }
+        let presenter = try optionalNumber(params, "presenter")
+        guard let items = params["items"]?.arrayValue, !items.isEmpty else { throw invalid("claim needs items") }
+        guard items.count <= maximumItems else { throw invalid("a claim may name at most \(maximumItems) items") }
+        var claimItems: [ClaimItem] = []
+        for item in items {
+            let path = try self.path(item, "path")
+            let options = try number(item, "options")
+            guard options <= 0xFF else { throw invalid("unknown option bits \(options)") }
+            switch item["access"]?.stringValue {
+            case "read": claimItems.append(ClaimItem(path: path, access: .read(.init(rawValue: UInt(options)))))
+            case "write": claimItems.append(ClaimItem(path: path, access: .write(.init(rawValue: UInt(options)))))
+            default: throw invalid("an item's access is \"read\" or \"write\"")
+            }
+        }
+        return ClaimRequest(claim: id, purpose: purpose, presenter: presenter, items: claimItems)
+    }
+
+    // MARK: Answers
+
+    package static func params(of answer: PresenterAnswer) -> WireValue {
+        var params: [String: WireValue] = ["token": .int(Int64(answer.token)), "reacquirer": .bool(answer.hasReacquirer)]
+        if let error = answer.error {
+            params["error"] = [
+                "domain": .string(error.domain ?? "NSCocoaErrorDomain"), "code": .int(Int64(error.code ?? 0)),
+                "message": .string(error.message),
+            ]
+        }
+        return .object(params)
+    }
+
+    package static func answer(params: WireValue?) throws(CoordinationFailure) -> PresenterAnswer {
+        guard let params, case .object = params else { throw invalid("presenter.answer needs params") }
+        let token = try number(params, "token")
+        let reacquirer = params["reacquirer"]?.boolValue ?? false
+        var error: CoordinationFailure?
+        if let object = params["error"], object != .null {
+            guard case .object = object else { throw invalid("error must be an object") }
+            error = CoordinationFailure(
+                kind: .presenterError, message: try string(object, "message", limit: 4096),
+                domain: try string(object, "domain", limit: 256), code: Int(object["code"]?.intValue ?? 0))
+        }
+        return PresenterAnswer(token: token, error: error, hasReacquirer: reacquirer)
+    }
+
+    // MARK: Failures
+
+    /// A failure as the `error` member of a reply: `code` is the kind (`cancelled`,
+    /// `presenter-error`, …); a presenter's own error adds `domain` and `errorCode`.
+    package static func value(of failure: CoordinationFailure) -> WireValue {
+        var object: [String: WireValue] = ["code": .string(failure.kind.rawValue), "message": .string(failure.message)]
+        if let domain = failure.domain { object["domain"] = .string(domain) }
+        if let code = failure.code { object["errorCode"] = .int(Int64(code)) }
+        return .object(object)
+    }
+
+    package static func failure(from value: WireValue) -> CoordinationFailure {
+        let kind = value["code"]?.stringValue.flatMap(CoordinationFailure.Kind.init(rawValue:)) ?? .invalid
+        return CoordinationFailure(
+            kind: kind, message: value["message"]?.stringValue ?? "the daemon refused the request",
+            domain: value["domain"]?.stringValue, code: value["errorCode"]?.intValue.map { Int($0) })
+    }
+
+    // MARK: Presenter messages
+
+    package static func event(presenter: UInt64, message: PresenterMessage, token: UInt64?) -> WireValue {
+        var event: [String: WireValue] = ["event": "presenter", "presenter": .int(Int64(presenter))]
+        if let token { event["token"] = .int(Int64(token)) }
+        switch message {
+        case .savePresentedItemChanges: event["message"] = "save"
+        case .relinquishToReader: event["message"] = "relinquish-reader"
+        case .relinquishToWriter: event["message"] = "relinquish-writer"
+        case .accommodateDeletion: event["message"] = "accommodate-deletion"
+        case .accommodateSubitemDeletion(let path):
+            event["message"] = "accommodate-subitem-deletion"
+            event["path"] = .string(path)
+        case .reacquire(let relinquished):
+            event["message"] = "reacquire"
+            event["relinquished"] = .int(Int64(relinquished))
+        case .didChange: event["message"] = "did-change"
+        case .didMove(let to):
+            event["message"] = "did-move"
+            event["to"] = .string(to)
+        case .subitemDidAppear(let path):
+            event["message"] = "subitem-did-appear"
+            event["path"] = .string(path)
+        case .subitemDidChange(let path):
+            event["message"] = "subitem-did-change"
+            event["path"] = .string(path)
+        case .subitemDidMove(let from, let to):
+            event["message"] = "subitem-did-move"
+            event["path"] = .string(from)
+            event["to"] = .string(to)
+        case .didChangeUbiquityAttributes(let keys):
+            event["message"] = "ubiquity-changed"
+            event["keys"] = .array(keys.map { .string($0) })
+        }
+        return .object(event)
+    }
+
+    /// Decodes a presenter event into the presenter, message and token.
+    package static func presenterEvent(_ event: WireValue) throws(CoordinationFailure) -> (UInt64, PresenterMessage, UInt64?) {
+        let presenter = try number(event, "presenter")
+        let token = try optionalNumber(event, "token")
+        let message: PresenterMessage
+        switch event["message"]?.stringValue {
+        case "save": message = .savePresentedItemChanges
+        case "relinquish-reader": message = .relinquishToReader
+        case "relinquish-writer": message = .relinquishToWriter
+        case "accommodate-deletion": message = .accommodateDeletion
+        case "accommodate-subitem-deletion": message = .accommodateSubitemDeletion(path: try path(event, "path"))
+        case "reacquire": message = .reacquire(token: try number(event, "relinquished"))
+        case "did-change": message = .didChange
+        case "did-move": message = .didMove(to: try path(event, "to"))
+        case "subitem-did-appear": message = .subitemDidAppear(path: try path(event, "path"))
+        case "subitem-did-change": message = .subitemDidChange(path: try path(event, "path"))
+        case "subitem-did-move": message = .subitemDidMove(from: try path(event, "path"), to: try path(event, "to"))
+        case "ubiquity-changed":
+            message = .didChangeUbiquityAttributes((event["keys"]?.arrayValue ?? []).compactMap(\.stringValue))
+        default: throw invalid("unknown presenter message")
+        }
+        if message.needsAnswer && token == nil { throw invalid("a presenter message that needs an answer has no token") }
+        return (presenter, message, token)
+    }
+
+    // MARK: Field readers
+
+    package static func invalid(_ message: String) -> CoordinationFailure {
+        CoordinationFailure(kind: .invalid, message: message)
+    }
+
+    package static func string(_ object: WireValue, _ key: String, limit: Int) throws(CoordinationFailure) -> String {
+        guard let value = object[key]?.stringValue else { throw invalid("\(key) must be a string") }
+        guard value.utf8.count <= limit else { throw invalid("\(key) is longer than \(limit) bytes") }
+        return value
+    }
+
+    /// An absolute path of at most PATH_MAX bytes, without NUL.
+    package static func path(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> String {
+        let value = try string(object, key, limit: maximumPathBytes)
+        guard value.hasPrefix("/") else { throw invalid("\(key) must be an absolute path") }
+        guard !value.utf8.contains(0) else { throw invalid("\(key) contains a NUL byte") }
+        return value
+    }
+
+    package static func optionalPath(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        return try path(object, key)
+    }
+
+    package static func number(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> UInt64 {
+        guard let value = object[key]?.intValue, value >= 0 else { throw invalid("\(key) must be a non-negative integer") }
+        return UInt64(value)
+    }
+
+    package static func optionalNumber(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> UInt64? {
+        guard let value = object[key], value != .null else { return nil }
+        return try number(object, key)
+    }
+}
