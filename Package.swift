@@ -73,9 +73,13 @@ let package = Package(
         ),
         // Fixtures shared by the project's tests and by apps' tests.
         .target(name: "FolioTesting", dependencies: ["Folio"]),
+        // Runs coordination scripts from stdin: the other process in cross-process tests.
+        .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
+        .testTarget(
+            name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
     ]
 )
 

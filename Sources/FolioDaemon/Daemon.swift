@@ -36,8 +36,10 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
-    let types = TypeRegistry.shared
-    let socket = try await ControlSocketService(paths: paths, handler: RequestHandler(types: types), logger: logger)
+    let arbiter = CoordinationArbiter(
+        configuration: .init(presenterTimeout: configuration.presenterTimeout), logger: logger)
+    let context = DaemonContext(arbiter: arbiter, types: TypeRegistry.shared, logger: logger)
+    let socket = try await ControlSocketService(paths: paths, context: context, logger: logger)
     let group = ServiceGroup(
         configuration: .init(services: [socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)

@@ -16,15 +16,24 @@ public enum ProcessRunner {
     /// beside the package.
     public static func folioExecutable(filePath: String = #filePath) -> URL {
         if let path = ProcessInfo.processInfo.environment["FOLIO_BINARY"] { return URL(fileURLWithPath: path) }
+        return builtExecutable("folio", filePath: filePath)
+    }
+
+    /// An executable of this package's build (`.build/debug/<name>`, or release), found beside the
+    /// `folio` binary named by `$FOLIO_BINARY` when that is set.
+    public static func builtExecutable(_ name: String, filePath: String = #filePath) -> URL {
+        if let path = ProcessInfo.processInfo.environment["FOLIO_BINARY"] {
+            return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(name)
+        }
         var root = URL(fileURLWithPath: filePath)
         while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
             root.deleteLastPathComponent()
         }
         for configuration in ["debug", "release"] {
-            let candidate = root.appendingPathComponent(".build/\(configuration)/folio")
+            let candidate = root.appendingPathComponent(".build/\(configuration)/\(name)")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        return root.appendingPathComponent(".build/debug/folio")
+        return root.appendingPathComponent(".build/debug/\(name)")
     }
 
     /// Returns the full path of a tool on `PATH`, or nil when it is not installed.

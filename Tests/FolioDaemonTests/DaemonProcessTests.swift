@@ -5,54 +5,7 @@ import Testing
 @preconcurrency import Glibc
 #endif
 
-/// A `folio daemon` started as a real process with a private XDG tree.
-final class DaemonProcess {
-    let process = Process()
-    let output = Pipe()
-    let environment: [String: String]
-
-    init(environment: [String: String]) throws {
-        self.environment = environment
-        process.executableURL = ProcessRunner.folioExecutable()
-        process.arguments = ["daemon", "--log-level", "warning"]
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// Reads stdout until the daemon says where it listens.
-    func waitForListening(timeout: TimeInterval = 20) throws -> String {
-        var text = ""
-        let deadline = Date().addingTimeInterval(timeout)
-        let handle = output.fileHandleForReading
-        // A daemon that never speaks is killed at the deadline, which ends the blocking read.
-        let pid = process.processIdentifier
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
-        while Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("folio daemon listening on unix:") }) {
-                return String(line.dropFirst("folio daemon listening on unix:".count))
-            }
-        }
-        throw DaemonTestError("daemon did not report its socket; output: \(text)")
-    }
-
-    func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-}
-
-struct DaemonTestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
+typealias DaemonTestError = TestFailure
 
 /// Sends newline-delimited frames over a Unix socket and reads one reply line per frame.
 func exchange(socket path: String, frames: [String]) throws -> [String] {

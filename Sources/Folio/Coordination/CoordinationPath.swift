@@ -3,10 +3,10 @@ import Foundation
 /// Paths as the arbiter compares them: absolute, with `.`, `..`, repeated and trailing slashes
 /// removed. Symbolic links are not resolved (except with `.resolvesSymbolicLink`), exactly as two
 /// URLs naming one file through different links are different items to Apple's coordinator.
-enum CoordinationPath {
+package enum CoordinationPath {
     /// The lexically normalized form of `path`, resolved against `base` (the working directory) when
     /// relative.
-    static func normalize(_ path: String, base: String? = nil) -> String {
+    package static func normalize(_ path: String, base: String? = nil) -> String {
         var components: [Substring] = []
         let full: String
         if path.hasPrefix("/") {
@@ -32,7 +32,7 @@ enum CoordinationPath {
     }
 
     /// Whether `ancestor` strictly contains `path`.
-    static func isAncestor(_ ancestor: String, of path: String) -> Bool {
+    package static func isAncestor(_ ancestor: String, of path: String) -> Bool {
         let a = ancestor.utf8, p = path.utf8
         guard p.count > a.count else { return false }
         if a.count == 1 { return true }  // "/"
@@ -41,12 +41,12 @@ enum CoordinationPath {
     }
 
     /// Whether `path` is `ancestor` or lies inside it.
-    static func isSelfOrDescendant(_ path: String, of ancestor: String) -> Bool {
+    package static func isSelfOrDescendant(_ path: String, of ancestor: String) -> Bool {
         path == ancestor || isAncestor(ancestor, of: path)
     }
 
     /// The strict ancestors of `path`, nearest first (`/a/b/c` → `/a/b`, `/a`, `/`).
-    static func ancestors(of path: String) -> [String] {
+    package static func ancestors(of path: String) -> [String] {
         var result: [String] = []
         var current = Substring(path)
         while let slash = current.lastIndex(of: "/") {
@@ -61,13 +61,13 @@ enum CoordinationPath {
     }
 
     /// `path` with its prefix `from` replaced by `to` (for moves); `path` must be `from` or inside it.
-    static func rebase(_ path: String, from: String, to: String) -> String {
+    package static func rebase(_ path: String, from: String, to: String) -> String {
         if path == from { return to }
         let suffix = path.utf8.dropFirst(from == "/" ? 0 : from.utf8.count)
         return to + String(decoding: suffix, as: UTF8.self)
     }
 
-    static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         FileManager.default.currentDirectoryPath
     }
 }

@@ -31,8 +31,12 @@ public final class FileCoordinator: @unchecked Sendable {
 
     /// Creates a coordinator. Coordinations it makes send `filePresenter` no messages, and
     /// `filePresenter`'s own writes in answer to a save request take priority over the request.
-    public init(filePresenter: (any FilePresenter)? = nil) {
-        let engine = CoordinationEngine.current
+    public convenience init(filePresenter: (any FilePresenter)? = nil) {
+        self.init(filePresenter: filePresenter, engine: CoordinationEngine.current)
+    }
+
+    /// Creates a coordinator on a given engine (tests run one suite against several).
+    package init(filePresenter: (any FilePresenter)?, engine: CoordinationEngine) {
         self.engine = engine
         presenter = filePresenter
         presenterIdentity = filePresenter.map { engine.identity(of: $0) }
@@ -225,12 +229,20 @@ public final class FileCoordinator: @unchecked Sendable {
     /// send it messages. Remove it before it goes away. To be sure not to miss a change, register
     /// inside a coordinated read of the item.
     public static func addFilePresenter(_ filePresenter: any FilePresenter) {
-        CoordinationEngine.current.register(filePresenter)
+        addFilePresenter(filePresenter, engine: CoordinationEngine.current)
     }
 
     /// Unregisters a presenter; no further messages reach it.
     public static func removeFilePresenter(_ filePresenter: any FilePresenter) {
-        CoordinationEngine.current.unregister(filePresenter)
+        removeFilePresenter(filePresenter, engine: CoordinationEngine.current)
+    }
+
+    package static func addFilePresenter(_ filePresenter: any FilePresenter, engine: CoordinationEngine) {
+        engine.register(filePresenter)
+    }
+
+    package static func removeFilePresenter(_ filePresenter: any FilePresenter, engine: CoordinationEngine) {
+        engine.unregister(filePresenter)
     }
 
     /// The presenters registered in this process.

@@ -100,9 +100,7 @@ extension FilePresenter {
     public func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
 
     private func changeOfPackageContents() {
-        guard let url = presentedItemURL, !url.pathExtension.isEmpty,
-            UTType(filenameExtension: url.pathExtension)?.conforms(to: .package) == true
-        else { return }
+        guard let url = presentedItemURL, UTType.isPackageExtension(url.pathExtension) else { return }
         presentedItemDidChange()
     }
 }

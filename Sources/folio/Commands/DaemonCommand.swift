@@ -16,13 +16,21 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(help: "Seconds a file presenter may take to answer before the coordination waiting for it fails (default: $FOLIO_PRESENTER_TIMEOUT or 30).")
+    var presenterTimeout: Double?
+
     func run() async throws {
         var logger = Logger(label: "folio.daemon")
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }
         logger.logLevel = level
-        let configuration = DaemonConfiguration()
+        var configuration = DaemonConfiguration()
+        configuration.presenterTimeout = CoordinationArbiter.Configuration.fromEnvironment().presenterTimeout
+        if let presenterTimeout {
+            guard presenterTimeout > 0, presenterTimeout.isFinite else { throw ValidationError("--presenter-timeout must be positive") }
+            configuration.presenterTimeout = .milliseconds(Int64(presenterTimeout * 1000))
+        }
         let daemon: Daemon
         do {
             daemon = try await buildDaemon(configuration: configuration, logger: logger)

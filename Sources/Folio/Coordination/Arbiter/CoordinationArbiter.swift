@@ -32,9 +32,20 @@ package final class CoordinationArbiter: @unchecked Sendable {
             self.isPackageExtension = isPackageExtension
         }
 
+        /// The defaults, with `FOLIO_PRESENTER_TIMEOUT` (seconds) applied when set.
+        package static func fromEnvironment() -> Configuration {
+            var configuration = Configuration()
+            if let text = ProcessInfo.processInfo.environment["FOLIO_PRESENTER_TIMEOUT"], let seconds = Double(text),
+                seconds > 0, seconds.isFinite
+            {
+                configuration.presenterTimeout = .milliseconds(Int64(seconds * 1000))
+            }
+            return configuration
+        }
+
         /// Asks the type registry whether the extension's type conforms to com.apple.package.
         package static let packageByType: @Sendable (String) -> Bool = { ext in
-            UTType(filenameExtension: ext)?.conforms(to: .package) ?? false
+            UTType.isPackageExtension(ext)
         }
     }
 

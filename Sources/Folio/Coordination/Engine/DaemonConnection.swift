@@ -48,6 +48,11 @@ final class DaemonConnection: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Ends the connection both ways; the reader thread sees the end and stops.
+    func shutdownBothWays() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Writes one frame (the value and a newline).
     func send(_ frame: WireValue) throws(Error) {
         var bytes = frame.serialized()

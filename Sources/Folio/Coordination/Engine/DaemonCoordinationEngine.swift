@@ -12,6 +12,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private let stateLock = NSLock()
     private var requests: [UInt64: @Sendable (Result<WireValue, CoordinationFailure>) -> Void] = [:]
     private var lost: CoordinationFailure?
+    private var closedOnPurpose = false
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
@@ -35,6 +36,12 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         connection.startReading(onFrame: { [weak self] frame in self?.received(frame) }, onClose: { [weak self] reason in
             self?.connectionClosed(reason)
         })
+    }
+
+    /// Closes the connection: the daemon releases this client's claims and presenters.
+    package func disconnect() {
+        stateLock.withLock { closedOnPurpose = true }
+        connection.shutdownBothWays()
     }
 
     // MARK: Sending
@@ -154,8 +161,9 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         lost = failure
         let waiting = requests
         requests.removeAll()
+        let expected = closedOnPurpose
         stateLock.unlock()
-        logger.error("lost the Folio daemon", metadata: ["reason": "\(reason)"])
+        if !expected { logger.error("lost the Folio daemon", metadata: ["reason": "\(reason)"]) }
         for waiter in waiting.values { waiter(.failure(failure)) }
         failAllPending(failure)
     }

@@ -8,7 +8,7 @@ package final class LocalCoordinationEngine: CoordinationEngine, @unchecked Send
     private var client: UInt32 = 0
 
     /// Creates an engine with its own arbiter.
-    package init(configuration: CoordinationArbiter.Configuration = .init(), logger: Logger = Logger(label: "folio.coordination")) {
+    package init(configuration: CoordinationArbiter.Configuration = .fromEnvironment(), logger: Logger = Logger(label: "folio.coordination")) {
         arbiter = CoordinationArbiter(configuration: configuration, logger: logger)
         super.init(logger: logger)
         client = arbiter.addClient(Sink(engine: self), pid: getpid(), name: ProcessInfo.processInfo.processName)

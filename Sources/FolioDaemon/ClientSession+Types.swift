@@ -1,0 +1,33 @@
+import Folio
+import Foundation
+
+extension ClientSession {
+    func typesShow(_ params: WireValue?) throws -> WireValue {
+        guard let query = params?["type"]?.stringValue else { throw RequestError.badRequest("types.show needs params.type") }
+        guard let type = context.types.type(matching: query) else {
+            throw RequestError(code: "unknown-type", message: "no type for \(query)")
+        }
+        return describe(type)
+    }
+
+    func typesOf(_ params: WireValue?) throws -> WireValue {
+        guard let path = params?["path"]?.stringValue, path.hasPrefix("/") else {
+            throw RequestError.badRequest("types.of needs an absolute params.path")
+        }
+        let found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path))
+        guard case .object(var result) = describe(found.type) else { return describe(found.type) }
+        result["source"] = .string(found.source.rawValue)
+        return .object(result)
+    }
+
+    private func describe(_ type: UTType) -> WireValue {
+        var result: [String: WireValue] = [
+            "identifier": .string(type.identifier), "declared": .bool(type.isDeclared), "dynamic": .bool(type.isDynamic),
+        ]
+        if let mime = type.preferredMIMEType { result["mimeType"] = .string(mime) }
+        if let ext = type.preferredFilenameExtension { result["filenameExtension"] = .string(ext) }
+        if let text = type.localizedDescription { result["description"] = .string(text) }
+        result["supertypes"] = .array(type.supertypesNearestFirst.map { .string($0.identifier) })
+        return .object(result)
+    }
+}

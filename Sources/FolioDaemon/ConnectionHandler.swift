@@ -1,0 +1,112 @@
+import CFolioShims
+import Folio
+import Logging
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// One client connection: checks the peer's uid, splits newline-delimited frames, hands them to the
+/// connection's `ClientSession`, and ends the session (releasing its claims and presenters) when
+/// the connection closes for any reason, a killed client included.
+final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let context: DaemonContext
+    private let ownUID: uid_t
+    private var session: ClientSession?
+    private var pending: ByteBuffer?
+    private var queued: [ByteBuffer] = []
+    private var closing = false
+
+    init(context: DaemonContext, ownUID: uid_t) {
+        self.context = context
+        self.ownUID = ownUID
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        guard let provider = context.channel as? any SocketOptionProvider else {
+            context.close(promise: nil)
+            return
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let future: EventLoopFuture<cfolio_ucred> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        future.whenComplete { result in
+            let (this, context) = loopBound.value
+            switch result {
+            case .success(let credentials) where credentials.uid == this.ownUID:
+                this.session = ClientSession(context: this.context, channel: context.channel, peerPID: credentials.pid)
+                for buffer in this.queued { this.consume(context: context, buffer: buffer) }
+                this.queued = []
+            case .success(let credentials):
+                this.context.logger.warning("refused a peer of another user", metadata: ["uid": "\(credentials.uid)"])
+                context.close(promise: nil)
+            case .failure(let error):
+                this.context.logger.warning("cannot read peer credentials", metadata: ["error": "\(error)"])
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        session?.closed()
+        session = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.context.logger.debug("connection error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        if session != nil { consume(context: context, buffer: buffer) } else { queued.append(buffer) }
+    }
+
+    private func consume(context: ChannelHandlerContext, buffer: ByteBuffer) {
+        guard !closing, let session else { return }
+        var incoming = buffer
+        if pending == nil {
+            pending = incoming
+        } else {
+            pending!.writeBuffer(&incoming)
+        }
+        var replies: [WireValue] = []
+        while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            let length = newline - pending!.readerIndex
+            let frame = pending!.readSlice(length: length)!
+            pending!.moveReaderIndex(forwardBy: 1)
+            guard length > 0 else { continue }
+            guard length <= WireFrame.maximumFrameSize else { return refuseOversized(context: context, session: session) }
+            let (frameReplies, close) = session.handle(frame: frame.readableBytesView)
+            replies += frameReplies
+            if close {
+                session.write(replies)
+                closing = true
+                context.close(promise: nil)
+                return
+            }
+        }
+        if pending!.readableBytes > WireFrame.maximumFrameSize { return refuseOversized(context: context, session: session) }
+        if pending!.readableBytes == 0 {
+            pending = nil
+        } else if pending!.readerIndex > 1 << 16 {
+            pending!.discardReadBytes()
+        }
+        session.write(replies)
+    }
+
+    private func refuseOversized(context: ChannelHandlerContext, session: ClientSession) {
+        session.write([
+            WireFrame.error(.null, code: "bad-request", message: "frame larger than \(WireFrame.maximumFrameSize) bytes")
+        ])
+        closing = true
+        pending = nil
+        context.close(promise: nil)
+    }
+}

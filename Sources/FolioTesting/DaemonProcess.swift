@@ -1,0 +1,84 @@
+public import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A `folio daemon` started as a real process with a private XDG tree, for tests.
+public final class DaemonProcess: @unchecked Sendable {
+    /// The daemon's process.
+    public let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    /// The environment it runs with.
+    public let environment: [String: String]
+    private let stderrLock = NSLock()
+    private var stderrText = ""
+
+    /// Starts `folio daemon` with `environment` and extra `arguments`.
+    public init(environment: [String: String], arguments: [String] = []) throws {
+        self.environment = environment
+        process.executableURL = ProcessRunner.folioExecutable()
+        process.arguments = ["daemon", "--log-level", "warning"] + arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let handle = errors.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                stderrLock.withLock { stderrText += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+    }
+
+    /// What the daemon wrote to stderr so far (its log).
+    public var log: String { stderrLock.withLock { stderrText } }
+
+    /// Reads stdout until the daemon says where it listens, and returns the socket path.
+    public func waitForListening(timeout: TimeInterval = 20) throws -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(timeout)
+        let handle = output.fileHandleForReading
+        // A daemon that never speaks is killed at the deadline, which ends the blocking read.
+        let pid = process.processIdentifier
+        let listening = Flag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
+            if process.isRunning && !listening.isSet { kill(pid, SIGKILL) }
+        }
+        while Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("folio daemon listening on unix:") }) {
+                listening.set()
+                return String(line.dropFirst("folio daemon listening on unix:".count))
+            }
+        }
+        throw TestFailure("daemon did not report its socket; output: \(text) \(log)")
+    }
+
+    /// Stops the daemon with SIGTERM and returns its exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// A failure of a test fixture, with a message.
+public struct TestFailure: Error, CustomStringConvertible {
+    public var description: String
+    /// Creates a failure.
+    public init(_ description: String) { self.description = description }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
