@@ -100,7 +100,9 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     override func transportAddPresenter(_ presenter: UInt64, purpose: String, path: String?) throws(CoordinationFailure) {
         var params: [String: WireValue] = ["presenter": .int(Int64(presenter)), "purpose": .string(purpose)]
         if let path { params["path"] = .string(path) }
-        try send(["method": "presenter.add", "params": .object(params)])
+        // A request, not a notification: once `addFilePresenter` returns, every process's
+        // coordinations see the presenter.
+        _ = try request("presenter.add", params: .object(params))
     }
 
     override func transportUpdatePresenter(_ presenter: UInt64, path: String?) {
