@@ -96,13 +96,18 @@ final class Participant: @unchecked Sendable {
     /// The first event named `name` (with `id` or presenter `callback` when given) — waiting up to
     /// `timeout` seconds for it.
     func waitFor(
-        _ name: String, id: String? = nil, callback: String? = nil, presenter: String? = nil, timeout: Double = 10
+        _ name: String, id: String? = nil, callback: String? = nil, presenter: String? = nil, path: String? = nil,
+        timeout: Double = 10
     ) throws -> WireValue {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let found = log.first(where: { Self.matches($0, name, id, callback, presenter) }) { return found }
+            if let found = log.first(where: {
+                Self.matches($0, name, id, callback, presenter) && (path == nil || $0["path"]?.stringValue == path)
+            }) {
+                return found
+            }
             guard condition.wait(until: deadline) else {
                 throw TestFailure(
                     "no \(name) \(id ?? callback ?? "") event within \(timeout) s; events: \(log.map { String(decoding: $0.serialized(), as: UTF8.self) })")

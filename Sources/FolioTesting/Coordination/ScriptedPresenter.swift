@@ -27,7 +27,7 @@ final class PresenterScript: @unchecked Sendable {
     let behaviour: PresenterBehaviour
     let queue: OperationQueue
     let emit: @Sendable (WireValue) -> Void
-    let engine: CoordinationEngine
+    weak var engine: CoordinationEngine?
     private let lock = NSLock()
     private var url: URL?
 
@@ -82,6 +82,7 @@ final class PresenterScript: @unchecked Sendable {
         case "never": return
         case "error": handler(CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "\(name) refuses"]))
         case "write":
+            guard let engine else { return handler(nil) }
             let coordinator = FileCoordinator(filePresenter: presenter, engine: engine)
             var error: NSError?
             let target = currentURL

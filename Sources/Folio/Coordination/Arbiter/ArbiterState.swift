@@ -86,6 +86,12 @@ struct ArbiterState {
     var tokens: [UInt64: TokenRecord] = [:]
     var nextToken: UInt64 = 0
     var packageExtensions: [String: Bool] = [:]
+    /// Uncoordinated-change watching: the inotify watcher, watch counts per folder, the folders
+    /// each presenter needs, and what presenters were last told of each item.
+    var watcher: InotifyWatcher?
+    var watchCounts: [String: Int] = [:]
+    var presenterWatches: [PresenterKey: [String]] = [:]
+    var stamps: [String: ItemStamp] = [:]
     private var outbox: [(UInt32, ArbiterOutput)] = []
 
     /// Queues an output for a client; it is delivered after the lock is released.

@@ -14,6 +14,7 @@ extension CoordinationArbiter {
             }
             state.presenters[key] = PresenterRecord(purpose: purpose, path: path)
             state.index(key, at: path)
+            updateWatches(for: key, state: &state)
         }
     }
 
@@ -28,6 +29,7 @@ extension CoordinationArbiter {
             state.unindex(key, at: record.path)
             state.presenters[key]?.path = path
             state.index(key, at: path)
+            updateWatches(for: key, state: &state)
         }
     }
 
@@ -42,6 +44,7 @@ extension CoordinationArbiter {
     func dropPresenter(_ key: PresenterKey, state: inout ArbiterState) {
         guard let record = state.presenters.removeValue(forKey: key) else { return }
         state.unindex(key, at: record.path)
+        updateWatches(for: key, state: &state)
         for (token, pending) in state.tokens where pending.presenter == key {
             state.tokens[token] = nil
             if let claimKey = pending.claim, let claim = state.claims[claimKey] {
@@ -216,6 +219,7 @@ extension CoordinationArbiter {
             guard case .write(let options) = item.access, options.isDisjoint(with: .forMoving) else { continue }
             let deleting = !options.isDisjoint(with: FileCoordinator.WritingOptions.deleting)
             let status = try? FileStatus(path: FilePath(item.path))
+            recordStamp(item.path, ItemStamp(path: item.path), &state)
             if !deleting, status != nil {
                 let isPlainDirectory = status?.kind == .directory && !isPackagePath(item.path, &state)
                 if !isPlainDirectory {
@@ -257,8 +261,11 @@ extension CoordinationArbiter {
             state.presenters[key]?.path = newPath
             state.index(key, at: newPath)
             moved.insert(key)
+            updateWatches(for: key, state: &state)
             if key != writer { state.emit(to: key.client, .presenter(key.presenter, .didMove(to: newPath), token: nil)) }
         }
+        recordStamp(from, .absent, &state)
+        recordStamp(to, ItemStamp(path: to), &state)
         var told: Set<PresenterKey> = moved
         if let writer { told.insert(writer) }
         var directories = CoordinationPath.ancestors(of: from)

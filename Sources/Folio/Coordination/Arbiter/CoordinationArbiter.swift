@@ -23,13 +23,17 @@ package final class CoordinationArbiter: @unchecked Sendable {
         package var presenterTimeout: Duration
         /// Whether a filename extension names a package type (a directory shown as one document).
         package var isPackageExtension: @Sendable (String) -> Bool
+        /// Whether uncoordinated writes are watched for (inotify) and reported to presenters.
+        package var watchesUncoordinatedChanges: Bool
 
         package init(
             presenterTimeout: Duration = .seconds(30),
-            isPackageExtension: @escaping @Sendable (String) -> Bool = Self.packageByType
+            isPackageExtension: @escaping @Sendable (String) -> Bool = Self.packageByType,
+            watchesUncoordinatedChanges: Bool = true
         ) {
             self.presenterTimeout = presenterTimeout
             self.isPackageExtension = isPackageExtension
+            self.watchesUncoordinatedChanges = watchesUncoordinatedChanges
         }
 
         /// The defaults, with `FOLIO_PRESENTER_TIMEOUT` (seconds) applied when set.
@@ -71,6 +75,10 @@ package final class CoordinationArbiter: @unchecked Sendable {
                 let nanos = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
                 DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanos)), execute: work)
             }
+    }
+
+    deinit {
+        state.watcher?.stop()
     }
 
     // MARK: Entry points
