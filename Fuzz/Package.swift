@@ -17,5 +17,8 @@ let package = Package(
         // shared-mime-info database files (globs2, subclasses, aliases, magic), dynamic identifiers, mimeapps.list.
         .executableTarget(
             name: "FuzzMimeDatabase", dependencies: [.product(name: "Folio", package: folio)]),
+        // The daemon's wire protocol: client frames (claims, presenters, answers) and daemon events.
+        .executableTarget(
+            name: "FuzzWireFrame", dependencies: [.product(name: "Folio", package: folio)]),
     ]
 )

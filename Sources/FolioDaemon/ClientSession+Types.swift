@@ -2,19 +2,20 @@ import Folio
 import Foundation
 
 extension ClientSession {
-    func typesShow(_ params: WireValue?) throws -> WireValue {
-        guard let query = params?["type"]?.stringValue else { throw RequestError.badRequest("types.show needs params.type") }
+    func typesShow(_ query: String) throws(CoordinationFailure) -> WireValue {
         guard let type = context.types.type(matching: query) else {
-            throw RequestError(code: "unknown-type", message: "no type for \(query)")
+            throw CoordinationFailure(kind: .unknownType, message: "no type for \(query)")
         }
         return describe(type)
     }
 
-    func typesOf(_ params: WireValue?) throws -> WireValue {
-        guard let path = params?["path"]?.stringValue, path.hasPrefix("/") else {
-            throw RequestError.badRequest("types.of needs an absolute params.path")
+    func typesOf(_ path: String) throws(CoordinationFailure) -> WireValue {
+        let found: (type: UTType, source: UTType.DetectionSource)
+        do {
+            found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path))
+        } catch {
+            throw CoordinationFailure(kind: .failed, message: "\(error)")
         }
-        let found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path))
         guard case .object(var result) = describe(found.type) else { return describe(found.type) }
         result["source"] = .string(found.source.rawValue)
         return .object(result)

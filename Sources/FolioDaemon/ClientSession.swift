@@ -7,15 +7,18 @@ import NIOCore
 #endif
 
 /// One client connection's state: whether it said hello, its arbiter client number, and how to
-/// write to it. Frames are handled on the connection's event loop; the arbiter's outputs for this
-/// client may arrive from any thread and are written through the channel (thread-safe).
+/// write to it. Frames are decoded and validated (`ClientFrame`) and handled on the connection's
+/// event loop; the arbiter's outputs for this client may arrive from any thread and are written
+/// through the channel (thread-safe).
 final class ClientSession: ArbiterClient, @unchecked Sendable {
     let context: DaemonContext
     let channel: any Channel
     let peerPID: Int32
     /// The arbiter's number for this client, once it said hello.
-    var client: UInt32?
+    private(set) var client: UInt32?
     private var consecutiveErrors = 0
+    /// After this many refused frames in a row the connection is closed.
+    static let maximumConsecutiveErrors = 64
 
     init(context: DaemonContext, channel: any Channel, peerPID: Int32) {
         self.context = context
@@ -59,74 +62,66 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     }
 
     /// Handles one frame and returns the frames to write back (none for a notification that
-    /// succeeded), and whether the connection should close (too many errors in a row).
+    /// succeeded, nor for a claim, whose reply is its grant), and whether the connection should
+    /// close (too many refused frames in a row).
     func handle(frame: ByteBufferView) -> (replies: [WireValue], close: Bool) {
-        let value: WireValue
+        let decoded: ClientFrame
         do {
-            value = try WireValue(parsing: frame)
+            decoded = try ClientFrame(decoding: frame)
         } catch {
-            return failed(.null, RequestError.badRequest("not a JSON frame: \(error)"))
+            return refused(error.id, code: error.code, message: error.message)
         }
-        guard case .object = value, let method = value["method"]?.stringValue else {
-            return failed(value["id"] ?? .null, RequestError.badRequest("a frame needs a \"method\" string"))
-        }
-        let id = value["id"] ?? .null
-        switch id {
-        case .null, .int: break
-        default: return failed(.null, RequestError.badRequest("\"id\" must be an integer"))
-        }
+        let id: WireValue = decoded.id.map { .int($0) } ?? .null
         do {
-            let result = try dispatch(method: method, id: id, params: value["params"])
+            let result = try execute(decoded.request)
             consecutiveErrors = 0
-            guard let result, id != .null else { return ([], false) }
+            guard let result, decoded.id != nil else { return ([], false) }
             return ([WireFrame.result(id, result)], false)
-        } catch let error as RequestError {
-            return failed(id, error)
-        } catch let failure as CoordinationFailure {
-            return failed(id, RequestError(code: failure.kind.rawValue, message: failure.message))
         } catch {
-            return failed(id, RequestError(code: "failed", message: "\(error)"))
+            return refused(decoded.id, code: error.kind.rawValue, message: error.message)
         }
     }
 
-    private func failed(_ id: WireValue, _ error: RequestError) -> (replies: [WireValue], close: Bool) {
+    private func refused(_ id: Int64?, code: String, message: String) -> (replies: [WireValue], close: Bool) {
         consecutiveErrors += 1
-        context.logger.debug("refused a frame", metadata: ["pid": "\(peerPID)", "code": "\(error.code)", "error": "\(error.message)"])
-        return ([WireFrame.error(id, code: error.code, message: error.message)], consecutiveErrors >= 64)
+        context.logger.debug("refused a frame", metadata: ["pid": "\(peerPID)", "code": "\(code)", "error": "\(message)"])
+        let reply = WireFrame.error(id.map { .int($0) } ?? .null, code: code, message: message)
+        return ([reply], consecutiveErrors >= Self.maximumConsecutiveErrors)
     }
 
-    /// Runs a method; returns its result, or nil for a method that has none (a notification).
-    private func dispatch(method: String, id: WireValue, params: WireValue?) throws -> WireValue? {
-        if method == "hello" { return try hello(params) }
-        guard let client else { throw RequestError.badRequest("say hello first") }
-        switch method {
-        case "types.show": return try typesShow(params)
-        case "types.of": return try typesOf(params)
-        case "status": return context.arbiter.status()
-        case "claim": return try claim(id: id, params: params, client: client)
-        case "release": return try release(params, client: client)
-        case "cancel": return try cancel(params, client: client)
-        case "moved": return try moved(params, client: client)
-        case "presenter.add": return try addPresenter(params, client: client)
-        case "presenter.update": return try updatePresenter(params, client: client)
-        case "presenter.remove": return try removePresenter(params, client: client)
-        case "presenter.answer": return try answer(params, client: client)
-        case "ubiquity.changed": return try ubiquityChanged(params, client: client)
-        default: throw RequestError(code: "unknown-method", message: "no method \(method)")
+    /// Runs a request; returns its result, or nil when it has none to send now.
+    private func execute(_ request: ClientRequest) throws(CoordinationFailure) -> WireValue? {
+        if case .hello(let version, let name) = request { return try hello(version: version, name: name) }
+        guard let client else { throw CoordinationFailure(kind: .invalid, message: "say hello first") }
+        let arbiter = context.arbiter
+        switch request {
+        case .hello: return nil
+        case .typesShow(let query): return try typesShow(query)
+        case .typesOf(let path): return try typesOf(path)
+        case .status: return arbiter.status()
+        case .claim(let claim):
+            try arbiter.submit(claim, from: client)
+            return nil
+        case .release(let claim): try arbiter.release(claim, from: client)
+        case .cancel(let claim): arbiter.cancel(claim, from: client)
+        case .moved(let claim, let from, let to): try arbiter.moved(from: from, to: to, claim: claim, client: client)
+        case .addPresenter(let presenter, let purpose, let path):
+            try arbiter.addPresenter(presenter, purpose: purpose, path: path, client: client)
+        case .updatePresenter(let presenter, let path): try arbiter.updatePresenter(presenter, path: path, client: client)
+        case .removePresenter(let presenter): arbiter.removePresenter(presenter, client: client)
+        case .answer(let answer): try arbiter.answer(answer, from: client)
+        case .ubiquityChanged(let path, let keys): arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: client)
         }
+        return [:]
     }
 
-    private func hello(_ params: WireValue?) throws -> WireValue {
-        guard client == nil else { throw RequestError.badRequest("hello was already said on this connection") }
-        if let version = params?["protocol"], version != .null {
-            guard version.intValue == Int64(WireFrame.protocolVersion) else {
-                throw RequestError(
-                    code: "unsupported-protocol", message: "this daemon speaks protocol \(WireFrame.protocolVersion)")
-            }
+    private func hello(version: Int64?, name: String?) throws(CoordinationFailure) -> WireValue {
+        guard client == nil else { throw CoordinationFailure(kind: .invalid, message: "hello was already said on this connection") }
+        if let version, version != Int64(WireFrame.protocolVersion) {
+            throw CoordinationFailure(kind: .invalid, message: "this daemon speaks protocol \(WireFrame.protocolVersion), not \(version)")
         }
-        var name = params?["name"]?.stringValue ?? "pid \(peerPID)"
-        if name.utf8.count > 256 { name = String(name.prefix(256)) }
-        let number = context.arbiter.addClient(self, pid: peerPID, name: name)
+        let label = String((name ?? "pid \(peerPID)").prefix(256))
+        let number = context.arbiter.addClient(self, pid: peerPID, name: label)
         client = number
         return [
             "protocol": .int(Int64(WireFrame.protocolVersion)), "daemon": "folio", "pid": .int(Int64(getpid())),

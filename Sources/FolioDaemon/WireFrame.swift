@@ -19,11 +19,3 @@ enum WireFrame {
         ["id": id, "error": CoordinationWire.value(of: failure)]
     }
 }
-
-/// A request the daemon refuses, with the wire error code.
-struct RequestError: Error {
-    var code: String
-    var message: String
-
-    static func badRequest(_ message: String) -> RequestError { RequestError(code: "bad-request", message: message) }
-}

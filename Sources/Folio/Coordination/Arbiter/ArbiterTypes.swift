@@ -103,6 +103,9 @@ package struct CoordinationFailure: Error, Sendable, Equatable {
         case presenterError = "presenter-error"
         case presenterTimeout = "presenter-timeout"
         case invalid = "bad-request"
+        case unknownMethod = "unknown-method"
+        case unknownType = "unknown-type"
+        case failed
         case connectionLost = "connection-lost"
     }
 

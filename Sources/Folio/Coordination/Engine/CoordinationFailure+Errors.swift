@@ -22,7 +22,7 @@ extension CoordinationFailure {
             return NSError(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
         case .presenterTimeout, .connectionLost:
             return CocoaError(.fileLocking, userInfo: [NSLocalizedDescriptionKey: message])
-        case .invalid:
+        case .invalid, .unknownMethod, .unknownType, .failed:
             return CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: message])
         }
     }

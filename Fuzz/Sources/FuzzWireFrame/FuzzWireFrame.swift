@@ -1,0 +1,22 @@
+@_spi(Fuzzing) import Folio
+
+/// Frames a client might send the daemon (and events the daemon sends clients): decoding must never
+/// trap, and what parses must round-trip.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    WireFuzzing.exercise(Array(UnsafeRawBufferPointer(start: start, count: count)))
+    return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
+
+/// SwiftPM links executables through `FuzzWireFrame_main`; hand control to libFuzzer's driver.
+@_cdecl("FuzzWireFrame_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { fuzz($0, $1) }
+}
