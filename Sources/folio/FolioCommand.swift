@@ -6,6 +6,9 @@ struct FolioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio",
         abstract: "Folio: Apple's document system for Linux.",
-        subcommands: [DaemonCommand.self, TypesCommand.self, AppsCommand.self, BenchCommand.self]
+        subcommands: [
+            DaemonCommand.self, StatusCommand.self, CoordinateCommand.self, TypesCommand.self, AppsCommand.self,
+            BenchCommand.self,
+        ]
     )
 }

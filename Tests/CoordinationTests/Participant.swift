@@ -209,6 +209,9 @@ final class Scenario: @unchecked Sendable {
         return made
     }
 
+    /// The environment a process needs to reach this scenario's daemon.
+    var environment: [String: String] { directory.xdgEnvironment() }
+
     /// The daemon's log (its stderr).
     var daemonLog: String { daemon?.log ?? "" }
 

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Folio
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `folio coordinate read|write|delete|move <paths> -- <command>`: runs a command inside a
+/// coordinated claim, so shell scripts and programs in any language take part in file coordination.
+struct CoordinateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordinate",
+        abstract: "Run a command inside a coordinated read, write, delete or move of files.",
+        discussion: """
+            Presenters of the files are asked to save (read) or relinquish them first, and hear what
+            changed afterwards. `move SRC DST` reports the move to presenters when the command
+            succeeded and SRC is gone. The exit status is the command's; 75 when the coordination
+            itself failed.
+
+              folio coordinate read notes.txt -- cp notes.txt /backup/
+              folio coordinate write notes.txt -- sh -c 'date >> notes.txt'
+              folio coordinate move a.txt b.txt -- mv a.txt b.txt
+            """
+    )
+
+    enum Access: String, ExpressibleByArgument, CaseIterable {
+        case read, write, delete, move
+    }
+
+    @Argument(help: "read, write, delete or move.")
+    var access: Access
+
+    @Flag(name: .customLong("without-changes"), help: "(read) Do not ask presenters to save first.")
+    var withoutChanges = false
+
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: "The files (for move: source and destination), then --, then the command to run while the claim is held.")
+    var arguments: [String] = []
+
+    /// The files: everything before `--`.
+    var paths: [String] { Array(arguments.prefix { $0 != "--" }) }
+    /// The command: everything after the first `--`.
+    var command: [String] {
+        guard let separator = arguments.firstIndex(of: "--") else { return [] }
+        return Array(arguments[(separator + 1)...])
+    }
+
+    func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("name at least one file") }
+        guard !command.isEmpty else { throw ValidationError("give the command after --") }
+        if access == .move && paths.count != 2 { throw ValidationError("move takes a source and a destination") }
+    }
+
+    func run() async throws {
+        warnWithoutDaemon()
+        let urls = paths.map { URL(fileURLWithPath: $0) }
+        let intents: [FileAccessIntent]
+        switch access {
+        case .read: intents = urls.map { .readingIntent(with: $0, options: withoutChanges ? .withoutChanges : []) }
+        case .write: intents = urls.map { .writingIntent(with: $0) }
+        case .delete: intents = urls.map { .writingIntent(with: $0, options: .forDeleting) }
+        case .move: intents = [.writingIntent(with: urls[0], options: .forMoving), .writingIntent(with: urls[1], options: .forReplacing)]
+        }
+        let coordinator = FileCoordinator()
+        let status: Int32
+        do {
+            status = try await coordinator.coordinate(with: intents) {
+                let status = try runCommand()
+                if access == .move, status == 0 {
+                    let source = intents[0].url, destination = intents[1].url
+                    if !FileManager.default.fileExists(atPath: source.path) && FileManager.default.fileExists(atPath: destination.path) {
+                        coordinator.item(at: source, didMoveTo: destination)
+                    }
+                }
+                return status
+            }
+        } catch {
+            printError("folio coordinate: \(error.localizedDescription)")
+            throw ExitCode(75)
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    private func runCommand() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        do { try process.run() } catch {
+            printError("folio coordinate: cannot run \(command[0]): \(error.localizedDescription)")
+            return 127
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    }
+}
+
+/// Says so on stderr when no daemon runs: coordination then reaches only this process.
+func warnWithoutDaemon() {
+    guard !(CoordinationEngine.current is DaemonCoordinationEngine),
+        ProcessInfo.processInfo.environment["FOLIO_COORDINATION"] != "local"
+    else { return }
+    printError("folio: no Folio daemon is running; coordinating within this process only (start one with `folio daemon`)")
+}
