@@ -8,7 +8,7 @@ struct FolioCommand: AsyncParsableCommand {
         abstract: "Folio: Apple's document system for Linux.",
         subcommands: [
             DaemonCommand.self, StatusCommand.self, CoordinateCommand.self, TypesCommand.self, AppsCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, BenchWorkerCommand.self,
         ]
     )
 }

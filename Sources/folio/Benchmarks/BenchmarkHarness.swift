@@ -45,6 +45,30 @@ struct BenchmarkHarness {
         rows.append(Row(name: name, unit: "ms", value: t * 1000, baselineName: baselineName, baseline: b * 1000, slowdown: t / b))
     }
 
+    /// Records per-operation latencies (nanoseconds) of `work` and `baseline`, compared at the median
+    /// (p50); p99 is printed beside it.
+    mutating func latency(_ name: String, samples: [UInt64], baselineName: String, baselineSamples: [UInt64]) {
+        let p50 = Self.percentile(samples, 0.5), base50 = Self.percentile(baselineSamples, 0.5)
+        let p99 = Self.percentile(samples, 0.99), base99 = Self.percentile(baselineSamples, 0.99)
+        rows.append(
+            Row(
+                name: "\(name) p50 (p99 \(String(format: "%.1f", p99 / 1000)) µs)", unit: "µs", value: p50 / 1000,
+                baselineName: "\(baselineName) p50 (p99 \(String(format: "%.1f", base99 / 1000)) µs)", baseline: base50 / 1000,
+                slowdown: p50 / base50))
+    }
+
+    /// Records a throughput against a baseline throughput, both in operations per second.
+    mutating func throughput(_ name: String, rate: Double, baselineName: String, baselineRate: Double) {
+        rows.append(Row(name: name, unit: "ops/s", value: rate, baselineName: baselineName, baseline: baselineRate, slowdown: baselineRate / rate))
+    }
+
+    /// The `fraction` percentile of `samples`.
+    static func percentile(_ samples: [UInt64], _ fraction: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let sorted = samples.sorted()
+        return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))])
+    }
+
     /// Prints the rows as a table.
     func report() {
         #if DEBUG

@@ -7,17 +7,20 @@ struct BenchCommand: ParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types.")
+    @Argument(help: "The benchmark: types, coordination.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
     @Option(help: "Rounds; the median is reported.")
     var rounds = 7
+    @Option(help: "Seconds per throughput run (coordination).")
+    var seconds = 2.0
 
     func run() throws {
         switch name {
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
-        default: throw ValidationError("unknown benchmark \(name); available: types")
+        case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination")
         }
     }
 }

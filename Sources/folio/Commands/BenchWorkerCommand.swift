@@ -1,0 +1,70 @@
+import ArgumentParser
+import Folio
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `folio bench-worker`: the other processes of `folio bench coordination` (hidden).
+struct BenchWorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-worker", abstract: "A helper process of `folio bench` (not for direct use).", shouldDisplay: false)
+
+    @Argument var role: String
+    @Argument var arguments: [String] = []
+
+    func run() throws {
+        switch role {
+        case "echo": try echo(socketPath: arguments[0])
+        case "hammer": hammer(mode: arguments[0], path: arguments[1], seconds: Double(arguments[2]) ?? 1)
+        default: throw ValidationError("unknown role \(role)")
+        }
+    }
+
+    /// Answers each newline-terminated request with a 64-byte reply, for one connection at a time.
+    private func echo(socketPath: String) throws {
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in socketPath.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+        }
+        unlink(socketPath)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        listen(listener, 8)
+        let reply = [UInt8](repeating: UInt8(ascii: "b"), count: PingPong.replySize - 1) + [UInt8(ascii: "\n")]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            serving: while true {
+                let n = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break serving }
+                let requests = buffer[..<n].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                for _ in 0..<requests { _ = reply.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, 0) } }
+            }
+            close(connection)
+        }
+    }
+
+    /// Writes `path` under coordination (or flock) as often as it can for `seconds`; prints the count.
+    private func hammer(mode: String, path: String, seconds: Double) {
+        let url = URL(fileURLWithPath: path)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var count = 0
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        var error: NSError?
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            if mode == "flock" {
+                flock(fd, LOCK_EX)
+                flock(fd, LOCK_UN)
+            } else {
+                FileCoordinator().coordinate(writingItemAt: url, options: [], error: &error) { _ in }
+            }
+            count += 1
+        }
+        print(error == nil ? count : 0)
+    }
+}
