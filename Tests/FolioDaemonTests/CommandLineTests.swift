@@ -69,6 +69,16 @@ struct CommandLineTests {
         #expect(out.stdout.contains("UTType(filenameExtension:)"))
         #expect(out.stdout.contains("baseline Dictionary<String, String> lookup"))
     }
+
+    @Test func coordinationBenchmarkSmokeRun() throws {
+        let dir = try TemporaryDirectory("bench")
+        let out = try ProcessRunner.folio(
+            ["bench", "coordination", "--iterations", "200", "--seconds", "0.1"], environment: dir.xdgEnvironment())
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(out.stdout.contains("coordinated write via daemon p50"))
+        #expect(out.stdout.contains("baseline raw Unix-socket ping-pong"))
+        #expect(out.stdout.contains("writer hand-off via daemon"))
+    }
 }
 
 let particlesPlist = """

@@ -174,7 +174,7 @@ public final class FileCoordinator: @unchecked Sendable {
                 batchAccessor({})
                 return
             }
-            let granted = try acquire(items, multiItem: true)
+            let granted = try acquire(items, multiItem: true, includingContents: true)
             let release = ReleaseOnce { [self] in self.finish(granted) }
             batchAccessor { release.run() }
         } catch {
@@ -279,8 +279,9 @@ public final class FileCoordinator: @unchecked Sendable {
     }
 
     /// Takes a claim, blocking until it is granted or fails.
-    func acquire(_ items: [Requested], multiItem: Bool) throws -> Granted {
-        let (request, resolved, isWrite) = try prepareRequest(items, multiItem: multiItem)
+    func acquire(_ items: [Requested], multiItem: Bool, includingContents: Bool = false) throws -> Granted {
+        var (request, resolved, isWrite) = try prepareRequest(items, multiItem: multiItem)
+        request.includesContents = includingContents
         let waiter = ClaimWaiter()
         lock.lock()
         waiting.insert(request.claim)

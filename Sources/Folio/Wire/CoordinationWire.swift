@@ -24,6 +24,7 @@ package enum CoordinationWire {
                 }),
         ]
         if let presenter = request.presenter { params["presenter"] = .int(Int64(presenter)) }
+        if request.includesContents { params["contents"] = true }
         return .object(params)
     }
 
@@ -46,7 +47,8 @@ package enum CoordinationWire {
             default: throw invalid("an item's access is \"read\" or \"write\"")
             }
         }
-        return ClaimRequest(claim: id, purpose: purpose, presenter: presenter, items: claimItems)
+        let contents = params["contents"]?.boolValue ?? false
+        return ClaimRequest(claim: id, purpose: purpose, presenter: presenter, items: claimItems, includesContents: contents)
     }
 
     // MARK: Answers

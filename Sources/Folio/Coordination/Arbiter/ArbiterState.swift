@@ -30,6 +30,7 @@ final class Claim {
     let presenter: PresenterKey?
     let sequence: UInt64
     var items: [ItemState]
+    var includesContents = false
     var phase = Phase.waiting
     let submittedAt = ContinuousClock.now
     var grantedAt: ContinuousClock.Instant?

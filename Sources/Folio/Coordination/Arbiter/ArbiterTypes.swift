@@ -44,12 +44,16 @@ package struct ClaimRequest: Sendable {
     package var presenter: UInt64?
     /// The items, in any order.
     package var items: [ClaimItem]
+    /// For `prepare(forReadingItemsAt:…)`: presenters of items inside the named folders get the
+    /// same messages as the folders' own presenters.
+    package var includesContents: Bool
 
-    package init(claim: UInt64, purpose: String, presenter: UInt64?, items: [ClaimItem]) {
+    package init(claim: UInt64, purpose: String, presenter: UInt64?, items: [ClaimItem], includesContents: Bool = false) {
         self.claim = claim
         self.purpose = purpose
         self.presenter = presenter
         self.items = items
+        self.includesContents = includesContents
     }
 }
 

@@ -88,7 +88,8 @@ extension CoordinationArbiter {
         }
         if !state.presenters.isEmpty {
             for item in claim.items where !isCoveredBySamePurpose(item, claim, state) {
-                let direct = presenters(at: item.path, state)
+                var direct = presenters(at: item.path, state)
+                if claim.includesContents { direct += presenters(inside: item.path, state) }
                 let packages = enclosingPackages(of: item.path, &state)
                 let packagePresenters = packages.flatMap { presenters(at: $0, state) }
                 switch item.access {

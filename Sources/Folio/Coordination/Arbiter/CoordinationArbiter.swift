@@ -124,6 +124,7 @@ package final class CoordinationArbiter: @unchecked Sendable {
             let claim = Claim(
                 key: key, purpose: request.purpose, presenter: presenter, sequence: state.sequence,
                 items: request.items.map { ItemState(path: $0.path, access: $0.access, key: conflictKey($0.path, &state)) })
+            claim.includesContents = request.includesContents
             state.claims[key] = claim
             state.queue.append(claim)
             pump(&state)
