@@ -9,28 +9,9 @@ typealias DaemonTestError = TestFailure
 
 /// Sends newline-delimited frames over a Unix socket and reads one reply line per frame.
 func exchange(socket path: String, frames: [String]) throws -> [String] {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DaemonTestError("socket() failed") }
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard connected == 0 else { throw DaemonTestError("connect() failed: errno \(errno)") }
-    let payload = Array(frames.map { $0 + "\n" }.joined().utf8)
-    _ = payload.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while received.filter({ $0 == 0x0A }).count < frames.count {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { break }
-        received += buffer[0..<n]
-    }
-    return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+    let client = try RawClient(socket: path)
+    client.send(frames.map { $0 + "\n" }.joined())
+    return frames.compactMap { _ in client.line() }
 }
 
 @Suite("folio daemon (real processes)", .serialized)

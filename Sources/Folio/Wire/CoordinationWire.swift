@@ -13,19 +13,19 @@ package enum CoordinationWire {
     package static func params(of request: ClaimRequest) -> WireValue {
         var params: [String: WireValue] = [
             "purpose": .string(request.purpose),
-            "items": .array(
-                request.items.map { item in
-                    switch item.access {
-                    case .read(let options):
-                        return ["path": .string(item.path), "access": "read", "options": .int(Int64(options.rawValue))]
-                    case .write(let options):
-                        return ["path": .string(item.path), "access": "write", "options": .int(Int64(options.rawValue))]
-                    }
-                }),
+            "items": .array(request.items.map(value(of:))),
         ]
         if let presenter = request.presenter { params["presenter"] = .int(Int64(presenter)) }
         if request.includesContents { params["contents"] = true }
         return .object(params)
+    }
+
+    /// One claim item: `{"path", "access": "read"|"write", "options"}`.
+    package static func value(of item: ClaimItem) -> WireValue {
+        switch item.access {
+        case .read(let options): ["path": .string(item.path), "access": "read", "options": .int(Int64(options.rawValue))]
+        case .write(let options): ["path": .string(item.path), "access": "write", "options": .int(Int64(options.rawValue))]
+        }
     }
 
     /// Decodes a `claim` request's params; the request's id names the claim.

@@ -96,11 +96,12 @@ final class PresenterScript: @unchecked Sendable {
     }
 }
 
-/// A presenter of a file, driven by a script: it has no subitem methods, so Apple's fallbacks apply.
-final class ScriptedPresenter: FilePresenter, @unchecked Sendable {
-    let script: PresenterScript
-    init(script: PresenterScript) { self.script = script }
+/// What both scripted presenters share: answers and logs come from their script.
+protocol ScriptedPresenting: FilePresenter {
+    var script: PresenterScript { get }
+}
 
+extension ScriptedPresenting {
     var presentedItemURL: URL? { script.currentURL }
     var presentedItemOperationQueue: OperationQueue { script.queue }
     func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
@@ -122,30 +123,17 @@ final class ScriptedPresenter: FilePresenter, @unchecked Sendable {
     func presentedItemDidChange() { script.log("didChange") }
 }
 
+/// A presenter of a file, driven by a script: it has no subitem methods, so Apple's fallbacks apply.
+final class ScriptedPresenter: ScriptedPresenting, @unchecked Sendable {
+    let script: PresenterScript
+    init(script: PresenterScript) { self.script = script }
+}
+
 /// A presenter of a directory, driven by a script, with every subitem method.
-final class ScriptedDirectoryPresenter: FilePresenter, @unchecked Sendable {
+final class ScriptedDirectoryPresenter: ScriptedPresenting, @unchecked Sendable {
     let script: PresenterScript
     init(script: PresenterScript) { self.script = script }
 
-    var presentedItemURL: URL? { script.currentURL }
-    var presentedItemOperationQueue: OperationQueue { script.queue }
-    func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-        script.relinquish("relinquishToReader", reader)
-    }
-    func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
-        script.relinquish("relinquishToWriter", writer)
-    }
-    func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        script.answer("save", script.behaviour.save, completionHandler, presenter: self)
-    }
-    func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        script.answer("accommodateDeletion", script.behaviour.accommodate, completionHandler, presenter: self)
-    }
-    func presentedItemDidMove(to newURL: URL) {
-        script.setURL(newURL)
-        script.log("didMove", ["to": .string(newURL.path)])
-    }
-    func presentedItemDidChange() { script.log("didChange") }
     func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         script.log("accommodateSubitemDeletion", ["path": .string(url.path)])
         completionHandler(nil)

@@ -15,15 +15,7 @@ extension CoordinationArbiter {
                 var value: [String: WireValue] = [
                     "claim": .int(Int64(claim.key.claim)), "owner": client(claim.key.client), "purpose": .string(claim.purpose),
                     "state": .string(claim.phase.rawValue), "age_ms": milliseconds(claim.submittedAt),
-                    "items": .array(
-                        claim.items.map { item in
-                            switch item.access {
-                            case .read(let options):
-                                return ["path": .string(item.path), "access": "read", "options": .int(Int64(options.rawValue))]
-                            case .write(let options):
-                                return ["path": .string(item.path), "access": "write", "options": .int(Int64(options.rawValue))]
-                            }
-                        }),
+                    "items": .array(claim.items.map { CoordinationWire.value(of: ClaimItem(path: $0.path, access: $0.access)) }),
                 ]
                 if let grantedAt = claim.grantedAt { value["held_ms"] = milliseconds(grantedAt) }
                 let awaiting: [WireValue] = claim.awaiting.keys.sorted().compactMap { token in
