@@ -82,4 +82,21 @@ struct CrossProcessTests {
         writer.send(Command.write("w2", f))
         _ = try writer.waitFor("failed", id: "w2", timeout: 10)
     }
+
+    /// After the daemon restarts, a client reconnects on its next coordination and registers its
+    /// presenters again.
+    @Test func clientsReconnectAfterADaemonRestart() throws {
+        let world = try Scenario(.daemon)
+        let f = try world.file("f.txt")
+        let p = try world.participant()
+        p.send(Command.presenter("P", f))
+        _ = try p.waitFor("added")
+        try world.restartDaemon()
+        p.send(Command.write("w", f, [], ["hold": false]))
+        _ = try p.waitFor("done", id: "w")
+        let q = try world.participant()
+        q.send(Command.write("other", f, [], ["hold": false]))
+        _ = try q.waitFor("done", id: "other")
+        _ = try p.waitFor("presenter", callback: "didChange", presenter: "P")
+    }
 }

@@ -178,6 +178,14 @@ final class Scenario: @unchecked Sendable {
         }
     }
 
+    /// Stops the daemon and starts a new one on the same socket (a restart by the service manager).
+    func restartDaemon() throws {
+        daemon?.stop()
+        let daemon = try DaemonProcess(environment: directory.xdgEnvironment())
+        socketPath = try daemon.waitForListening()
+        self.daemon = daemon
+    }
+
     /// A path in the scenario's folder.
     func path(_ relative: String) -> String { directory.path + "/" + relative }
 

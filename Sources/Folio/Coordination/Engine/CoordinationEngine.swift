@@ -148,6 +148,17 @@ package class CoordinationEngine: @unchecked Sendable {
         transportRemovePresenter(identity.number)
     }
 
+    /// Number, purpose and path of every registered presenter (to register them again with a
+    /// restarted daemon).
+    func presenterRegistrations() -> [(UInt64, String, String?)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return boxes.sorted { $0.key < $1.key }.compactMap { number, box in
+            guard let identity = identities[ObjectIdentifier(box.presenter)] else { return nil }
+            return (number, identity.purpose, box.path)
+        }
+    }
+
     /// The registered presenters.
     var registeredPresenters: [any FilePresenter] {
         lock.lock()

@@ -8,19 +8,28 @@ package import Logging
 /// requests, replies and the daemon's presenter messages are multiplexed (docs/protocol.md). A
 /// reader thread takes replies and messages off the socket; requests are written under a lock.
 package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sendable {
-    private let connection: DaemonConnection
+    private let socketPath: String
     private let stateLock = NSLock()
+    private var connection: DaemonConnection
     private var requests: [UInt64: @Sendable (Result<WireValue, CoordinationFailure>) -> Void] = [:]
     private var lost: CoordinationFailure?
     private var closedOnPurpose = false
+    private var lastReconnectAttempt = ContinuousClock.now
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
     /// - Throws: `DaemonConnection.Error` when nothing listens there or the daemon speaks another
     ///   protocol version.
     package init(socketPath: String, logger: Logger = Logger(label: "folio.coordination")) throws {
-        connection = try DaemonConnection(socketPath: socketPath)
+        self.socketPath = socketPath
+        connection = try Self.connect(socketPath)
         super.init(logger: logger)
+        startReading(connection)
+    }
+
+    /// Opens a connection and says hello.
+    private static func connect(_ socketPath: String) throws -> DaemonConnection {
+        let connection = try DaemonConnection(socketPath: socketPath)
         let hello: WireValue = [
             "id": 0, "method": "hello",
             "params": [
@@ -33,15 +42,45 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
             throw DaemonConnection.Error(
                 message: "the daemon at \(socketPath) does not speak protocol \(DaemonConnection.protocolVersion): \(reply)")
         }
-        connection.startReading(onFrame: { [weak self] frame in self?.received(frame) }, onClose: { [weak self] reason in
-            self?.connectionClosed(reason)
-        })
+        return connection
+    }
+
+    private func startReading(_ connection: DaemonConnection) {
+        connection.startReading(
+            onFrame: { [weak self] frame in self?.received(frame) },
+            onClose: { [weak self, weak connection] reason in
+                guard let self, let connection else { return }
+                self.connectionClosed(connection, reason)
+            })
     }
 
     /// Closes the connection: the daemon releases this client's claims and presenters.
     package func disconnect() {
-        stateLock.withLock { closedOnPurpose = true }
-        connection.shutdownBothWays()
+        let current = stateLock.withLock {
+            closedOnPurpose = true
+            return connection
+        }
+        current.shutdownBothWays()
+    }
+
+    /// After the daemon went away (a restart, say): connects again, at most once a second, and
+    /// registers this process's presenters anew. Claims that were waiting have failed already.
+    private func reconnect() throws(CoordinationFailure) {
+        let fresh: DaemonConnection
+        do {
+            fresh = try Self.connect(socketPath)
+        } catch {
+            throw CoordinationFailure(kind: .connectionLost, message: "no Folio daemon answers on \(socketPath): \(error)")
+        }
+        stateLock.withLock {
+            connection = fresh
+            lost = nil
+        }
+        startReading(fresh)
+        logger.notice("reconnected to the Folio daemon", metadata: ["socket": "\(socketPath)"])
+        for (number, purpose, path) in presenterRegistrations() {
+            try transportAddPresenter(number, purpose: purpose, path: path)
+        }
     }
 
     // MARK: Sending
@@ -49,9 +88,16 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private func send(_ frame: WireValue) throws(CoordinationFailure) {
         stateLock.lock()
         let failure = lost
+        let mayRetry = failure != nil && !closedOnPurpose && ContinuousClock.now - lastReconnectAttempt > .seconds(1)
+        if mayRetry { lastReconnectAttempt = .now }
+        let current = connection
         stateLock.unlock()
-        if let failure { throw failure }
-        do { try connection.send(frame) } catch {
+        if let failure {
+            guard mayRetry else { throw failure }
+            try reconnect()
+            return try send(frame)
+        }
+        do { try current.send(frame) } catch {
             throw CoordinationFailure(kind: .connectionLost, message: "cannot write to the Folio daemon: \(error.message)")
         }
     }
@@ -157,15 +203,20 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         }
     }
 
-    private func connectionClosed(_ reason: String) {
+    private func connectionClosed(_ closed: DaemonConnection, _ reason: String) {
         let failure = CoordinationFailure(kind: .connectionLost, message: "the connection to the Folio daemon was lost: \(reason)")
         stateLock.lock()
+        guard closed === connection else {
+            stateLock.unlock()
+            return
+        }
+        lastReconnectAttempt = .now - .seconds(2)
         lost = failure
         let waiting = requests
         requests.removeAll()
         let expected = closedOnPurpose
         stateLock.unlock()
-        if !expected { logger.error("lost the Folio daemon", metadata: ["reason": "\(reason)"]) }
+        if !expected { logger.warning("lost the Folio daemon; reconnecting on next use", metadata: ["reason": "\(reason)"]) }
         for waiter in waiting.values { waiter(.failure(failure)) }
         failAllPending(failure)
     }
