@@ -12,9 +12,9 @@ struct CoordinateCommand: AsyncParsableCommand {
         commandName: "coordinate",
         abstract: "Run a command inside a coordinated read, write, delete or move of files.",
         discussion: """
-            Presenters of the files are asked to save (read) or relinquish them first, and hear what
-            changed afterwards. `move SRC DST` reports the move to presenters when the command
-            succeeded and SRC is gone. The exit status is the command's; 75 when the coordination
+            Presenters of the files are asked to save (read) or relinquish them first, and hear what \
+            changed afterwards. `move SRC DST` reports the move to presenters when the command \
+            succeeded and SRC is gone. The exit status is the command's; 75 when the coordination \
             itself failed.
 
               folio coordinate read notes.txt -- cp notes.txt /backup/
