@@ -70,6 +70,7 @@ public final class DaemonProcess: @unchecked Sendable {
 
 /// A failure of a test fixture, with a message.
 public struct TestFailure: Error, CustomStringConvertible {
+    /// What went wrong.
     public var description: String
     /// Creates a failure.
     public init(_ description: String) { self.description = description }

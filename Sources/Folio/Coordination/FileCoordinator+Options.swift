@@ -1,6 +1,7 @@
 extension FileCoordinator {
     /// How a coordinated read behaves (Apple's `NSFileCoordinator.ReadingOptions`, same bits).
     public struct ReadingOptions: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: UInt
         /// Creates options from their bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -20,6 +21,7 @@ extension FileCoordinator {
     /// What a coordinated write does (Apple's `NSFileCoordinator.WritingOptions`, same bits). Give one
     /// option at a time, or none for a plain update.
     public struct WritingOptions: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: UInt
         /// Creates options from their bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }

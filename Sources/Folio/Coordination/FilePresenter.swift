@@ -63,27 +63,41 @@ public protocol FilePresenter: AnyObject {
     func presentedSubitem(at url: URL, didResolve version: FileVersion)
 }
 
+/// Apple's behaviour for presenters that lack an optional member.
 extension FilePresenter {
+    /// No primary item.
     public var primaryPresentedItemURL: URL? { nil }
+    /// Relinquishes at once, with no reacquirer.
     public func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
         reader(nil)
     }
+    /// Relinquishes at once, with no reacquirer.
     public func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
         writer(nil)
     }
+    /// Never has unsaved changes.
     public func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         completionHandler(nil)
     }
+    /// Lets the deletion go ahead.
     public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         completionHandler(nil)
     }
+    /// Ignores the move.
     public func presentedItemDidMove(to newURL: URL) {}
+    /// Ignores the change.
     public func presentedItemDidChange() {}
+    /// Ignores the change.
     public func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {}
+    /// Observes no ubiquity attributes.
     public var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [] }
+    /// Ignores the version.
     public func presentedItemDidGain(_ version: FileVersion) {}
+    /// Ignores the version.
     public func presentedItemDidLose(_ version: FileVersion) {}
+    /// Ignores the resolution.
     public func presentedItemDidResolveConflict(_ version: FileVersion) {}
+    /// Lets the deletion go ahead.
     public func accommodatePresentedSubitemDeletion(
         at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void
     ) {
@@ -95,8 +109,11 @@ extension FilePresenter {
     public func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) { changeOfPackageContents() }
     /// Apple's fallback: a package's presenter without this method hears `presentedItemDidChange`.
     public func presentedSubitemDidChange(at url: URL) { changeOfPackageContents() }
+    /// Ignores the version.
     public func presentedSubitem(at url: URL, didGain version: FileVersion) {}
+    /// Ignores the version.
     public func presentedSubitem(at url: URL, didLose version: FileVersion) {}
+    /// Ignores the resolution.
     public func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
 
     private func changeOfPackageContents() {
