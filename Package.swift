@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // SHA-256 for the content-addressed version store (later: HMAC for signed bookmarks, SigV4).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
@@ -44,6 +46,7 @@ let package = Package(
                 "UniformTypes",
                 "FolioSystem",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The per-user daemon's services and `buildDaemon(configuration:)`.
@@ -78,6 +81,7 @@ let package = Package(
         .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
+        .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
     ]

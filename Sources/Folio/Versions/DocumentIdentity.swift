@@ -1,0 +1,65 @@
+import FolioSystem
+import SystemPackage
+import Foundation
+
+/// A document's stable identity: a random identifier kept in the `user.folio.id` extended attribute,
+/// which stays with the file across renames and moves within its volume (and is copied across safe
+/// saves). Where extended attributes cannot be set, the device and inode stand in.
+package enum DocumentIdentity {
+    /// The extended attribute holding the identifier.
+    package static let attribute = "user.folio.id"
+
+    /// The identity of the item at `path`; with `creating`, gives the item one when it has none.
+    ///
+    /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
+    package static func identifier(ofItemAt path: String, creating: Bool) throws -> String {
+        let file = FilePath(path)
+        let status: FileStatus
+        do {
+            status = try FileStatus(path: file, followSymlinks: true)
+        } catch {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        if let bytes = try? file.extendedAttribute(named: attribute), let text = String(validating: bytes, as: UTF8.self),
+            isValid(text)
+        {
+            return text
+        }
+        if creating {
+            let made = UUID().uuidString.lowercased()
+            if (try? file.setExtendedAttribute(named: attribute, to: Array(made.utf8))) != nil { return made }
+        }
+        return "inode-\(status.device)-\(status.inode)"
+    }
+
+    /// Whether `text` is an identifier this system made (so it is safe as a file name): a lowercase
+    /// UUID, or the inode form.
+    package static func isValid(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        if bytes.count == 36 {
+            for (index, byte) in bytes.enumerated() {
+                if [8, 13, 18, 23].contains(index) {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    else { return false }
+                }
+            }
+            return true
+        }
+        guard text.hasPrefix("inode-"), bytes.count <= 64 else { return false }
+        return text.dropFirst(6).allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
+    }
+
+    /// Copies the identity and the other `user.` attributes (tags among them) from `source` to
+    /// `destination`, as a safe save must before renaming its temporary file over the document.
+    package static func copyUserAttributes(from source: String, to destination: String) {
+        let from = FilePath(source), to = FilePath(destination)
+        guard let names = try? from.extendedAttributeNames() else { return }
+        for name in names where name.hasPrefix("user.") {
+            if let value = try? from.extendedAttribute(named: name) {
+                try? to.setExtendedAttribute(named: name, to: value)
+            }
+        }
+    }
+}

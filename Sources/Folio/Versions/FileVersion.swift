@@ -1,0 +1,195 @@
+public import Foundation
+import Logging
+
+/// A version of a file (Apple's `NSFileVersion`): the current contents, or an earlier or conflicting
+/// one kept in the version store. Versions are keyed by the document's stable identity, so they
+/// follow renames and moves within the volume.
+///
+/// Make changes (`replaceItem`, `remove`, `removeOtherVersionsOfItem`, resolving conflicts) inside a
+/// coordinated write of the item, as Apple asks.
+open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
+    /// Options for `addOfItem(at:withContentsOf:options:)`.
+    public struct AddingOptions: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: UInt
+        /// Creates options from their bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Move the contents into the store instead of copying them.
+        public static let byMoving = AddingOptions(rawValue: 1 << 0)
+    }
+
+    /// Options for `replaceItem(at:options:)`.
+    public struct ReplacingOptions: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: UInt
+        /// Creates options from their bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Remove the version from the store once it replaced the item.
+        public static let byMoving = ReplacingOptions(rawValue: 1 << 0)
+    }
+
+    let store: VersionStore
+    let identity: String
+    /// The item the version belongs to, as it was found.
+    let itemPath: String
+    /// Nil for the current version.
+    let record: VersionRecord?
+    private let lock = NSLock()
+    private var resolved: Bool
+
+    init(store: VersionStore, identity: String, itemPath: String, record: VersionRecord?) {
+        self.store = store
+        self.identity = identity
+        self.itemPath = itemPath
+        self.record = record
+        resolved = record?.isResolved ?? false
+    }
+
+    // MARK: Finding versions
+
+    /// The item's current version, or nil when there is no item at `url`.
+    public class func currentVersionOfItem(at url: URL) -> FileVersion? {
+        let path = CoordinationPath.normalize(url.path)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let identity = (try? DocumentIdentity.identifier(ofItemAt: path, creating: false)) ?? "inode-0-0"
+        return FileVersion(store: .current, identity: identity, itemPath: path, record: nil)
+    }
+
+    /// Every version except the current one, oldest first; nil when there is no item at `url` (or its
+    /// entry in the store is damaged — `versions(ofItemAt:)` says why).
+    public class func otherVersionsOfItem(at url: URL) -> [FileVersion]? {
+        try? versions(ofItemAt: url)
+    }
+
+    /// The conflict versions not resolved yet; nil when there is no item at `url`.
+    public class func unresolvedConflictVersionsOfItem(at url: URL) -> [FileVersion]? {
+        (try? versions(ofItemAt: url))?.filter { $0.isConflict && !$0.isResolved }
+    }
+
+    /// The version with `persistentIdentifier` (as archived from `persistentIdentifier`), or nil.
+    public class func version(itemAt url: URL, forPersistentIdentifier persistentIdentifier: Any) -> FileVersion? {
+        guard let wanted = persistentIdentifier as? String else { return nil }
+        if let current = currentVersionOfItem(at: url), current.persistentIdentifier == wanted { return current }
+        return (try? versions(ofItemAt: url))?.first { $0.persistentIdentifier == wanted }
+    }
+
+    /// Every version except the current one, oldest first — throwing instead of returning nil, so a
+    /// missing item and a damaged store entry can be told apart.
+    public class func versions(ofItemAt url: URL) throws -> [FileVersion] {
+        try versions(ofItemAt: url, store: .current)
+    }
+
+    class func versions(ofItemAt url: URL, store: VersionStore) throws -> [FileVersion] {
+        let path = CoordinationPath.normalize(url.path)
+        let (identity, records) = try store.versions(ofItemAt: path)
+        return records.map { FileVersion(store: store, identity: identity, itemPath: path, record: $0) }
+    }
+
+    /// Stores the contents at `contentsURL` as a new version of the item at `url` (Apple's macOS API;
+    /// also how an app keeps a local version). With `.byMoving` the contents file is removed.
+    public class func addOfItem(at url: URL, withContentsOf contentsURL: URL, options: AddingOptions = []) throws -> FileVersion {
+        try addOfItem(at: url, withContentsOf: contentsURL, options: options, store: .current)
+    }
+
+    class func addOfItem(at url: URL, withContentsOf contentsURL: URL, options: AddingOptions, store: VersionStore) throws -> FileVersion {
+        let path = CoordinationPath.normalize(url.path)
+        let (identity, record) = try store.addVersion(ofItemAt: path, contentsOf: contentsURL.path, kind: .manual)
+        if options.contains(.byMoving) { try? FileManager.default.removeItem(at: contentsURL) }
+        return FileVersion(store: store, identity: identity, itemPath: path, record: record)
+    }
+
+    /// A folder for writing the contents of a new version before `addOfItem`.
+    public class func temporaryDirectoryURLForNewVersionOfItem(at url: URL) -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("folio-version-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Removes every version but the current one.
+    public class func removeOtherVersionsOfItem(at url: URL) throws {
+        try VersionStore.current.removeAll(ofItemAt: CoordinationPath.normalize(url.path))
+    }
+
+    // MARK: The version
+
+    /// Where the version's contents are: the item itself for the current version, a read-only file
+    /// in the store otherwise. Never show it to users.
+    public var url: URL {
+        guard let record else { return URL(fileURLWithPath: itemPath) }
+        return URL(fileURLWithPath: store.objectPath(record.object))
+    }
+
+    /// The document's name when the version was made.
+    public var localizedName: String? { record?.name ?? (itemPath as NSString).lastPathComponent }
+
+    /// The computer that made the version.
+    public var localizedNameOfSavingComputer: String? { record?.savingComputer ?? VersionStore.hostName }
+
+    /// When the version's contents were last modified.
+    public var modificationDate: Date? {
+        if let record { return Date(timeIntervalSince1970: record.modificationDate) }
+        return (try? FileManager.default.attributesOfItem(atPath: itemPath))?[.modificationDate] as? Date
+    }
+
+    /// A stable identifier, suitable for archiving, of this version of this item.
+    public var persistentIdentifier: String { record?.id ?? "current-" + identity }
+
+    /// Whether the version lost an automatic conflict resolution.
+    public var isConflict: Bool { record?.isConflict ?? false }
+
+    /// Whether the conflict is resolved. Set it to true once handled; setting it to false is a
+    /// programming error (Apple raises an exception; this is a precondition failure).
+    public var isResolved: Bool {
+        get { lock.withLock { resolved } }
+        set {
+            precondition(newValue, "FileVersion.isResolved can only be set to true")
+            guard let record, !isResolved else { return }
+            do {
+                try store.markResolved(record.id, identity: identity, path: itemPath)
+                lock.withLock { resolved = true }
+            } catch {
+                store.logger.error("cannot mark a version resolved", metadata: ["version": "\(record.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Whether the version may be discarded by the system to free space (local versions may).
+    public var isDiscardable: Bool { record.map { !$0.isConflict || $0.isResolved } ?? false }
+
+    /// Whether the contents are on this machine (always, for now: versions are stored locally).
+    public var hasLocalContents: Bool { true }
+
+    /// Puts this version's contents in place of the item at `url` (safely, keeping the item's
+    /// identity and attributes) and returns the item's URL. `.byMoving` removes the version.
+    @discardableResult
+    public func replaceItem(at url: URL, options: ReplacingOptions = []) throws -> URL {
+        guard let record else { return url }  // the current version is already in place
+        let path = CoordinationPath.normalize(url.path)
+        try store.restore(record, to: path)
+        if options.contains(.byMoving) { try store.remove(record.id, identity: identity, path: path) }
+        return url
+    }
+
+    /// Removes this version from the store. The current version cannot be removed.
+    public func remove() throws {
+        guard let record else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "the current version cannot be removed"])
+        }
+        try store.remove(record.id, identity: identity, path: itemPath)
+    }
+
+    // MARK: Equality
+
+    public static func == (lhs: FileVersion, rhs: FileVersion) -> Bool {
+        lhs.identity == rhs.identity && lhs.persistentIdentifier == rhs.persistentIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identity)
+        hasher.combine(persistentIdentifier)
+    }
+
+    public var description: String {
+        "FileVersion(\(persistentIdentifier), \(localizedName ?? "?")\(isConflict ? ", conflict" : "")\(isResolved ? ", resolved" : ""))"
+    }
+}

@@ -1,0 +1,41 @@
+package import Foundation
+
+/// One stored version of a document, as the version store's manifest keeps it.
+package struct VersionRecord: Codable, Sendable, Equatable {
+    /// Why the version exists.
+    package enum Kind: String, Codable, Sendable {
+        /// A local version added by the app or the user.
+        case manual
+        /// The content a save replaced.
+        case saved
+        /// A save that lost to another writer's: both are kept.
+        case conflict
+        /// Content that a write made without coordination replaced.
+        case uncoordinated
+    }
+
+    /// The persistent identifier.
+    package var id: String
+    /// The SHA-256 of the contents, hex: the object's name.
+    package var object: String
+    package var size: Int64
+    /// When the contents were last modified.
+    package var modificationDate: Double
+    /// When the version was stored.
+    package var addedAt: Double
+    /// The host that made the contents.
+    package var savingComputer: String
+    /// The document's file name when the version was stored.
+    package var name: String
+    package var kind: Kind
+    package var isConflict: Bool
+    package var isResolved: Bool
+}
+
+/// A document's entry in the version store: its identity, where it was last seen, its versions.
+struct VersionManifest: Codable {
+    var format = 1
+    var identifier: String
+    var lastKnownPath: String
+    var versions: [VersionRecord]
+}

@@ -1,0 +1,100 @@
+import FolioSystem
+package import Foundation
+import SystemPackage
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+extension VersionStore {
+    /// The name of this machine, for `localizedNameOfSavingComputer`.
+    static let hostName: String = {
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        return String(cString: buffer)
+    }()
+
+    /// Stores the current contents of the item at `path` (or of `source`) as a new version.
+    /// Identical contents already kept as a non-conflict version are not added again.
+    @discardableResult
+    package func addVersion(
+        ofItemAt path: String, contentsOf source: String? = nil, kind: VersionRecord.Kind, isConflict: Bool = false
+    ) throws -> (identity: String, record: VersionRecord) {
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        let origin = source ?? path
+        let modified = (try? FileStatus(path: FilePath(origin), followSymlinks: true))?.modificationTime ?? Date().timeIntervalSince1970
+        let (hash, size) = try storeObject(copying: origin)
+        let record = try insert(hash: hash, size: size, modified: modified, identity: identity, path: path, kind: kind, isConflict: isConflict)
+        return (identity, record)
+    }
+
+    /// Stores `data` as a new version of the item at `path`.
+    @discardableResult
+    package func addVersion(
+        ofItemAt path: String, data: Data, modified: Date = Date(), kind: VersionRecord.Kind, isConflict: Bool = false
+    ) throws -> (identity: String, record: VersionRecord) {
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        let hash = try storeObject(data)
+        let record = try insert(
+            hash: hash, size: Int64(data.count), modified: modified.timeIntervalSince1970, identity: identity, path: path, kind: kind,
+            isConflict: isConflict)
+        return (identity, record)
+    }
+
+    private func insert(
+        hash: String, size: Int64, modified: Double, identity: String, path: String, kind: VersionRecord.Kind, isConflict: Bool
+    ) throws -> VersionRecord {
+        try update(identity, path: path) { manifest in
+            if !isConflict, let existing = manifest.versions.last(where: { $0.object == hash && !$0.isConflict }) {
+                return existing
+            }
+            let record = VersionRecord(
+                id: UUID().uuidString.lowercased(), object: hash, size: size, modificationDate: modified,
+                addedAt: Date().timeIntervalSince1970, savingComputer: Self.hostName, name: (path as NSString).lastPathComponent,
+                kind: kind, isConflict: isConflict, isResolved: false)
+            manifest.versions.append(record)
+            return record
+        }
+    }
+
+    /// The versions of the item at `path`, oldest first (none when it has no identity yet).
+    package func versions(ofItemAt path: String) throws -> (identity: String, records: [VersionRecord]) {
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: false)
+        return (identity, try manifest(identity)?.versions ?? [])
+    }
+
+    /// Marks a conflict version resolved.
+    package func markResolved(_ id: String, identity: String, path: String) throws {
+        try update(identity, path: path) { manifest in
+            guard let index = manifest.versions.firstIndex(where: { $0.id == id }) else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no version \(id)"])
+            }
+            manifest.versions[index].isResolved = true
+        }
+    }
+
+    /// Removes one version.
+    package func remove(_ id: String, identity: String, path: String) throws {
+        try update(identity, path: path) { manifest in
+            guard let index = manifest.versions.firstIndex(where: { $0.id == id }) else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no version \(id)"])
+            }
+            manifest.versions.remove(at: index)
+        }
+    }
+
+    /// Removes every stored version of the item at `path` (its current contents stay).
+    package func removeAll(ofItemAt path: String) throws {
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: false)
+        guard try manifest(identity) != nil else { return }
+        try update(identity, path: path) { manifest in manifest.versions.removeAll() }
+    }
+
+    /// Puts a version's contents in place of the item at `path`, safely: the contents are checked
+    /// against their hash, written to a temporary file beside the item with the item's mode and
+    /// `user.` attributes (its identity among them), flushed, and renamed over it.
+    package func restore(_ record: VersionRecord, to path: String) throws {
+        let data = try readObject(record.object)
+        let status = try? FileStatus(path: FilePath(path), followSymlinks: true)
+        try SafeSave.write(data, to: path, preservingAttributesOf: status == nil ? nil : path, mode: status?.mode)
+    }
+}

@@ -1,0 +1,230 @@
+import Crypto
+import FolioSystem
+package import Foundation
+package import Logging
+import SystemPackage
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Why the version store refused.
+package struct VersionStoreError: Error, CustomStringConvertible, Sendable {
+    package var description: String
+}
+
+/// The store behind `FileVersion`: `$XDG_DATA_HOME/folio/Versions/`.
+///
+/// - `objects/ab/<sha256>`: contents, stored once per distinct content, written to a temporary file,
+///   flushed and renamed, and checked against their hash whenever they are read back.
+/// - `items/<identity>.json`: one manifest per document, keyed by the document's stable identity, so
+///   versions follow renames; replaced atomically under the item's lock (`items/<identity>.lock`,
+///   an OFD lock, so processes and threads serialize).
+///
+/// A manifest that does not parse is moved aside (`.corrupt-<time>`) and reported, never silently
+/// rewritten. Retention keeps at most `maximumVersions` non-conflict versions per document and, over
+/// `maximumBytes` in all, drops the oldest non-conflict versions first; unresolved conflicts are
+/// never dropped.
+package final class VersionStore: Sendable {
+    /// Retention limits.
+    package struct Limits: Sendable {
+        package var maximumVersions = 64
+        package var maximumBytes: Int64 = 4 << 30
+        package init() {}
+    }
+
+    package let directory: String
+    package let limits: Limits
+    let logger: Logger
+
+    package init(directory: String, limits: Limits = Limits(), logger: Logger = Logger(label: "folio.versions")) {
+        self.directory = directory
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// The store of this user (`FolioPaths().versionsDirectory`).
+    package static let shared = VersionStore(directory: FolioPaths().versionsDirectory)
+
+    /// A store for the current task only (tests use private stores).
+    @TaskLocal package static var override: VersionStore?
+
+    /// The store `FileVersion` and `Document` use.
+    package static var current: VersionStore { override ?? shared }
+
+    var itemsDirectory: String { directory + "/items" }
+    var objectsDirectory: String { directory + "/objects" }
+
+    // MARK: Objects
+
+    /// Where the object with `hash` lives.
+    package func objectPath(_ hash: String) -> String {
+        objectsDirectory + "/" + hash.prefix(2) + "/" + hash
+    }
+
+    /// Stores `data`, once per distinct content; returns its hash.
+    package func storeObject(_ data: Data) throws -> String {
+        let hash = SHA256.hash(data: data).hexString
+        let path = objectPath(hash)
+        if access(path, F_OK) == 0 { return hash }
+        try writeObject(to: path) { fd in try fd.writeAll(data) }
+        return hash
+    }
+
+    /// Stores the contents of the file at `source` (streamed: a large file need not fit in memory).
+    package func storeObject(copying source: String) throws -> (hash: String, size: Int64) {
+        let input = try open(source)
+        defer { try? input.close() }
+        try createDirectory(objectsDirectory + "/tmp")
+        let temporary = objectsDirectory + "/tmp/" + UUID().uuidString
+        let output = try SystemPackage.FileDescriptor.open(
+            FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite])
+        var hasher = SHA256()
+        var size: Int64 = 0
+        do {
+            try output.closeAfter {
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                while true {
+                    let count = try buffer.withUnsafeMutableBytes { try input.read(into: $0) }
+                    if count == 0 { break }
+                    hasher.update(data: buffer[..<count])
+                    try output.writeAll(buffer[..<count])
+                    size += Int64(count)
+                }
+                guard fsync(output.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+            let hash = hasher.finalize().hexString
+            let path = objectPath(hash)
+            if access(path, F_OK) == 0 {
+                unlink(temporary)
+            } else {
+                try createDirectory((path as NSString).deletingLastPathComponent)
+                guard rename(temporary, path) == 0 else { throw Errno(rawValue: errno) }
+            }
+            return (hash, size)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private func writeObject(to path: String, _ body: (SystemPackage.FileDescriptor) throws -> Void) throws {
+        try createDirectory(objectsDirectory + "/tmp")
+        let temporary = objectsDirectory + "/tmp/" + UUID().uuidString
+        let output = try SystemPackage.FileDescriptor.open(
+            FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite])
+        do {
+            try output.closeAfter {
+                try body(output)
+                guard fsync(output.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+            try createDirectory((path as NSString).deletingLastPathComponent)
+            guard rename(temporary, path) == 0 else { throw Errno(rawValue: errno) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Reads an object back, checking it against its hash.
+    ///
+    /// - Throws: `CocoaError.fileReadCorruptFile` when the bytes no longer match (a damaged store).
+    package func readObject(_ hash: String) throws -> Data {
+        let path = objectPath(hash)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CocoaError(
+                .fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "version contents missing from the store"])
+        }
+        guard SHA256.hash(data: data).hexString == hash else {
+            logger.error("corrupt version object", metadata: ["object": "\(path)"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "version contents are damaged (hash mismatch)"])
+        }
+        return data
+    }
+
+    // MARK: Manifests
+
+    func manifestPath(_ identity: String) -> String { itemsDirectory + "/" + identity + ".json" }
+
+    /// The manifest of a document, or nil when it has none. A manifest that does not parse is moved
+    /// aside and reported.
+    func manifest(_ identity: String) throws -> VersionManifest? {
+        precondition(DocumentIdentity.isValid(identity))
+        let path = manifestPath(identity)
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            let manifest = try JSONDecoder().decode(VersionManifest.self, from: data)
+            guard manifest.format == 1, manifest.identifier == identity,
+                manifest.versions.allSatisfy({ Self.isHash($0.object) && DocumentIdentity.isValid($0.id) })
+            else {
+                throw VersionStoreError(description: "unexpected format or fields")
+            }
+            return manifest
+        } catch {
+            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            rename(path, aside)
+            logger.error("corrupt version manifest moved aside", metadata: ["manifest": "\(path)", "aside": "\(aside)", "error": "\(error)"])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "the version store's entry for this document is damaged; it was moved to \(aside)"])
+        }
+    }
+
+    static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// Runs `body` on a document's manifest under its lock and writes the result back atomically.
+    @discardableResult
+    func update<T>(_ identity: String, path: String, _ body: (inout VersionManifest) throws -> T) throws -> T {
+        try createDirectory(itemsDirectory)
+        let lock = try SystemPackage.FileDescriptor.open(
+            FilePath(itemsDirectory + "/" + identity + ".lock"), .readWrite, options: [.create, .closeOnExec],
+            permissions: [.ownerReadWrite])
+        defer { try? lock.close() }
+        try lock.lock(.exclusive)
+        var manifest = try self.manifest(identity) ?? VersionManifest(identifier: identity, lastKnownPath: path, versions: [])
+        manifest.lastKnownPath = path
+        let result = try body(&manifest)
+        prune(&manifest)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicFile.write(try encoder.encode(manifest), to: manifestPath(identity))
+        return result
+    }
+
+    /// Keeps at most `maximumVersions` versions that are not unresolved conflicts (the oldest go).
+    private func prune(_ manifest: inout VersionManifest) {
+        let droppable = manifest.versions.enumerated().filter { !($0.element.isConflict && !$0.element.isResolved) }
+        let excess = droppable.count - limits.maximumVersions
+        guard excess > 0 else { return }
+        let drop = Set(droppable.sorted { $0.element.addedAt < $1.element.addedAt }.prefix(excess).map(\.offset))
+        manifest.versions = manifest.versions.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    }
+
+    private func createDirectory(_ path: String) throws {
+        if access(path, F_OK) == 0 { return }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    private func open(_ path: String) throws -> SystemPackage.FileDescriptor {
+        do {
+            return try SystemPackage.FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        } catch {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+}
+
+extension Digest {
+    /// The digest as lowercase hex.
+    var hexString: String {
+        var text = ""
+        text.reserveCapacity(Self.byteCount * 2)
+        for byte in self {
+            text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + byte >> 4 + (byte >> 4 > 9 ? 39 : 0))))
+            text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + byte & 0xF + (byte & 0xF > 9 ? 39 : 0))))
+        }
+        return text
+    }
+}
