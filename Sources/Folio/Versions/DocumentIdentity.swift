@@ -51,6 +51,18 @@ package enum DocumentIdentity {
         return text.dropFirst(6).allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
     }
 
+    /// Gives the item at `path` the identity `identifier` when it has none (a writer replaced the
+    /// file without keeping its attributes). Returns whether it did.
+    @discardableResult
+    package static func adopt(_ identifier: String, at path: String) -> Bool {
+        guard isValid(identifier), !identifier.hasPrefix("inode-") else { return false }
+        let file = FilePath(path)
+        if let bytes = try? file.extendedAttribute(named: attribute), let text = String(validating: bytes, as: UTF8.self), isValid(text) {
+            return false
+        }
+        return (try? file.setExtendedAttribute(named: attribute, to: Array(identifier.utf8))) != nil
+    }
+
     /// Copies the identity and the other `user.` attributes (tags among them) from `source` to
     /// `destination`, as a safe save must before renaming its temporary file over the document.
     package static func copyUserAttributes(from source: String, to destination: String) {

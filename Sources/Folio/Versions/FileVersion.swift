@@ -63,7 +63,11 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
 
     /// The conflict versions not resolved yet; nil when there is no item at `url`.
     public class func unresolvedConflictVersionsOfItem(at url: URL) -> [FileVersion]? {
-        (try? versions(ofItemAt: url))?.filter { $0.isConflict && !$0.isResolved }
+        unresolvedConflictVersions(ofItemAt: url, store: .current)
+    }
+
+    class func unresolvedConflictVersions(ofItemAt url: URL, store: VersionStore) -> [FileVersion]? {
+        (try? versions(ofItemAt: url, store: store))?.filter { $0.isConflict && !$0.isResolved }
     }
 
     /// The version with `persistentIdentifier` (as archived from `persistentIdentifier`), or nil.

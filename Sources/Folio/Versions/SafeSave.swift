@@ -20,34 +20,14 @@ package enum SafeSave {
     ///     `path` itself); nil for none.
     ///   - mode: permission bits for the new file (default: the old file's, else 0644).
     package static func write(_ data: Data, to path: String, preservingAttributesOf attributesSource: String?, mode: UInt32? = nil) throws {
-        let target = FilePath(path)
-        let directory = target.removingLastComponent()
-        let name = target.lastComponent?.string ?? "document"
-        let temporary = directory.appending(".\(name)\(marker)\(UInt64.random(in: 0...UInt64.max))")
-        let permissions = FilePermissions(rawValue: CModeT(mode ?? 0o644))
-        let fd: SystemPackage.FileDescriptor
+        let url = URL(fileURLWithPath: path)
+        let temporary = temporaryURL(besides: url)
         do {
-            fd = try SystemPackage.FileDescriptor.open(
-                temporary, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
+            try writeNew(data, to: temporary, mode: mode ?? 0o644)
+            try commit(temporary, over: url, preservingAttributesOf: attributesSource, mode: mode)
         } catch {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: error])
-        }
-        do {
-            try fd.closeAfter {
-                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
-                if let mode { _ = fchmod(fd.rawValue, mode_t(mode)) }
-                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-            if let attributesSource { DocumentIdentity.copyUserAttributes(from: attributesSource, to: temporary.string) }
-            guard rename(temporary.string, path) == 0 else { throw Errno(rawValue: errno) }
-        } catch {
-            unlink(temporary.string)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: error])
-        }
-        let dirFD = open(directory.isEmpty ? "." : directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+            unlink(temporary.path)
+            throw error
         }
     }
 
@@ -57,5 +37,69 @@ package enum SafeSave {
         let prefix = "." + (path as NSString).lastPathComponent + marker
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
         for name in names where name.hasPrefix(prefix) { unlink(directory + "/" + name) }
+    }
+}
+
+extension SafeSave {
+    /// A new temporary name beside `url` (same folder, so the final rename is atomic).
+    package static func temporaryURL(besides url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)\(marker)\(UInt64.random(in: 0...UInt64.max))")
+    }
+
+    /// Writes `data` to a new file at `url` and flushes it.
+    package static func writeNew(_ data: Data, to url: URL, mode: UInt32 = 0o644) throws {
+        let fd: SystemPackage.FileDescriptor
+        do {
+            fd = try SystemPackage.FileDescriptor.open(
+                FilePath(url.path), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                permissions: FilePermissions(rawValue: CModeT(mode)))
+        } catch {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
+        }
+        do {
+            try fd.closeAfter {
+                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
+                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
+        }
+    }
+
+    /// Puts the written temporary item in place of `url`: flushes it (a file), gives it `mode` and
+    /// the `user.` attributes of `attributesSource`, renames it over `url` (a folder is swapped in),
+    /// and flushes the folder.
+    package static func commit(_ temporary: URL, over url: URL, preservingAttributesOf attributesSource: String?, mode: UInt32?) throws {
+        let stamp = ItemStamp(path: temporary.path)
+        if !stamp.isDirectory {
+            let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                fsync(fd)
+                close(fd)
+            }
+        }
+        if let mode { chmod(temporary.path, mode_t(mode)) }
+        if let attributesSource { DocumentIdentity.copyUserAttributes(from: attributesSource, to: temporary.path) }
+        if stamp.isDirectory && ItemStamp(path: url.path).isDirectory {
+            let old = temporaryURL(besides: url)
+            guard rename(url.path, old.path) == 0 else { throw renameError(url) }
+            guard rename(temporary.path, url.path) == 0 else {
+                rename(old.path, url.path)
+                throw renameError(url)
+            }
+            try? FileManager.default.removeItem(at: old)
+        } else {
+            guard rename(temporary.path, url.path) == 0 else { throw renameError(url) }
+        }
+        let directory = url.deletingLastPathComponent().path
+        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    private static func renameError(_ url: URL) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "cannot replace \(url.lastPathComponent): \(String(cString: strerror(errno)))"])
     }
 }

@@ -10,8 +10,9 @@ package struct VersionRecord: Codable, Sendable, Equatable {
         case saved
         /// A save that lost to another writer's: both are kept.
         case conflict
-        /// Content that a write made without coordination replaced.
-        case uncoordinated
+        /// Content a document knew that another writer replaced (with or without coordination): kept
+        /// so that no writer can destroy the only copy of a saved document.
+        case external
     }
 
     /// The persistent identifier.

@@ -1,0 +1,315 @@
+public import Foundation
+import FolioSystem
+import Logging
+import SystemPackage
+import UniformTypes
+
+/// A document backed by a file or package (Apple's `UIDocument`): subclass it, override
+/// `contents(forType:)` and `load(fromContents:ofType:)`, and it opens, saves (safely, coordinated,
+/// on its own background queue), autosaves, follows moves, reloads when another process changes the
+/// file, closes when the file is deleted, and keeps both sides of a conflict.
+///
+/// Beyond Apple: content the document knew is kept as a `FileVersion` when another writer replaces
+/// it — even one that did not coordinate — so no writer can destroy the only copy of a saved document.
+open class Document: FilePresenter, @unchecked Sendable {
+    /// The document's state (Apple's `UIDocument.State`, same bits).
+    public struct State: OptionSet, Sendable, Hashable {
+        /// The state bits.
+        public let rawValue: UInt
+        /// Creates a state from its bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        /// Open, nothing to report.
+        public static let normal: State = []
+        /// Not opened yet, or closed.
+        public static let closed = State(rawValue: 1 << 0)
+        /// Unresolved conflict versions exist.
+        public static let inConflict = State(rawValue: 1 << 1)
+        /// The last save failed.
+        public static let savingError = State(rawValue: 1 << 2)
+        /// Editing is unsafe right now (closing, reverting, another process writing).
+        public static let editingDisabled = State(rawValue: 1 << 3)
+        /// Loading or saving is under way; `progress` tells how far.
+        public static let progressAvailable = State(rawValue: 1 << 4)
+    }
+
+    /// What a change did (Apple's `UIDocument.ChangeKind`).
+    public enum ChangeKind: Int, Sendable {
+        case done = 0, undone = 1, redone = 2, cleared = 3
+    }
+
+    /// What a save does (Apple's `UIDocument.SaveOperation`).
+    public enum SaveOperation: Int, Sendable {
+        /// The first save of a new file.
+        case forCreating = 0
+        /// Overwriting the current contents.
+        case forOverwriting = 1
+    }
+
+    /// Posted on `NotificationCenter.default`, with the document as object, once per change of
+    /// `documentState`.
+    public static let stateChangedNotification = Notification.Name("UIDocumentStateChangedNotification")
+
+    let engine: CoordinationEngine
+    let versions: VersionStore
+    let logger = Logger(label: "folio.document")
+    let lock = NSLock()
+    private var currentURL: URL
+    private var state: State = .closed
+    private var changes = 0
+    private var generation = 0
+    private var modificationDate: Date?
+    private var stateContinuations: [UUID: AsyncStream<State>.Continuation] = [:]
+    /// What the document last read or wrote: the file's stamp and, for a flat file, its bytes.
+    var base: Base?
+    /// The file's stable identity, as of the last open or save.
+    var identity: String?
+    var autosaveTimer: DispatchWorkItem?
+    var firstUnsavedChange: ContinuousClock.Instant?
+    var lastChange: ContinuousClock.Instant?
+
+    struct Base {
+        var stamp: ItemStamp
+        var data: Data?
+    }
+
+    /// Serializes every file access of the document (Apple's `performAsynchronousFileAccess`).
+    let fileAccessQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "folio.document.file-access"
+        return queue
+    }()
+
+    /// Presenter messages arrive here.
+    public let presentedItemOperationQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "folio.document.presenter"
+        return queue
+    }()
+
+    /// How long after the last change autosave waits (it restarts with each change)…
+    open var autosaveDelay: Duration = .seconds(2)
+    /// …but never longer than this after the first unsaved change, however fast the edits come.
+    open var autosaveMaximumDelay: Duration = .seconds(15)
+
+    /// Creates a closed document for the file at `url`. An empty URL is a programming error.
+    public init(fileURL url: URL) {
+        precondition(!url.path.isEmpty, "Document(fileURL:) needs a file URL")
+        currentURL = url
+        engine = CoordinationEngine.current
+        versions = VersionStore.current
+    }
+
+    // MARK: Properties
+
+    /// The document's file; follows moves of the file.
+    public var fileURL: URL { lock.withLock { currentURL } }
+
+    func setFileURL(_ url: URL) { lock.withLock { currentURL = url } }
+
+    /// The uniform type identifier of the file, from its name.
+    open var fileType: String? {
+        let ext = fileURL.pathExtension
+        guard !ext.isEmpty else { return UTType.data.identifier }
+        return UTType(filenameExtension: ext)?.identifier
+    }
+
+    /// The file's name without its extension.
+    open var localizedName: String { fileURL.deletingPathExtension().lastPathComponent }
+
+    /// When the file was last modified, as of the last open, save or revert.
+    public var fileModificationDate: Date? {
+        get { lock.withLock { modificationDate } }
+        set { lock.withLock { modificationDate = newValue } }
+    }
+
+    /// Progress of a long load or save, while `documentState` contains `.progressAvailable`.
+    open var progress: Progress?
+
+    /// The document's state.
+    public var documentState: State { lock.withLock { state } }
+
+    /// Every later change of `documentState`.
+    public var stateChanges: AsyncStream<State> {
+        let (stream, continuation) = AsyncStream<State>.makeStream()
+        let id = UUID()
+        lock.withLock { stateContinuations[id] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.lock.withLock { self?.stateContinuations.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Changes the state: one notification and one stream element per actual change.
+    func updateState(_ change: (inout State) -> Void) {
+        let (old, new, continuations) = lock.withLock { () -> (State, State, [AsyncStream<State>.Continuation]) in
+            let old = state
+            change(&state)
+            return (old, state, Array(stateContinuations.values))
+        }
+        guard old != new else { return }
+        NotificationCenter.default.post(name: Self.stateChangedNotification, object: self)
+        for continuation in continuations { continuation.yield(new) }
+    }
+
+    // MARK: Change tracking
+
+    /// Whether there are changes not saved yet.
+    open var hasUnsavedChanges: Bool { lock.withLock { changes != 0 } }
+
+    /// Records a change: `.done` and `.redone` add one, `.undone` takes one back, `.cleared` says
+    /// everything is saved. Changes schedule an autosave.
+    open func updateChangeCount(_ change: ChangeKind) {
+        let unsaved = lock.withLock { () -> Bool in
+            switch change {
+            case .done, .redone: changes += 1
+            case .undone: changes -= 1
+            case .cleared: changes = 0
+            }
+            if change != .cleared { generation += 1 }
+            return changes != 0
+        }
+        if unsaved { scheduleAutosave() } else { cancelAutosave() }
+    }
+
+    /// A token for the changes so far, taken when a save starts.
+    open func changeCountToken(for saveOperation: SaveOperation) -> Any {
+        lock.withLock { generation }
+    }
+
+    /// Called when a save ends: clears the changes unless more were made during the save.
+    open func updateChangeCount(withToken changeCountToken: Any, for saveOperation: SaveOperation) {
+        let cleared = lock.withLock { () -> Bool in
+            guard let token = changeCountToken as? Int, token == generation else { return false }
+            changes = 0
+            return true
+        }
+        if cleared { cancelAutosave() }
+    }
+
+    // MARK: Editing and errors
+
+    /// Called before editing becomes unsafe (close, revert). The default does nothing.
+    open func disableEditing() {}
+
+    /// Called when editing is safe again. The default does nothing.
+    open func enableEditing() {}
+
+    /// Reports an error from a save or open. The default logs it and calls `finishedHandlingError`.
+    open func handleError(_ error: any Error, userInteractionPermitted: Bool) {
+        logger.error("document error", metadata: ["file": "\(fileURL.path)", "error": "\(error)"])
+        finishedHandlingError(error, recovered: false)
+    }
+
+    /// Overriders of `handleError` call this when done.
+    open func finishedHandlingError(_ error: any Error, recovered: Bool) {}
+
+    /// Runs `block` on the document's file-access queue, after any file access before it.
+    open func performAsynchronousFileAccess(_ block: @escaping @Sendable () -> Void) {
+        fileAccessQueue.addOperation(block)
+    }
+
+    // MARK: Loading and saving (override points)
+
+    /// Opens the document: a coordinated read of the file on the document's queue, then
+    /// `load(fromContents:ofType:)`. The handler runs on the calling queue with whether it worked.
+    open func open(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        openDocument(completionHandler: completionHandler)
+    }
+
+    /// Reads the document's contents from `url` and loads them: `Data` for a file, a `FileWrapper`
+    /// for a package. Called inside a coordinated read; override to read differently.
+    open func read(from url: URL) throws {
+        try readContents(from: url, caller: nil)
+    }
+
+    /// Override: make the document's model from `contents` (`Data` for a file, a `FileWrapper` for
+    /// a package). `typeName` is the file's uniform type identifier. Runs on the queue that called
+    /// `open` when that is an `OperationQueue` (as on Apple's systems), else on the document's queue.
+    open func load(fromContents contents: Any, ofType typeName: String?) throws {
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "\(type(of: self)) must override load(fromContents:ofType:)"])
+    }
+
+    /// Override: the document's model as `Data` (a file) or a `FileWrapper` (a package). Called on
+    /// the calling queue at the start of a save.
+    open func contents(forType typeName: String) throws -> Any {
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "\(type(of: self)) must override contents(forType:)"])
+    }
+
+    /// Saves to `url`: the change token, `contents(forType:)` and `fileAttributesToWrite` on the
+    /// calling queue, then a coordinated safe write on the document's queue. A save whose base is no
+    /// longer the file's content (another writer got there first) keeps the other content as an
+    /// unresolved conflict version (unless the bytes are the same) and flags `.inConflict`.
+    open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        saveDocument(to: url, for: saveOperation, completionHandler: completionHandler)
+    }
+
+    /// Attributes for the written file. Return `[URLResourceKey.thumbnailDictionaryKey:
+    /// [URLThumbnailDictionaryItem.NSThumbnail1024x1024SizeKey: pngData]]` to save a thumbnail.
+    open func fileAttributesToWrite(to url: URL, for saveOperation: SaveOperation) throws -> [AnyHashable: Any] {
+        [:]
+    }
+
+    /// The safe-save step: writes `contents` beside `url` (through `writeContents(_:to:for:originalContentsURL:)`),
+    /// flushes it, gives it the old file's mode and `user.` attributes (identity, tags), renames it
+    /// over `url` and flushes the folder. A crash at any instant leaves the old or the new contents.
+    open func writeContents(
+        _ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
+        for saveOperation: SaveOperation
+    ) throws {
+        try safelyWrite(contents, andAttributes: additionalFileAttributes, safelyTo: url, for: saveOperation)
+    }
+
+    /// The raw writer: `Data` to a file, a `FileWrapper` to a folder. Override to write the
+    /// on-disk representation yourself.
+    open func writeContents(_ contents: Any, to url: URL, for saveOperation: SaveOperation, originalContentsURL: URL?) throws {
+        try rawWrite(contents, to: url, for: saveOperation, originalContentsURL: originalContentsURL)
+    }
+
+    /// Saves if there are unsaved changes (Apple's "saveless" model), then calls the handler.
+    open func autosave(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        autosaveDocument(completionHandler: completionHandler)
+    }
+
+    /// Saves unsaved changes, then closes: the document stops presenting its file and is `.closed`.
+    open func close(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        closeDocument(completionHandler: completionHandler)
+    }
+
+    /// Drops unsaved changes and loads the contents of `url` (a coordinated read), with editing
+    /// disabled meanwhile.
+    open func revert(toContentsOf url: URL, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
+        revertDocument(toContentsOf: url, completionHandler: completionHandler)
+    }
+
+    // MARK: FilePresenter
+
+    /// The document's file.
+    public var presentedItemURL: URL? { fileURL }
+
+    /// Another process wants to read: unsaved changes are saved first (what you see is what gets
+    /// copied).
+    open func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        presenterSave(completionHandler)
+    }
+
+    /// Another process wants to write: the document's own file access waits until it is done.
+    open func relinquishPresentedItem(toWriter writer: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        presenterRelinquishToWriter(writer)
+    }
+
+    /// The file is about to be deleted: the document closes.
+    open func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        presenterAccommodateDeletion(completionHandler)
+    }
+
+    /// The file moved: `fileURL` follows.
+    open func presentedItemDidMove(to newURL: URL) {
+        setFileURL(newURL)
+    }
+
+    /// Another writer changed the file: the content the document knew is kept as a version, then the
+    /// document reloads (or, with unsaved changes, keeps both sides as a conflict).
+    open func presentedItemDidChange() {
+        presenterDidChange()
+    }
+}
