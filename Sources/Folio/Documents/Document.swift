@@ -112,7 +112,7 @@ open class Document: FilePresenter, @unchecked Sendable {
     open var fileType: String? {
         let ext = fileURL.pathExtension
         guard !ext.isEmpty else { return UTType.data.identifier }
-        return UTType(filenameExtension: ext)?.identifier
+        return UTType(tag: ext, tagClass: .filenameExtension, conformingTo: nil)?.identifier
     }
 
     /// The file's name without its extension.

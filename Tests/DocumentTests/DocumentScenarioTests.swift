@@ -1,0 +1,244 @@
+@testable import Folio
+import FolioSystem
+import FolioTesting
+import Foundation
+import SystemPackage
+import Testing
+
+/// A folder, an in-process coordination engine and a private version store for one test; documents
+/// made through it use both.
+struct DocumentWorld {
+    let directory: TemporaryDirectory
+    let engine = LocalCoordinationEngine()
+    let store: VersionStore
+
+    init() throws {
+        directory = try TemporaryDirectory("documents")
+        store = VersionStore(directory: directory.path + "/store")
+    }
+
+    func url(_ name: String) -> URL { URL(fileURLWithPath: directory.path + "/" + name) }
+
+    func file(_ name: String, _ text: String) throws -> URL {
+        let url = url(name)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    func document(_ url: URL) -> TextDocument {
+        CoordinationEngine.$override.withValue(engine) {
+            VersionStore.$override.withValue(store) { TextDocument(fileURL: url) }
+        }
+    }
+
+    func versions(_ url: URL) throws -> [FileVersion] {
+        try FileVersion.versions(ofItemAt: url, store: store)
+    }
+
+    func coordinator() -> FileCoordinator { FileCoordinator(filePresenter: nil, engine: engine) }
+}
+
+/// Counts a document's state notifications.
+final class StateCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    private var token: (any NSObjectProtocol)?
+
+    init(_ document: Document) {
+        token = NotificationCenter.default.addObserver(forName: Document.stateChangedNotification, object: document, queue: nil) {
+            [weak self] _ in self?.lock.withLock { self?.count += 1 }
+        }
+    }
+
+    var value: Int { lock.withLock { count } }
+    deinit { if let token { NotificationCenter.default.removeObserver(token) } }
+}
+
+/// Polls `condition` for up to `seconds`.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+@Suite("Document: apple-semantics §9 23–31 (in process)")
+struct DocumentScenarioTests {
+    /// 23. Closed, then normal after open, closed after close; one notification per transition.
+    @Test func stateTransitions() async throws {
+        let world = try DocumentWorld()
+        let document = world.document(try world.file("note.txt", "hello"))
+        #expect(document.documentState == .closed)
+        let counter = StateCounter(document)
+        #expect(await document.open())
+        #expect(document.documentState == .normal)
+        #expect(counter.value == 1)
+        #expect(await document.close())
+        #expect(document.documentState == .closed)
+        #expect(counter.value == 2)
+    }
+
+    /// 24. A flat file loads as Data, a package as a FileWrapper; the type comes from the extension.
+    @Test func loadGetsDataOrAFileWrapper() async throws {
+        let world = try DocumentWorld()
+        let flat = world.document(try world.file("note.txt", "hello"))
+        #expect(await flat.open())
+        #expect(flat.loadedKinds == ["Data"] && flat.loadedTypes == ["public.plain-text"] && flat.text == "hello")
+        let package = world.url("Story.rtfd")
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try Data("rich".utf8).write(to: package.appendingPathComponent("TXT.rtf"))
+        let packaged = world.document(package)
+        #expect(await packaged.open())
+        #expect(packaged.loadedKinds == ["FileWrapper"] && packaged.loadedTypes == ["com.apple.rtfd"] && packaged.text == "rich")
+    }
+
+    /// 25. Change counting; a change during an in-flight save stays unsaved.
+    @Test func changeCountingAcrossASave() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("note.txt", "v0")
+        let document = world.document(url)
+        #expect(await document.open())
+        document.updateChangeCount(.done)
+        #expect(document.hasUnsavedChanges)
+        document.updateChangeCount(.cleared)
+        #expect(!document.hasUnsavedChanges)
+        document.edit("v1")
+        document.writeDelay = 300_000
+        async let saved = document.save(to: url, for: .forOverwriting)
+        try await Task.sleep(for: .milliseconds(100))
+        document.edit("v2")  // during the save
+        #expect(await saved)
+        #expect(document.hasUnsavedChanges)
+        #expect(try String(contentsOf: url, encoding: .utf8) == "v1")
+    }
+
+    /// 26. Closing with unsaved changes writes them first.
+    @Test func closeSavesUnsavedChanges() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("note.txt", "before")
+        let document = world.document(url)
+        #expect(await document.open())
+        document.edit("after")
+        #expect(await document.close())
+        #expect(try String(contentsOf: url, encoding: .utf8) == "after")
+    }
+
+    /// 27. A coordinated reader sees only whole old or whole new contents while the document saves.
+    @Test func savesAreAtomicForCoordinatedReaders() async throws {
+        let world = try DocumentWorld()
+        let old = String(repeating: "o", count: 200_000), new = String(repeating: "n", count: 200_000)
+        let url = try world.file("big.txt", old)
+        let document = world.document(url)
+        #expect(await document.open())
+        let reader = Task.detached {
+            var seen = Set<String>()
+            for _ in 0..<200 {
+                var error: NSError?
+                world.coordinator().coordinate(readingItemAt: url, options: .withoutChanges, error: &error) { url in
+                    seen.insert((try? String(contentsOf: url, encoding: .utf8)).map { String($0.prefix(1)) + "\($0.count)" } ?? "unreadable")
+                }
+            }
+            return seen
+        }
+        for round in 0..<10 {
+            document.edit(round.isMultiple(of: 2) ? new : old)
+            #expect(await document.autosave())
+        }
+        let seen = await reader.value
+        #expect(seen.isSubset(of: ["o200000", "n200000"]), "\(seen)")
+    }
+
+    /// 28. A reader that does not pass `.withoutChanges` makes a document with unsaved changes save
+    /// first, so it reads the edit.
+    @Test func readersSeeUnsavedEdits() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("note.txt", "on disk")
+        let document = world.document(url)
+        #expect(await document.open())
+        document.edit("in memory")
+        var read = ""
+        var error: NSError?
+        world.coordinator().coordinate(readingItemAt: url, options: [], error: &error) { url in
+            read = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        }
+        #expect(error == nil && read == "in memory")
+        #expect(eventually { !document.hasUnsavedChanges })
+    }
+
+    /// 29. A coordinated move updates `fileURL`.
+    @Test func movesUpdateTheFileURL() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("draft.txt", "x")
+        let moved = world.url("final.txt")
+        let document = world.document(url)
+        #expect(await document.open())
+        var error: NSError?
+        let coordinator = world.coordinator()
+        coordinator.coordinate(writingItemAt: url, options: .forMoving, writingItemAt: moved, options: .forReplacing, error: &error) {
+            from, to in
+            try? FileManager.default.moveItem(at: from, to: to)
+            coordinator.item(at: from, didMoveTo: to)
+        }
+        #expect(eventually { document.fileURL.path == moved.path })
+        document.edit("saved at the new place")
+        #expect(await document.autosave())
+        #expect(try String(contentsOf: moved, encoding: .utf8) == "saved at the new place")
+    }
+
+    /// 30. Revert disables then enables editing, drops unsaved changes and reloads the disk.
+    @Test func revertReloads() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("note.txt", "disk")
+        let document = world.document(url)
+        #expect(await document.open())
+        document.edit("unsaved")
+        #expect(await document.revert(toContentsOf: url))
+        #expect(document.text == "disk" && !document.hasUnsavedChanges)
+        #expect(document.editingCalls == ["disable", "enable"])
+    }
+
+    /// 31. Unresolved conflicts show as `.inConflict`; the canonical resolution clears it.
+    @Test func conflictsAndTheirResolution() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("plan.txt", "base")
+        let document = world.document(url)
+        #expect(await document.open())
+        // Another writer changes the file (coordinated, with different bytes) while the document
+        // has unsaved changes: both sides are kept.
+        var error: NSError?
+        world.coordinator().coordinate(writingItemAt: url, options: [], error: &error) { url in
+            try? Data("theirs".utf8).write(to: url)
+        }
+        document.edit("mine")
+        #expect(eventually { document.documentState.contains(.inConflict) })
+        #expect(await document.autosave())
+        #expect(try String(contentsOf: url, encoding: .utf8) == "mine")
+        let conflicts = try world.versions(url).filter { $0.isConflict && !$0.isResolved }
+        #expect(try conflicts.map { try String(contentsOf: $0.url, encoding: .utf8) } == ["theirs"])
+        // Resolution: remove the others, mark resolved, revert.
+        world.coordinator().coordinate(writingItemAt: url, options: [], error: &error) { url in
+            for version in conflicts { version.isResolved = true }
+            try? world.store.removeAll(ofItemAt: url.path)
+        }
+        #expect(await document.revert(toContentsOf: url))
+        #expect(!document.documentState.contains(.inConflict))
+    }
+
+    /// A save whose base changed, but where the other writer wrote the very same bytes, is no conflict.
+    @Test func identicalContentsAreNoConflict() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("plan.txt", "base")
+        let document = world.document(url)
+        #expect(await document.open())
+        document.edit("same")
+        // Uncoordinated, so the document cannot have reloaded first.
+        let fd = Glibc.open(url.path, O_WRONLY | O_TRUNC)
+        _ = "same".withCString { Glibc.write(fd, $0, 4) }
+        Glibc.close(fd)
+        #expect(await document.autosave())
+        #expect(!document.documentState.contains(.inConflict))
+        #expect(try world.versions(url).filter(\.isConflict).isEmpty)
+    }
+}
