@@ -23,6 +23,8 @@ package final class CoordinationDriver: @unchecked Sendable {
     private var presenters: [String: any FilePresenter] = [:]
     private var scripts: [String: PresenterScript] = [:]
     private var gates: [String: Gate] = [:]
+    fileprivate let documentLock = NSLock()
+    fileprivate var documentTable: [String: ScriptedDocument] = [:]
 
     package init(engine: CoordinationEngine, emit: @escaping @Sendable (WireValue) -> Void) {
         self.engine = engine
@@ -76,6 +78,8 @@ package final class CoordinationDriver: @unchecked Sendable {
             event("removed", ["name": .string(name)])
         case "ping":
             event("pong", ["id": .string(id)])
+        case "document-open", "document-edit", "document-save", "document-close", "document-revert", "save-loop":
+            runDocument(op, command)
         default:
             event("error", ["message": .string("unknown op \(op)")])
         }
@@ -241,6 +245,70 @@ package final class CoordinationDriver: @unchecked Sendable {
         }
         FileCoordinator.addFilePresenter(presenter, engine: engine)
         event("added", ["name": .string(name)])
+    }
+}
+
+extension CoordinationDriver {
+    /// Document commands: `document-open` (`name`, `path`), `document-edit` (`name`, `text`),
+    /// `document-save`, `document-revert`, `document-close`, and `save-loop` (`path`, `minSize`,
+    /// `maxSize`: saves ever new contents until killed, each framed `BEGIN n … END n`).
+    fileprivate func runDocument(_ op: String, _ command: WireValue) {
+        let name = command["name"]?.stringValue ?? "doc"
+        switch op {
+        case "document-open":
+            let url = URL(fileURLWithPath: command["path"]?.stringValue ?? "/nonexistent")
+            let document = CoordinationEngine.$override.withValue(engine) {
+                ScriptedDocument(name: name, fileURL: url, emit: emit)
+            }
+            setDocument(name, document)
+            document.open { ok in document.log("opened", ["ok": .bool(ok)]) }
+        case "document-edit":
+            guard let document = document(name) else { return }
+            document.text = command["text"]?.stringValue ?? ""
+            document.updateChangeCount(.done)
+            document.log("edited")
+        case "document-save":
+            guard let document = document(name) else { return }
+            document.autosave { ok in document.log("saved", ["ok": .bool(ok), "state": .int(Int64(document.documentState.rawValue))]) }
+        case "document-revert":
+            guard let document = document(name) else { return }
+            document.revert(toContentsOf: document.fileURL) { ok in document.log("reverted", ["ok": .bool(ok)]) }
+        case "document-close":
+            guard let document = document(name) else { return }
+            document.close { ok in document.log("closed", ["ok": .bool(ok)]) }
+        case "save-loop":
+            let url = URL(fileURLWithPath: command["path"]?.stringValue ?? "/nonexistent")
+            let minimum = Int(command["minSize"]?.intValue ?? 1), maximum = Int(command["maxSize"]?.intValue ?? 65536)
+            let prefix = command["prefix"]?.stringValue ?? "r"
+            let document = CoordinationEngine.$override.withValue(engine) { ScriptedDocument(name: name, fileURL: url, emit: emit) }
+            Thread.detachNewThread {
+                let opened = DispatchSemaphore(value: 0)
+                document.open { _ in opened.signal() }
+                opened.wait()
+                document.log("looping")
+                var round = 0
+                while true {
+                    round += 1
+                    let size = Int.random(in: minimum...max(minimum, maximum))
+                    document.text = "BEGIN \(prefix)-\(round) " + String(repeating: "x", count: size) + " END \(prefix)-\(round)\n"
+                    document.updateChangeCount(.done)
+                    let saved = DispatchSemaphore(value: 0)
+                    document.save(to: url, for: .forOverwriting) { _ in saved.signal() }
+                    saved.wait()
+                    if round % 16 == 0 { document.log("saved", ["round": .int(Int64(round))]) }
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    private func setDocument(_ name: String, _ document: ScriptedDocument) {
+        documentLock.withLock { documentTable[name] = document }
+    }
+
+    private func document(_ name: String) -> ScriptedDocument? {
+        documentLock.withLock { documentTable[name] }
     }
 }
 
