@@ -46,7 +46,7 @@ extension SafeSave {
         url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent)\(marker)\(UInt64.random(in: 0...UInt64.max))")
     }
 
-    /// Writes `data` to a new file at `url` and flushes it.
+    /// Writes `data` to a new file at `url` (`commit` flushes it).
     package static func writeNew(_ data: Data, to url: URL, mode: UInt32 = 0o644) throws {
         let fd: SystemPackage.FileDescriptor
         do {
@@ -57,29 +57,27 @@ extension SafeSave {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
         }
         do {
-            try fd.closeAfter {
-                _ = try data.withUnsafeBytes { try fd.writeAll($0) }
-                guard fsync(fd.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
+            try fd.closeAfter { _ = try data.withUnsafeBytes { try fd.writeAll($0) } }
         } catch {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSUnderlyingErrorKey: error])
         }
     }
 
-    /// Puts the written temporary item in place of `url`: flushes it (a file), gives it `mode` and
-    /// the `user.` attributes of `attributesSource`, renames it over `url` (a folder is swapped in),
-    /// and flushes the folder.
+    /// Puts the written temporary item in place of `url`: gives it `mode` and the `user.` attributes
+    /// of `attributesSource`, flushes it (a file; data and metadata in one `fsync`), renames it over
+    /// `url` (a folder is swapped in), and flushes the folder.
     package static func commit(_ temporary: URL, over url: URL, preservingAttributesOf attributesSource: String?, mode: UInt32?) throws {
         let stamp = ItemStamp(path: temporary.path)
-        if !stamp.isDirectory {
-            let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                fsync(fd)
-                close(fd)
-            }
-        }
         if let mode { chmod(temporary.path, mode_t(mode)) }
         if let attributesSource { DocumentIdentity.copyUserAttributes(from: attributesSource, to: temporary.path) }
+        if !stamp.isDirectory {
+            let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0, fsync(fd) == 0 else {
+                if fd >= 0 { close(fd) }
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "cannot flush the new contents: \(String(cString: strerror(errno)))"])
+            }
+            close(fd)
+        }
         if stamp.isDirectory && ItemStamp(path: url.path).isDirectory {
             let old = temporaryURL(besides: url)
             guard rename(url.path, old.path) == 0 else { throw renameError(url) }

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination.")
+    @Argument(help: "The benchmark: types, coordination, documents.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -20,7 +20,8 @@ struct BenchCommand: ParsableCommand {
         switch name {
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination")
+        case "documents": try DocumentBenchmarks.run(rounds: rounds)
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents")
         }
     }
 }
