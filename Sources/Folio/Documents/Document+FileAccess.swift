@@ -12,6 +12,15 @@ extension Document {
         CocoaError(code, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: text])
     }
 
+    /// The queue completion handlers go to: the caller's `OperationQueue`, as on Apple's systems —
+    /// except the main queue, which on Linux only apps running Foundation's run loop service (GTK
+    /// apps and command-line tools do not), so calls from it are answered on a global queue rather
+    /// than never. The async forms have no such question.
+    func callerQueue() -> OperationQueue? {
+        guard let current = OperationQueue.current, current !== OperationQueue.main else { return nil }
+        return current
+    }
+
     /// Runs `body` on `queue` (the caller's), or on a global queue when the caller had none.
     func deliver(on queue: OperationQueue?, _ body: @escaping @Sendable () -> Void) {
         if let queue { queue.addOperation(body) } else { DispatchQueue.global().async(execute: body) }
@@ -34,7 +43,7 @@ extension Document {
     // MARK: Opening
 
     func openDocument(completionHandler: (@Sendable (Bool) -> Void)?) {
-        let caller = OperationQueue.current
+        let caller = callerQueue()
         performAsynchronousFileAccess { [self] in
             let url = fileURL
             let coordinator = FileCoordinator(filePresenter: self, engine: engine)
@@ -108,7 +117,7 @@ extension Document {
     // MARK: Saving
 
     func saveDocument(to url: URL, for saveOperation: SaveOperation, completionHandler: (@Sendable (Bool) -> Void)?) {
-        let caller = OperationQueue.current
+        let caller = callerQueue()
         let token = changeCountToken(for: saveOperation)
         let contents: Any
         let attributes: [AnyHashable: Any]
@@ -237,7 +246,7 @@ extension Document {
     }
 
     func closeDocument(completionHandler: (@Sendable (Bool) -> Void)?) {
-        let caller = OperationQueue.current
+        let caller = callerQueue()
         cancelAutosave()
         autosave { [self] saved in
             performAsynchronousFileAccess { [self] in
@@ -249,7 +258,7 @@ extension Document {
     }
 
     func revertDocument(toContentsOf url: URL, completionHandler: (@Sendable (Bool) -> Void)?) {
-        let caller = OperationQueue.current
+        let caller = callerQueue()
         performAsynchronousFileAccess { [self] in
             let ok = performRevert(to: url, caller: caller)
             deliver(on: caller) { completionHandler?(ok) }

@@ -25,18 +25,18 @@ extension Document {
     }
 
     func presenterAccommodateDeletion(_ completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        performAsynchronousFileAccess { [self] in
-            cancelAutosave()
-            FileCoordinator.removeFilePresenter(self, engine: engine)
-            updateState { $0.insert(.closed) }
-            completionHandler(nil)
-        }
+        // Not through the file-access queue: the deleting writer was relinquished to already, and
+        // that queue waits for it to finish.
+        cancelAutosave()
+        FileCoordinator.removeFilePresenter(self, engine: engine)
+        updateState { $0.insert(.closed) }
+        completionHandler(nil)
     }
 
     /// Another writer changed the file. What the document knew is kept as a version (beyond Apple: so
     /// even a writer that did not coordinate cannot destroy the only copy); then the document reloads,
-    /// or, with unsaved changes, keeps the other writer's content as a conflict version and stays
-    /// `.inConflict` until resolved (its own next save wins the file).
+    /// or, with unsaved changes, saves them at once: its save finds the other writer's content, keeps
+    /// it as a conflict version (unless the bytes are the same) and shows `.inConflict`.
     func presenterDidChange() {
         performAsynchronousFileAccess { [self] in
             guard !documentState.contains(.closed), let base else { return }
@@ -56,11 +56,7 @@ extension Document {
                 }
             }
             if hasUnsavedChanges {
-                if let disk, disk != base.data {
-                    _ = try? versions.addVersion(ofItemAt: path, data: disk, kind: .conflict, isConflict: true)
-                    updateState { $0.insert(.inConflict) }
-                }
-                self.base = Base(stamp: current, data: disk)
+                autosave()
             } else {
                 _ = performRevert(to: fileURL, caller: nil)
             }

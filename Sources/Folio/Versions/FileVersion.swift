@@ -138,6 +138,10 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// A stable identifier, suitable for archiving, of this version of this item.
     public var persistentIdentifier: String { record?.id ?? "current-" + identity }
 
+    /// Why Folio kept the version: `current`, `manual`, `saved`, `conflict` or `external`
+    /// (contents another writer replaced).
+    public var kindName: String { record?.kind.rawValue ?? "current" }
+
     /// Whether the version lost an automatic conflict resolution.
     public var isConflict: Bool { record?.isConflict ?? false }
 

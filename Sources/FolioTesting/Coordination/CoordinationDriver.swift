@@ -120,6 +120,9 @@ package final class CoordinationDriver: @unchecked Sendable {
         let hold = command["hold"]?.boolValue ?? true
         let body: @Sendable ([URL]) -> Void = { [self] urls in
             var fields: [String: WireValue] = ["id": .string(id), "urls": .array(urls.map { .string($0.path) })]
+            if command["capture"]?.boolValue == true, let first = urls.first, let data = FileManager.default.contents(atPath: first.path) {
+                fields["text"] = .string(String(decoding: data.prefix(65536), as: UTF8.self))
+            }
             if let first = urls.first, op == "read", FileCoordinator.ReadingOptions(rawValue: self.options(command)).contains(.forUploading) {
                 let head = (try? FileHandle(forReadingFrom: first).read(upToCount: 2)) ?? Data()
                 fields["zip"] = .bool(head == Data("PK".utf8))

@@ -39,4 +39,9 @@ final class ScriptedDocument: Document, @unchecked Sendable {
     }
 
     override func contents(forType typeName: String) throws -> Any { Data(text.utf8) }
+
+    override func presentedItemDidMove(to newURL: URL) {
+        super.presentedItemDidMove(to: newURL)
+        log("moved", ["to": .string(newURL.path)])
+    }
 }

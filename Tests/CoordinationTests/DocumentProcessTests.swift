@@ -1,0 +1,123 @@
+import Folio
+import FolioTesting
+import Foundation
+import Testing
+
+/// Documents in two real processes editing the same file, through the daemon (apple-semantics §9
+/// 23–31 where another process matters).
+@Suite("Document: two processes, one document")
+struct DocumentProcessTests {
+    private func document(_ participant: Participant, _ what: String, name: String = "doc", timeout: Double = 10) throws -> WireValue {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = participant.events.last(where: {
+                $0["event"]?.stringValue == "document" && $0["what"]?.stringValue == what && $0["name"]?.stringValue == name
+            }) {
+                return found
+            }
+            usleep(5000)
+        }
+        throw TestFailure("no document \(what) event; events: \(participant.events.map { String(decoding: $0.serialized(), as: UTF8.self) })")
+    }
+
+    private func count(_ participant: Participant, _ what: String) -> Int {
+        participant.events.filter { $0["event"]?.stringValue == "document" && $0["what"]?.stringValue == what }.count
+    }
+
+    private func waitForCount(_ participant: Participant, _ what: String, _ expected: Int) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if count(participant, what) >= expected { return true }
+            usleep(5000)
+        }
+        return false
+    }
+
+    @Test func anotherProcessesSaveReloadsAnOpenDocument() throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("shared.txt", "first draft")
+        let a = try world.participant(), b = try world.participant()
+        for p in [a, b] { p.send(["op": "document-open", "name": "doc", "path": .string(f)]) }
+        #expect(try document(a, "opened")["ok"]?.boolValue == true)
+        #expect(try document(b, "opened")["ok"]?.boolValue == true)
+        a.send(["op": "document-edit", "name": "doc", "text": "second draft by A"])
+        a.send(["op": "document-save", "name": "doc"])
+        #expect(try document(a, "saved")["ok"]?.boolValue == true)
+        #expect(waitForCount(b, "loaded", 2), "B did not reload")
+        #expect(try document(b, "loaded")["text"]?.stringValue == "second draft by A")
+    }
+
+    @Test func readersMakeTheOtherProcessSaveFirst() throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("shared.txt", "on disk")
+        let editor = try world.participant(), reader = try world.participant()
+        editor.send(["op": "document-open", "name": "doc", "path": .string(f)])
+        _ = try document(editor, "opened")
+        editor.send(["op": "document-edit", "name": "doc", "text": "unsaved in the editor"])
+        _ = try document(editor, "edited")
+        reader.send(Command.read("r", f, [], ["hold": false, "capture": true]))
+        #expect(try reader.waitFor("entered", id: "r")["text"]?.stringValue == "unsaved in the editor")
+    }
+
+    @Test func concurrentEditsKeepBothSides() throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("plan.txt", "base")
+        let a = try world.participant(), b = try world.participant()
+        for p in [a, b] { p.send(["op": "document-open", "name": "doc", "path": .string(f)]) }
+        _ = try document(a, "opened")
+        _ = try document(b, "opened")
+        b.send(["op": "document-edit", "name": "doc", "text": "B's unsaved plan"])
+        _ = try document(b, "edited")
+        a.send(["op": "document-edit", "name": "doc", "text": "A's plan"])
+        a.send(["op": "document-save", "name": "doc"])
+        _ = try document(a, "saved")
+        // B has unsaved changes: it keeps them, keeps A's as a conflict version, shows .inConflict.
+        let inConflict = Document.State.inConflict.rawValue
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline,
+            !b.events.contains(where: { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & inConflict) != 0 })
+        {
+            usleep(5000)
+        }
+        #expect(b.events.contains { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & inConflict) != 0 })
+        b.send(["op": "document-save", "name": "doc"])
+        #expect(try document(b, "saved")["ok"]?.boolValue == true)
+        #expect(try String(contentsOfFile: f, encoding: .utf8) == "B's unsaved plan")
+        let store = VersionStoreProbe(world.environment)
+        #expect(try store.conflictTexts(of: f) == ["A's plan"])
+    }
+
+    @Test func movesAndDeletionsReachTheOtherProcess() throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("draft.txt", "text")
+        let moved = world.path("final.txt")
+        let holder = try world.participant(), mover = try world.participant()
+        holder.send(["op": "document-open", "name": "doc", "path": .string(f)])
+        _ = try document(holder, "opened")
+        mover.send(Command.write2("mv", f, .forMoving, moved, .forReplacing))
+        _ = try mover.waitFor("entered", id: "mv")
+        mover.send(["op": "move", "id": "mv", "from": .string(f), "to": .string(moved)])
+        _ = try mover.waitFor("moved", id: "mv")
+        mover.send(Command.release("mv"))
+        #expect(try document(holder, "moved")["to"]?.stringValue == moved)
+        mover.send(Command.write("rm", moved, .forDeleting))
+        _ = try mover.waitFor("entered", id: "rm")
+        #expect(holder.events.contains { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & Document.State.closed.rawValue) != 0 })
+        mover.send(Command.release("rm"))
+    }
+}
+
+/// Reads the version store of a scenario's XDG tree, as a user's tools would.
+struct VersionStoreProbe {
+    let environment: [String: String]
+    init(_ environment: [String: String]) { self.environment = environment }
+
+    func conflictTexts(of path: String) throws -> [String] {
+        let output = try ProcessRunner.folio(["versions", "list", path, "--json"], environment: environment)
+        guard output.status == 0, let value = try? WireValue(parsing: Array(output.stdout.utf8)) else {
+            throw TestFailure("folio versions list failed: \(output.stderr)")
+        }
+        return (value["versions"]?.arrayValue ?? []).filter { $0["conflict"]?.boolValue == true && $0["resolved"]?.boolValue != true }
+            .compactMap { $0["path"]?.stringValue }.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+    }
+}
