@@ -242,3 +242,33 @@ struct DocumentScenarioTests {
         #expect(try world.versions(url).filter(\.isConflict).isEmpty)
     }
 }
+
+/// A document that saves a thumbnail with its contents.
+final class IllustratedDocument: Document, @unchecked Sendable {
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array("a tiny picture".utf8))
+    override func load(fromContents contents: Any, ofType typeName: String?) throws {}
+    override func contents(forType typeName: String) throws -> Any { Data("picture source".utf8) }
+    override func fileAttributesToWrite(to url: URL, for saveOperation: SaveOperation) throws -> [AnyHashable: Any] {
+        [URLResourceKey.thumbnailDictionaryKey: [URLThumbnailDictionaryItem.NSThumbnail1024x1024SizeKey: Self.png]]
+    }
+}
+
+@Suite("Document: thumbnails (§9 32)")
+struct ThumbnailTests {
+    @Test func aSavedThumbnailIsReadBackAsAPromisedResourceValue() async throws {
+        let world = try DocumentWorld()
+        let url = world.url("sketch.txt")
+        let cache = world.directory.path + "/cache/thumbnails"
+        let document = Thumbnails.$cacheOverride.withValue(cache) {
+            CoordinationEngine.$override.withValue(world.engine) { IllustratedDocument(fileURL: url) }
+        }
+        #expect(await document.save(to: url, for: .forCreating))
+        #expect(document.documentState == .normal)
+        let values = try Thumbnails.$cacheOverride.withValue(cache) {
+            try url.promisedItemResourceValues(forKeys: [.thumbnailDictionaryKey, .nameKey, .fileSizeKey])
+        }
+        #expect(values.thumbnailDictionary?[.NSThumbnail1024x1024SizeKey] == IllustratedDocument.png)
+        #expect(values.name == "sketch.txt" && values.fileSize == 14)
+        #expect(FileManager.default.fileExists(atPath: Thumbnails.cachePath(for: url, in: cache)))
+    }
+}

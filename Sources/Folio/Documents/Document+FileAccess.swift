@@ -228,7 +228,7 @@ extension Document {
         if let thumbnails = attributes[URLResourceKey.thumbnailDictionaryKey] as? [AnyHashable: Any] ?? attributes[URLResourceKey.thumbnailDictionaryKey.rawValue] as? [AnyHashable: Any],
             let image = thumbnails[Thumbnails.largestKey] as? Data ?? thumbnails[Thumbnails.largestKey.rawValue] as? Data
         {
-            try Thumbnails.store(image, for: url)
+            try Thumbnails.store(image, for: url, in: thumbnailCache)
         }
         if let date = attributes[FileAttributeKey.modificationDate] as? Date ?? attributes[FileAttributeKey.modificationDate.rawValue] as? Date {
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: url.path)

@@ -51,6 +51,7 @@ open class Document: FilePresenter, @unchecked Sendable {
 
     let engine: CoordinationEngine
     let versions: VersionStore
+    let thumbnailCache: String
     let logger = Logger(label: "folio.document")
     let lock = NSLock()
     private var currentURL: URL
@@ -99,6 +100,7 @@ open class Document: FilePresenter, @unchecked Sendable {
         currentURL = url
         engine = CoordinationEngine.current
         versions = VersionStore.current
+        thumbnailCache = Thumbnails.cacheDirectory
     }
 
     // MARK: Properties

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+public import UniformTypes
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -21,24 +22,72 @@ public struct URLThumbnailDictionaryItem: RawRepresentable, Hashable, Sendable {
 enum Thumbnails {
     static let largestKey = URLThumbnailDictionaryItem.NSThumbnail1024x1024SizeKey
 
-    static func cachePath(for url: URL) -> String {
+    /// A cache folder for the current task only (tests).
+    @TaskLocal static var cacheOverride: String?
+
+    /// `$XDG_CACHE_HOME/thumbnails` (default `~/.cache/thumbnails`).
+    static var cacheDirectory: String {
+        if let cacheOverride { return cacheOverride }
         let environment = ProcessInfo.processInfo.environment
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        return cache + "/thumbnails"
+    }
+
+    static func cachePath(for url: URL, in directory: String = cacheDirectory) -> String {
         let uri = URL(fileURLWithPath: url.path).absoluteString
         let digest = Insecure.MD5.hash(data: Data(uri.utf8)).map { String(format: "%02x", $0) }.joined()
-        return cache + "/thumbnails/x-large/" + digest + ".png"
+        return directory + "/x-large/" + digest + ".png"
     }
 
     /// Stores a PNG thumbnail of the file at `url`.
-    static func store(_ png: Data, for url: URL) throws {
-        let path = cachePath(for: url)
+    static func store(_ png: Data, for url: URL, in directory: String = cacheDirectory) throws {
+        let path = cachePath(for: url, in: directory)
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try SafeSave.write(png, to: path, preservingAttributesOf: nil, mode: 0o600)
     }
 
     /// The stored thumbnail of the file at `url`, or nil.
-    static func thumbnail(for url: URL) -> Data? {
-        FileManager.default.contents(atPath: cachePath(for: url))
+    static func thumbnail(for url: URL, in directory: String = cacheDirectory) -> Data? {
+        FileManager.default.contents(atPath: cachePath(for: url, in: directory))
+    }
+}
+
+/// Resource values of an item that may not be local yet (Apple's `promisedItemResourceValues`):
+/// what Folio knows without reading the contents.
+public struct PromisedItemResourceValues: Sendable {
+    /// The item's name.
+    public var name: String?
+    /// Whether the item is a folder.
+    public var isDirectory: Bool?
+    /// The size in bytes.
+    public var fileSize: Int?
+    /// When the contents last changed.
+    public var contentModificationDate: Date?
+    /// The item's type.
+    public var contentType: UTType?
+    /// Thumbnails saved with the item (`Document.fileAttributesToWrite`), PNG data by size key.
+    public var thumbnailDictionary: [URLThumbnailDictionaryItem: Data]?
+}
+
+extension URL {
+    /// The item's resource values that need no contents (Apple's
+    /// `promisedItemResourceValues(forKeys:)`): name, folder or not, size, modification date,
+    /// content type, and the thumbnails saved with it.
+    ///
+    /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
+    public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> PromisedItemResourceValues {
+        let stamp = ItemStamp(path: path)
+        guard stamp.exists else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        var values = PromisedItemResourceValues()
+        if keys.contains(.nameKey) { values.name = lastPathComponent }
+        if keys.contains(.isDirectoryKey) { values.isDirectory = stamp.isDirectory }
+        if keys.contains(.fileSizeKey) { values.fileSize = Int(stamp.size) }
+        if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: stamp.modificationTime) }
+        if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = try? UTType.contentType(ofItemAt: self).type }
+        if keys.contains(.thumbnailDictionaryKey) {
+            values.thumbnailDictionary = Thumbnails.thumbnail(for: self).map { [Thumbnails.largestKey: $0] } ?? [:]
+        }
+        return values
     }
 }
