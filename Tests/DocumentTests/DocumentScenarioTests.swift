@@ -272,3 +272,32 @@ struct ThumbnailTests {
         #expect(FileManager.default.fileExists(atPath: Thumbnails.cachePath(for: url, in: cache)))
     }
 }
+
+@Suite("Document: autosave")
+struct AutosaveTests {
+    @Test func savesAfterAPauseAndWithinTheMaximumDelayWhileEditsContinue() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("typing.txt", "")
+        let document = world.document(url)
+        document.autosaveDelay = .milliseconds(300)
+        document.autosaveMaximumDelay = .milliseconds(700)
+        #expect(await document.open())
+        // One edit, then a pause: saved after the delay.
+        document.edit("a")
+        #expect(eventually(3) { (try? String(contentsOf: url, encoding: .utf8)) == "a" })
+        #expect(!document.hasUnsavedChanges)
+        // Edits every 100 ms, faster than the delay: still saved within the maximum delay.
+        let start = Date()
+        var savedWhileTyping = false
+        for index in 0..<20 {
+            document.edit("a" + String(repeating: "b", count: index + 1))
+            try await Task.sleep(for: .milliseconds(100))
+            if (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("ab") == true, Date().timeIntervalSince(start) < 1.9 {
+                savedWhileTyping = true
+            }
+        }
+        #expect(savedWhileTyping, "no autosave while edits kept coming")
+        #expect(await document.close())
+        #expect(try String(contentsOf: url, encoding: .utf8) == "a" + String(repeating: "b", count: 20))
+    }
+}
