@@ -121,3 +121,36 @@ struct VersionStoreProbe {
             .compactMap { $0["path"]?.stringValue }.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
     }
 }
+
+extension DocumentProcessTests {
+    /// 27 across processes: a reader in another process only ever sees whole saves.
+    @Test func readersInAnotherProcessSeeOnlyWholeSaves() throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("log.txt", "BEGIN s-0 x END s-0\n")
+        let saver = try world.participant(), reader = try world.participant()
+        saver.send(["op": "save-loop", "name": "loop", "path": .string(f), "prefix": "s", "minSize": 1000, "maxSize": 60000])
+        _ = try document(saver, "looping", name: "loop")
+        for index in 0..<60 {
+            reader.send(Command.read("r\(index)", f, .withoutChanges, ["hold": false, "capture": true]))
+            usleep(5000)
+        }
+        let entered = try waitForEntered(reader, 60)
+        let texts = entered.compactMap { $0["text"]?.stringValue }
+        #expect(texts.count == 60)
+        #expect(Set(texts).count > 5, "the reads did not overlap the saves")
+        for text in texts {
+            let lines = text.split(separator: " ")
+            #expect(lines.first == "BEGIN" && text.hasSuffix(" END \(lines[1])\n"), "a torn read: \(text.prefix(30))…\(text.suffix(20))")
+        }
+    }
+
+    private func waitForEntered(_ participant: Participant, _ count: Int) throws -> [WireValue] {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let entered = participant.events.filter { $0["event"]?.stringValue == "entered" }
+            if entered.count >= count { return entered }
+            usleep(10_000)
+        }
+        throw TestFailure("only \(participant.events.filter { $0["event"]?.stringValue == "entered" }.count) reads")
+    }
+}

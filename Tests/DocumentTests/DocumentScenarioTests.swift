@@ -301,3 +301,25 @@ struct AutosaveTests {
         #expect(try String(contentsOf: url, encoding: .utf8) == "a" + String(repeating: "b", count: 20))
     }
 }
+
+@Suite("Document: safe save keeps what the file carries")
+struct SafeSaveAttributeTests {
+    @Test func modeTagsAndIdentitySurviveSaves() async throws {
+        let world = try DocumentWorld()
+        let url = try world.file("tagged.txt", "v1")
+        chmod(url.path, 0o600)
+        try FilePath(url.path).setExtendedAttribute(named: "user.xdg.tags", to: Array("urgent,work".utf8))
+        let document = world.document(url)
+        #expect(await document.open())
+        let identity = try DocumentIdentity.identifier(ofItemAt: url.path, creating: false)
+        let inode = try FileStatus(path: FilePath(url.path)).inode
+        document.edit("v2")
+        #expect(await document.autosave())
+        #expect(try FileStatus(path: FilePath(url.path)).inode != inode, "saved by rename")
+        #expect(try FileStatus(path: FilePath(url.path)).mode == 0o600)
+        #expect(try FilePath(url.path).extendedAttribute(named: "user.xdg.tags") == Array("urgent,work".utf8))
+        #expect(try DocumentIdentity.identifier(ofItemAt: url.path, creating: false) == identity)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.directory.path).filter { $0.contains(".folio-save-") }
+        #expect(leftovers.isEmpty)
+    }
+}

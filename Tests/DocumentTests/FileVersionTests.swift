@@ -156,3 +156,26 @@ struct FileVersionTests {
         }
     }
 }
+
+@Suite("Version store: size cap and collection")
+struct VersionCollectionTests {
+    @Test func theSizeCapDropsTheOldestButNeverAnUnresolvedConflict() throws {
+        var limits = VersionStore.Limits()
+        limits.maximumBytes = 10_000
+        let world = try VersionWorld(limits: limits)
+        let a = try world.file("a.txt", "a"), b = try world.file("b.txt", "b")
+        try world.store.addVersion(ofItemAt: a.path, data: Data(repeating: 1, count: 6000), kind: .conflict, isConflict: true)
+        for round in 0..<4 {
+            try world.store.addVersion(ofItemAt: (round.isMultiple(of: 2) ? a : b).path, data: Data(repeating: UInt8(10 + round), count: 3000), kind: .saved)
+        }
+        let report = try world.store.collectGarbage(grace: 0)
+        #expect(report.bytesKept <= 10_000)
+        #expect(report.versionsDropped == 3)
+        #expect(report.objectsRemoved == 3)
+        let kept = try world.store.versions(ofItemAt: a.path).records + world.store.versions(ofItemAt: b.path).records
+        #expect(kept.contains { $0.isConflict }, "the unresolved conflict stays")
+        #expect(kept.filter { !$0.isConflict }.map(\.size) == [3000], "the newest version stays")
+        let objects = try FileManager.default.subpathsOfDirectory(atPath: world.store.objectsDirectory).filter { $0.count > 60 }
+        #expect(objects.count == 2)
+    }
+}

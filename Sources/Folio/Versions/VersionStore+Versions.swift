@@ -24,6 +24,7 @@ extension VersionStore {
         let modified = (try? FileStatus(path: FilePath(origin), followSymlinks: true))?.modificationTime ?? Date().timeIntervalSince1970
         let (hash, size) = try storeObject(copying: origin)
         let record = try insert(hash: hash, size: size, modified: modified, identity: identity, path: path, kind: kind, isConflict: isConflict)
+        collectIfDue()
         return (identity, record)
     }
 
@@ -37,6 +38,7 @@ extension VersionStore {
         let record = try insert(
             hash: hash, size: Int64(data.count), modified: modified.timeIntervalSince1970, identity: identity, path: path, kind: kind,
             isConflict: isConflict)
+        collectIfDue()
         return (identity, record)
     }
 
