@@ -323,3 +323,26 @@ struct SafeSaveAttributeTests {
         #expect(leftovers.isEmpty)
     }
 }
+
+@Suite("Document: progress of long loads")
+struct ProgressTests {
+    @Test func largeFilesPublishProgressAndCanBeCancelled() async throws {
+        let world = try DocumentWorld()
+        let url = world.url("large.txt")
+        try Data(repeating: UInt8(ascii: "a"), count: 6 << 20).write(to: url)
+        let document = world.document(url)
+        #expect(await document.open())
+        #expect(document.progress?.completedUnitCount == 6 << 20 && document.progress?.totalUnitCount == 6 << 20)
+        #expect(!document.documentState.contains(.progressAvailable))
+        _ = await document.close()
+
+        // Cancelled as soon as it is published: the open fails and the document stays closed.
+        let second = world.document(url)
+        let token = NotificationCenter.default.addObserver(forName: Document.stateChangedNotification, object: second, queue: nil) { _ in
+            if second.documentState.contains(.progressAvailable) { second.progress?.cancel() }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        #expect(await second.open() == false)
+        #expect(second.documentState.contains(.closed))
+    }
+}

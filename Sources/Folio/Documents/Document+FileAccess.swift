@@ -78,11 +78,7 @@ extension Document {
         if stamp.isDirectory {
             contents = try FileWrapper(url: url)
         } else {
-            do {
-                data = try readFile(url)
-            } catch let error as CocoaError {
-                throw error
-            }
+            data = try readFile(url, reportingProgress: stamp.size >= Self.progressThreshold)
             contents = data!
         }
         let type = fileType
@@ -93,16 +89,33 @@ extension Document {
         fileModificationDate = Date(timeIntervalSince1970: stamp.modificationTime)
     }
 
-    private func readFile(_ url: URL) throws -> Data {
+    /// Files from this size up are read with `progress` published (`.progressAvailable`), and the
+    /// read stops when that progress is cancelled.
+    static let progressThreshold: Int64 = 4 << 20
+
+    private func readFile(_ url: URL, reportingProgress: Bool = false) throws -> Data {
         let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code: CocoaError.Code = errno == EACCES || errno == EPERM ? .fileReadNoPermission : .fileReadNoSuchFile
             throw Self.failure(code, url, "cannot read \(url.lastPathComponent): \(String(cString: strerror(errno)))")
         }
         defer { Glibc.close(fd) }
+        var progress: Progress?
+        if reportingProgress {
+            var status = stat()
+            fstat(fd, &status)
+            let made = Progress(totalUnitCount: Int64(status.st_size))
+            progress = made
+            self.progress = made
+            updateState { $0.insert(.progressAvailable) }
+        }
+        defer { if progress != nil { updateState { $0.remove(.progressAvailable) } } }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
+            if let progress, progress.isCancelled {
+                throw CocoaError(.userCancelled, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "opening was cancelled"])
+            }
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -110,6 +123,7 @@ extension Document {
             }
             if count == 0 { break }
             data.append(contentsOf: buffer[..<count])
+            progress?.completedUnitCount += Int64(count)
         }
         return data
     }

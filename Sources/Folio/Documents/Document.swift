@@ -126,8 +126,14 @@ open class Document: FilePresenter, @unchecked Sendable {
         set { lock.withLock { modificationDate = newValue } }
     }
 
-    /// Progress of a long load or save, while `documentState` contains `.progressAvailable`.
-    open var progress: Progress?
+    /// Progress of a long load (files of 4 MiB and up), valid while `documentState` contains
+    /// `.progressAvailable`; cancelling it stops the open, which then fails with
+    /// `CocoaError.userCancelled`.
+    open var progress: Progress? {
+        get { lock.withLock { currentProgress } }
+        set { lock.withLock { currentProgress = newValue } }
+    }
+    private var currentProgress: Progress?
 
     /// The document's state.
     public var documentState: State { lock.withLock { state } }
