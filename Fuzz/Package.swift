@@ -20,5 +20,8 @@ let package = Package(
         // The daemon's wire protocol: client frames (claims, presenters, answers) and daemon events.
         .executableTarget(
             name: "FuzzWireFrame", dependencies: [.product(name: "Folio", package: folio)]),
+        // The version store's manifests and document identity attributes.
+        .executableTarget(
+            name: "FuzzVersionStore", dependencies: [.product(name: "Folio", package: folio)]),
     ]
 )

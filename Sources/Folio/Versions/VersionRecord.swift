@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// One stored version of a document, as the version store's manifest keeps it.
 package struct VersionRecord: Codable, Sendable, Equatable {

@@ -11,7 +11,7 @@ extension VersionStore {
         let stamp = directory + "/last-collection"
         var status = stat()
         if stat(stamp, &status) == 0, Date().timeIntervalSince1970 - Double(status.st_mtim.tv_sec) < 3600 { return }
-        FileManager.default.createFile(atPath: stamp, contents: nil)
+        _ = FileManager.default.createFile(atPath: stamp, contents: nil)
         do { try collectGarbage() } catch { logger.warning("version store collection failed", metadata: ["error": "\(error)"]) }
     }
 

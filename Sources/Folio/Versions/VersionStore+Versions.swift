@@ -10,7 +10,7 @@ extension VersionStore {
     static let hostName: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }()
 
     /// Stores the current contents of the item at `path` (or of `source`) as a new version.

@@ -130,10 +130,11 @@ package final class VersionStore: Sendable {
     /// - Throws: `CocoaError.fileReadCorruptFile` when the bytes no longer match (a damaged store).
     package func readObject(_ hash: String) throws -> Data {
         let path = objectPath(hash)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = try? FilePath(path).readBytes(maximumSize: Int.max - 1) else {
             throw CocoaError(
                 .fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "version contents missing from the store"])
         }
+        let data = Data(bytes)
         guard SHA256.hash(data: data).hexString == hash else {
             logger.error("corrupt version object", metadata: ["object": "\(path)"])
             throw CocoaError(
@@ -151,9 +152,15 @@ package final class VersionStore: Sendable {
     func manifest(_ identity: String) throws -> VersionManifest? {
         precondition(DocumentIdentity.isValid(identity))
         let path = manifestPath(identity)
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let bytes: [UInt8]?
         do {
-            let manifest = try JSONDecoder().decode(VersionManifest.self, from: data)
+            bytes = try FilePath(path).readBytes(maximumSize: Self.maximumManifestSize)
+        } catch {
+            return nil  // no manifest (or unreadable: treated as none, never rewritten blindly)
+        }
+        do {
+            guard let bytes else { throw VersionStoreError(description: "larger than \(Self.maximumManifestSize) bytes") }
+            let manifest = try JSONDecoder().decode(VersionManifest.self, from: Data(bytes))
             guard manifest.format == 1, manifest.identifier == identity,
                 manifest.versions.allSatisfy({ Self.isHash($0.object) && DocumentIdentity.isValid($0.id) })
             else {
@@ -169,6 +176,9 @@ package final class VersionStore: Sendable {
                 userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "the version store's entry for this document is damaged; it was moved to \(aside)"])
         }
     }
+
+    /// The largest manifest read (64 MiB: far beyond 64 versions' worth).
+    static let maximumManifestSize = 64 << 20
 
     static func isHash(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import Folio
 
 /// Runs coordination scripts: JSON commands in, JSON events out. The test helper executable wraps it

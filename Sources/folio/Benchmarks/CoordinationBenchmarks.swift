@@ -28,7 +28,7 @@ enum CoordinationBenchmarks {
         try waitForSocket(echoSocket)
 
         let file = root + "/document.txt"
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         let url = URL(fileURLWithPath: file)
         let engine = try DaemonCoordinationEngine(socketPath: socket)
         let local = LocalCoordinationEngine()
@@ -68,7 +68,7 @@ enum CoordinationBenchmarks {
 
         // Four client processes hammering distinct files, then one shared file.
         let distinct = (0..<4).map { root + "/file-\($0).txt" }
-        for path in distinct { FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        for path in distinct { _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
         for (label, files) in [("4 processes, distinct files", distinct), ("4 processes, one shared file", Array(repeating: file, count: 4))] {
             let coordinated = try hammer(executable, environment, mode: "coordinated", files: files, seconds: seconds)
             let flocked = try hammer(executable, environment, mode: "flock", files: files, seconds: seconds)

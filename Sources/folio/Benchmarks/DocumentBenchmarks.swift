@@ -57,7 +57,7 @@ enum DocumentBenchmarks {
     static func rawSave(_ data: Data, to path: String) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        _ = data.withUnsafeBytes { raw in
+        data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
                 let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
