@@ -11,17 +11,19 @@ let package = Package(
     name: "FolioFuzz",
     dependencies: [.package(path: "..")],
     targets: [
+        // libFuzzer's driver entry, shared by the targets.
+        .target(name: "FuzzSupport"),
         // App manifests: XML/binary plist and JSON Info.plist keys.
         .executableTarget(
-            name: "FuzzManifest", dependencies: [.product(name: "Folio", package: folio)]),
+            name: "FuzzManifest", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // shared-mime-info database files (globs2, subclasses, aliases, magic), dynamic identifiers, mimeapps.list.
         .executableTarget(
-            name: "FuzzMimeDatabase", dependencies: [.product(name: "Folio", package: folio)]),
+            name: "FuzzMimeDatabase", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The daemon's wire protocol: client frames (claims, presenters, answers) and daemon events.
         .executableTarget(
-            name: "FuzzWireFrame", dependencies: [.product(name: "Folio", package: folio)]),
+            name: "FuzzWireFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The version store's manifests and document identity attributes.
         .executableTarget(
-            name: "FuzzVersionStore", dependencies: [.product(name: "Folio", package: folio)]),
+            name: "FuzzVersionStore", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
     ]
 )

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Folio
 import Foundation
 
@@ -14,15 +15,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
-
 /// SwiftPM links executables through `FuzzManifest_main`; hand control to libFuzzer's driver.
 @_cdecl("FuzzManifest_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { fuzz($0, $1) }
+    runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }

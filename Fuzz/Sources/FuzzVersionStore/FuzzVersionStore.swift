@@ -1,3 +1,4 @@
+import FuzzSupport
 @_spi(Fuzzing) import Folio
 
 /// Version manifests and identity attributes as found on disk: damaged ones are reported and moved
@@ -8,15 +9,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt) -> CInt
-
 /// SwiftPM links executables through `FuzzVersionStore_main`; hand control to libFuzzer's driver.
 @_cdecl("FuzzVersionStore_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { fuzz($0, $1) }
+    runLibFuzzer(argc, argv) { fuzz($0, $1) }
 }
