@@ -53,9 +53,11 @@ enum Thumbnails {
     }
 }
 
-/// Resource values of an item that may not be local yet (Apple's `promisedItemResourceValues`):
-/// what Folio knows without reading the contents.
-public struct PromisedItemResourceValues: Sendable {
+/// Resource values Folio knows of an item without reading its contents: what
+/// `URL.promisedItemResourceValues(forKeys:)` returns, and what `URL.resourceValues(forKeys:fromBookmarkData:)`
+/// returns from the values stored in a bookmark (Apple returns `URLResourceValues`, which Foundation
+/// on Linux cannot make; the property names are the same).
+public struct ItemResourceValues: Sendable {
     /// The item's name.
     public var name: String?
     /// Whether the item is a folder.
@@ -76,10 +78,10 @@ extension URL {
     /// content type, and the thumbnails saved with it.
     ///
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
-    public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> PromisedItemResourceValues {
+    public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
         let stamp = ItemStamp(path: path)
         guard stamp.exists else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
-        var values = PromisedItemResourceValues()
+        var values = ItemResourceValues()
         if keys.contains(.nameKey) { values.name = lastPathComponent }
         if keys.contains(.isDirectoryKey) { values.isDirectory = stamp.isDirectory }
         if keys.contains(.fileSizeKey) { values.fileSize = Int(stamp.size) }

@@ -1,0 +1,78 @@
+import FolioSystem
+import Foundation
+import SystemPackage
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Finds a bookmark's item: where it was, or — after a rename or move within its file system — by
+/// its inode (which a rename keeps), confirmed by its identity attribute, searching outward from its
+/// old folder with a bounded budget; and, for an item that was also saved by rename (a new inode),
+/// by its identity attribute in its old folder.
+enum BookmarkResolver {
+    /// How many directory entries a search may look at.
+    static let budget = 50_000
+
+    /// The item's path now, and whether that differs from the bookmark's (stale).
+    static func locate(_ bookmark: Bookmark, at expected: String) -> (path: String, stale: Bool)? {
+        if matches(expected, bookmark) { return (expected, expected != bookmark.path) }
+        var visited = Set<String>()
+        var remaining = budget
+        var start = (expected as NSString).deletingLastPathComponent
+        while !start.isEmpty {
+            if let found = search(from: start, bookmark, &visited, &remaining, byInode: true) { return (found, true) }
+            if remaining <= 0 || start == "/" { break }
+            let parent = (start as NSString).deletingLastPathComponent
+            guard sameDevice(parent, bookmark.device) else { break }
+            start = parent
+        }
+        var again = Set<String>()
+        var small = 4096
+        if let found = search(from: (expected as NSString).deletingLastPathComponent, bookmark, &again, &small, byInode: false, depth: 1) {
+            return (found, true)
+        }
+        return nil
+    }
+
+    static func matches(_ path: String, _ bookmark: Bookmark) -> Bool {
+        guard let status = try? FileStatus(path: FilePath(path)), status.device == bookmark.device else { return false }
+        if bookmark.identity.hasPrefix("inode-") { return status.inode == bookmark.inode }
+        return identity(of: path) == bookmark.identity
+    }
+
+    private static func identity(of path: String) -> String? {
+        guard let bytes = try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func sameDevice(_ path: String, _ device: UInt64) -> Bool {
+        (try? FileStatus(path: FilePath(path)))?.device == device
+    }
+
+    /// Breadth-first from `root` (skipping folders searched already and other file systems).
+    private static func search(
+        from root: String, _ bookmark: Bookmark, _ visited: inout Set<String>, _ remaining: inout Int, byInode: Bool,
+        depth: Int = .max
+    ) -> String? {
+        var queue: [(String, Int)] = [(root, 0)]
+        while !queue.isEmpty, remaining > 0 {
+            let (directory, level) = queue.removeFirst()
+            guard visited.insert(directory).inserted, let stream = opendir(directory) else { continue }
+            defer { closedir(stream) }
+            while let entry = readdir(stream), remaining > 0 {
+                remaining -= 1
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                let path = directory == "/" ? "/" + name : directory + "/" + name
+                let candidate = byInode ? UInt64(entry.pointee.d_ino) == bookmark.inode : true
+                if candidate, matches(path, bookmark) { return path }
+                if entry.pointee.d_type == UInt8(DT_DIR), level + 1 < depth, !visited.contains(path) {
+                    queue.append((path, level + 1))
+                }
+            }
+        }
+        return nil
+    }
+}
