@@ -140,7 +140,7 @@ struct BookmarkTests {
         candidates.append(("empty", Data()))
         let forged = try withKey(Array(repeating: 9, count: 32)) { try url.bookmarkData() }
         candidates.append(("another key", forged))
-        try withKey {
+        withKey {
             for (name, candidate) in candidates {
                 var stale = false
                 #expect(throws: CocoaError.self, "\(name)") { try URL(resolvingBookmarkData: candidate, bookmarkDataIsStale: &stale) }
