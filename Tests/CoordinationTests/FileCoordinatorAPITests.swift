@@ -160,3 +160,18 @@ struct FileCoordinatorAPITests {
         }
     }
 }
+
+@Suite("Coordination paths")
+struct CoordinationPathTests {
+    @Test func normalization() {
+        let cases: [(String, String)] = [
+            ("/", "/"), ("/a/b", "/a/b"), ("/a/b/", "/a/b"), ("//a//b", "/a/b"), ("/a/./b", "/a/b"), ("/a/../b", "/b"),
+            ("/..", "/"), ("/a/.b", "/a/.b"), ("/a/..b", "/a/..b"), ("/a/...", "/a/..."), ("/a/.", "/a"), ("/a/..", "/"),
+        ]
+        for (input, expected) in cases {
+            #expect(CoordinationPath.normalize(input) == expected, "\(input)")
+            #expect(CoordinationPath.isNormalized(input) == (input == expected), "\(input)")
+        }
+        #expect(CoordinationPath.normalize("b/c", base: "/a") == "/a/b/c")
+    }
+}

@@ -70,6 +70,25 @@ struct CommandLineTests {
         #expect(out.stdout.contains("baseline Dictionary<String, String> lookup"))
     }
 
+    @Test func bookmarksFromTheCommandLine() throws {
+        let dir = try TemporaryDirectory("bookmark-cli")
+        let env = dir.xdgEnvironment()
+        let file = try dir.write("Notes/today.txt", "x")
+        let created = try ProcessRunner.folio(["bookmark", "create", file.path], environment: env)
+        #expect(created.status == 0, "\(created.stderr)")
+        let bookmark = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let moved = dir.child("Notes/yesterday.txt")
+        try FileManager.default.moveItem(at: file, to: moved)
+        let resolved = try ProcessRunner.folio(["bookmark", "resolve", "--json", bookmark], environment: env)
+        #expect(resolved.stdout.contains(#""path":"\#(moved.path)""#) && resolved.stdout.contains(#""stale":true"#), "\(resolved.stdout)")
+        // Another user's key (another config folder) refuses the same data.
+        let other = try TemporaryDirectory("bookmark-cli-other")
+        let foreign = try ProcessRunner.folio(["bookmark", "resolve", bookmark], environment: other.xdgEnvironment())
+        #expect(foreign.status != 0 && foreign.stderr.contains("signature"))
+        let smoke = try ProcessRunner.folio(["bench", "bookmarks", "--iterations", "200", "--rounds", "1"], environment: env)
+        #expect(smoke.status == 0 && smoke.stdout.contains("after a move"), "\(smoke.stderr)")
+    }
+
     @Test func coordinationBenchmarkSmokeRun() throws {
         let dir = try TemporaryDirectory("bench")
         let out = try ProcessRunner.folio(

@@ -7,6 +7,7 @@ package enum CoordinationPath {
     /// The lexically normalized form of `path`, resolved against `base` (the working directory) when
     /// relative.
     package static func normalize(_ path: String, base: String? = nil) -> String {
+        if isNormalized(path) { return path }
         var components: [Substring] = []
         let full: String
         if path.hasPrefix("/") {
@@ -29,6 +30,29 @@ package enum CoordinationPath {
             result += component
         }
         return result
+    }
+
+    /// Whether `path` is already absolute and normalized (the common case, checked in one pass):
+    /// no empty, `.` or `..` component and no trailing slash.
+    static func isNormalized(_ path: String) -> Bool {
+        var bytes = path.utf8.makeIterator()
+        guard bytes.next() == UInt8(ascii: "/") else { return false }
+        var componentLength = 0
+        var dots = 0
+        var sawAny = false
+        while let byte = bytes.next() {
+            sawAny = true
+            if byte == UInt8(ascii: "/") {
+                if componentLength == 0 || componentLength == dots && dots <= 2 { return false }
+                componentLength = 0
+                dots = 0
+            } else {
+                componentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        if !sawAny { return true }  // "/"
+        return componentLength > 0 && !(componentLength == dots && dots <= 2)
     }
 
     /// Whether `ancestor` strictly contains `path`.

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, documents.")
+    @Argument(help: "The benchmark: types, coordination, documents, bookmarks.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -21,7 +21,8 @@ struct BenchCommand: ParsableCommand {
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents")
+        case "bookmarks": try BookmarkBenchmarks.run(iterations: iterations, rounds: rounds)
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks")
         }
     }
 }
