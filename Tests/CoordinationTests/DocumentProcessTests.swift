@@ -132,12 +132,13 @@ extension DocumentProcessTests {
         _ = try document(saver, "looping", name: "loop")
         for index in 0..<60 {
             reader.send(Command.read("r\(index)", f, .withoutChanges, ["hold": false, "capture": true]))
-            usleep(5000)
+            usleep(10_000)
         }
         let entered = try waitForEntered(reader, 60)
         let texts = entered.compactMap { $0["text"]?.stringValue }
         #expect(texts.count == 60)
-        #expect(Set(texts).count > 5, "the reads did not overlap the saves")
+        // Proof that the reads overlapped the saves (a loaded machine saves less often: no exact count).
+        #expect(Set(texts).count > 1, "the reads did not overlap the saves")
         for text in texts {
             let lines = text.split(separator: " ")
             #expect(lines.first == "BEGIN" && text.hasSuffix(" END \(lines[1])\n"), "a torn read: \(text.prefix(30))…\(text.suffix(20))")

@@ -48,7 +48,7 @@ struct CrashTests {
             if let round { rounds.insert(round) }
         }
         #expect(killedMidSave > 0, "no kill landed in the middle of a save")
-        #expect(rounds.count > iterations / 4, "the children saved too rarely to prove anything: \(rounds.count) distinct saves")
+        #expect(rounds.count > iterations / 10, "the children saved too rarely to prove anything: \(rounds.count) distinct saves")
         let document = world.document(url)
         #expect(await document.open())
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.directory.path).filter { $0.contains(".folio-save-") }
