@@ -21,7 +21,7 @@ struct CommandLineCoordinationTests {
         // A writer holding the file shows in `folio status`; a reader waits for it.
         let holder = Process()
         holder.executableURL = ProcessRunner.folioExecutable()
-        holder.arguments = ["coordinate", "write", f, "--", "sleep", "1"]
+        holder.arguments = ["coordinate", "write", f, "--", "sleep", "3"]
         holder.environment = world.environment
         try holder.run()
         var status = ""

@@ -81,6 +81,21 @@ struct FileCoordinatorAPITests {
         holder.finish(held)
     }
 
+    @Test func aTaskCancelledBeforeItsClaimExistsStillCancels() async throws {
+        let dir = try TemporaryDirectory("api")
+        let url = URL(fileURLWithPath: dir.path + "/f.txt")
+        try Data("x".utf8).write(to: url)
+        let engine = LocalCoordinationEngine()
+        let holder = FileCoordinator(filePresenter: nil, engine: engine)
+        let held = try holder.acquire([.init(url: url, access: .write([]))], multiItem: false)
+        defer { holder.finish(held) }
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }  // cancelled before the coordination starts
+            return try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
+        }
+        await #expect(throws: CocoaError.self) { try await task.value }
+    }
+
     @Test func presenterRegistryAndUbiquityAttributes() async throws {
         let dir = try TemporaryDirectory("api")
         let url = URL(fileURLWithPath: dir.path + "/f.txt")

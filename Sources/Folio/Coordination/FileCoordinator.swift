@@ -303,6 +303,9 @@ public final class FileCoordinator: @unchecked Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[String], CoordinationFailure>, Never>) in
                 engine.submit(request) { result in continuation.resume(returning: result) }
+                // A cancellation that came before the claim existed (the handler below then had
+                // nothing to cancel) is applied now.
+                if Task.isCancelled { engine.cancel(claim: request.claim) }
             }
         } onCancel: {
             engine.cancel(claim: request.claim)
