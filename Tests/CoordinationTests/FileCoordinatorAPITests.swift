@@ -60,28 +60,8 @@ struct FileCoordinatorAPITests {
         #expect(!FileManager.default.fileExists(atPath: copy.path))
     }
 
-    @Test func cancellingTheTaskCancelsAWaitingCoordination() async throws {
-        let dir = try TemporaryDirectory("api")
-        let url = URL(fileURLWithPath: dir.path + "/f.txt")
-        try Data("x".utf8).write(to: url)
-        let engine = LocalCoordinationEngine()
-        let holder = FileCoordinator(filePresenter: nil, engine: engine)
-        let held = try holder.acquire([.init(url: url, access: .write([]))], multiItem: false)
-        let task = Task {
-            try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
-        }
-        try await Task.sleep(for: .milliseconds(100))
-        task.cancel()
-        await #expect(throws: CocoaError.self) { try await task.value }
-        do {
-            _ = try await task.value
-        } catch let error as CocoaError {
-            #expect(error.code == .userCancelled)
-        }
-        holder.finish(held)
-    }
-
-    @Test func aTaskCancelledBeforeItsClaimExistsStillCancels() async throws {
+    /// A file whose write claim another coordinator holds while `body` runs.
+    private func withHeldFile(_ body: (URL, LocalCoordinationEngine) async throws -> Void) async throws {
         let dir = try TemporaryDirectory("api")
         let url = URL(fileURLWithPath: dir.path + "/f.txt")
         try Data("x".utf8).write(to: url)
@@ -89,11 +69,33 @@ struct FileCoordinatorAPITests {
         let holder = FileCoordinator(filePresenter: nil, engine: engine)
         let held = try holder.acquire([.init(url: url, access: .write([]))], multiItem: false)
         defer { holder.finish(held) }
-        let task = Task {
-            withUnsafeCurrentTask { $0?.cancel() }  // cancelled before the coordination starts
-            return try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
+        try await body(url, engine)
+    }
+
+    @Test func cancellingTheTaskCancelsAWaitingCoordination() async throws {
+        try await withHeldFile { url, engine in
+            let task = Task {
+                try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            task.cancel()
+            await #expect(throws: CocoaError.self) { try await task.value }
+            do {
+                _ = try await task.value
+            } catch let error as CocoaError {
+                #expect(error.code == .userCancelled)
+            }
         }
-        await #expect(throws: CocoaError.self) { try await task.value }
+    }
+
+    @Test func aTaskCancelledBeforeItsClaimExistsStillCancels() async throws {
+        try await withHeldFile { url, engine in
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }  // cancelled before the coordination starts
+                return try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
+            }
+            await #expect(throws: CocoaError.self) { try await task.value }
+        }
     }
 
     @Test func presenterRegistryAndUbiquityAttributes() async throws {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// Times a piece of work beside a baseline measured in the same run, and reports their ratio.
 /// Figures are medians of several rounds; compare ratios, not absolute times, on shared machines.
@@ -67,6 +70,14 @@ struct BenchmarkHarness {
         guard !samples.isEmpty else { return 0 }
         let sorted = samples.sorted()
         return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))])
+    }
+
+    /// A fresh scratch folder for one benchmark; `body` runs with its path, and it is removed after.
+    static func withScratchDirectory<T>(_ name: String, _ body: (String) throws -> T) throws -> T {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-\(name)-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        return try body(root)
     }
 
     /// Prints the rows as a table.

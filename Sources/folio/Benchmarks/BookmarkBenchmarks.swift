@@ -10,9 +10,11 @@ import SystemPackage
 /// start/stop pairs, each beside a same-run baseline.
 enum BookmarkBenchmarks {
     static func run(iterations: Int, rounds: Int) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-bookmarks-\(getpid())").path
+        try BenchmarkHarness.withScratchDirectory("bookmarks") { root in try run(iterations: iterations, rounds: rounds, root: root) }
+    }
+
+    private static func run(iterations: Int, rounds: Int, root: String) throws {
         try FileManager.default.createDirectory(atPath: root + "/from", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
         // A tree of 20 folders × 50 files, so that finding a moved item means searching.
         for folder in 0..<20 {
             try FileManager.default.createDirectory(atPath: root + "/tree/f\(folder)", withIntermediateDirectories: true)

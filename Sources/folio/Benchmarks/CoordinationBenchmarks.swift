@@ -9,9 +9,10 @@ import Foundation
 /// a raw Unix-socket ping-pong of the same size and against `flock`, all measured in one run.
 enum CoordinationBenchmarks {
     static func run(iterations: Int, seconds: Double) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        try BenchmarkHarness.withScratchDirectory("coordination") { root in try run(iterations: iterations, seconds: seconds, root: root) }
+    }
+
+    private static func run(iterations: Int, seconds: Double, root: String) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         var environment = ProcessInfo.processInfo.environment
         for (key, folder) in [("XDG_RUNTIME_DIR", "run"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config")] {

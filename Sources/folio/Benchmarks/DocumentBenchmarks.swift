@@ -16,9 +16,10 @@ enum DocumentBenchmarks {
     }
 
     static func run(rounds: Int) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-documents-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        try BenchmarkHarness.withScratchDirectory("documents") { root in try run(rounds: rounds, root: root) }
+    }
+
+    private static func run(rounds: Int, root: String) throws {
         var harness = BenchmarkHarness(rounds: rounds)
         print("document saves: median of \(rounds) rounds, each one save; in-process coordination; folder \(root)")
         for (label, size) in [("1 KiB", 1024), ("10 MiB", 10 << 20)] {
