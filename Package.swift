@@ -78,10 +78,11 @@ let package = Package(
         .target(name: "FolioTesting", dependencies: ["Folio"]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
+        .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
         .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
-        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting"]),
+        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioAppHelper"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),

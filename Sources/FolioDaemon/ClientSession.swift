@@ -16,14 +16,21 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     let peerPID: Int32
     /// The arbiter's number for this client, once it said hello.
     private(set) var client: UInt32?
+    /// The app this connection declared in its hello; nil for the user's own tools, which reach
+    /// everything the user can.
+    private(set) var app: String?
     private var consecutiveErrors = 0
     /// After this many refused frames in a row the connection is closed.
     static let maximumConsecutiveErrors = 64
 
-    init(context: DaemonContext, channel: any Channel, peerPID: Int32) {
+    /// Set for connections on an app's own socket: the app, whatever the hello declares.
+    let forcedApp: String?
+
+    init(context: DaemonContext, channel: any Channel, peerPID: Int32, forcedApp: String? = nil) {
         self.context = context
         self.channel = channel
         self.peerPID = peerPID
+        self.forcedApp = forcedApp
     }
 
     /// Frames for the arbiter's outputs, written in one go.
@@ -57,8 +64,10 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     func closed() {
         if let client {
             context.arbiter.removeClient(client)
+            context.access.grants.sessionEnded(client)
             self.client = nil
         }
+        context.access.picker.sessionClosed(self)
     }
 
     /// Handles one frame and returns the frames to write back (none for a notification that
@@ -73,7 +82,7 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         }
         let id: WireValue = decoded.id.map { .int($0) } ?? .null
         do {
-            let result = try execute(decoded.request)
+            let result = try execute(decoded.request, id: decoded.id)
             consecutiveErrors = 0
             guard let result, decoded.id != nil else { return ([], false) }
             return ([WireFrame.result(id, result)], false)
@@ -90,8 +99,8 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     }
 
     /// Runs a request; returns its result, or nil when it has none to send now.
-    private func execute(_ request: ClientRequest) throws(CoordinationFailure) -> WireValue? {
-        if case .hello(let version, let name) = request { return try hello(version: version, name: name) }
+    private func execute(_ request: ClientRequest, id: Int64?) throws(CoordinationFailure) -> WireValue? {
+        if case .hello(let version, let name, let app) = request { return try hello(version: version, name: name, app: app) }
         guard let client else { throw CoordinationFailure(kind: .invalid, message: "say hello first") }
         let arbiter = context.arbiter
         switch request {
@@ -99,13 +108,18 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         case .typesShow(let query): return try typesShow(query)
         case .typesOf(let path): return try typesOf(path)
         case .status: return arbiter.status()
+        case .access(let request): return try access(request, id: id)
         case .claim(let claim):
+            if let app {
+                for item in claim.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
+            }
             try arbiter.submit(claim, from: client)
             return nil
         case .release(let claim): try arbiter.release(claim, from: client)
         case .cancel(let claim): arbiter.cancel(claim, from: client)
         case .moved(let claim, let from, let to): try arbiter.moved(from: from, to: to, claim: claim, client: client)
         case .addPresenter(let presenter, let purpose, let path):
+            if let app, let path { try context.access.require(app: app, path: path, write: false) }
             try arbiter.addPresenter(presenter, purpose: purpose, path: path, client: client)
         case .updatePresenter(let presenter, let path): try arbiter.updatePresenter(presenter, path: path, client: client)
         case .removePresenter(let presenter): arbiter.removePresenter(presenter, client: client)
@@ -115,17 +129,28 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         return [:]
     }
 
-    private func hello(version: Int64?, name: String?) throws(CoordinationFailure) -> WireValue {
+    private func hello(version: Int64?, name: String?, app: String?) throws(CoordinationFailure) -> WireValue {
         guard client == nil else { throw CoordinationFailure(kind: .invalid, message: "hello was already said on this connection") }
         if let version, version != Int64(WireFrame.protocolVersion) {
             throw CoordinationFailure(kind: .invalid, message: "this daemon speaks protocol \(WireFrame.protocolVersion), not \(version)")
         }
+        if let forcedApp, app != nil, app != forcedApp {
+            throw CoordinationFailure(kind: .denied, message: "this socket belongs to \(forcedApp); it cannot be \(app ?? "")")
+        }
+        if let app = forcedApp ?? app {
+            guard context.access.catalog.manifest(app) != nil else {
+                throw CoordinationFailure(kind: .notFound, message: "no app \(app) is registered: run `folio app register` with its manifest")
+            }
+            self.app = app
+        }
         let label = String((name ?? "pid \(peerPID)").prefix(256))
         let number = context.arbiter.addClient(self, pid: peerPID, name: label)
         client = number
-        return [
+        var reply: [String: WireValue] = [
             "protocol": .int(Int64(WireFrame.protocolVersion)), "daemon": "folio", "pid": .int(Int64(getpid())),
             "uid": .int(Int64(getuid())), "client": .int(Int64(number)),
         ]
+        if let app = self.app { reply["app"] = .string(app) }
+        return .object(reply)
     }
 }

@@ -21,9 +21,13 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var queued: [ByteBuffer] = []
     private var closing = false
 
-    init(context: DaemonContext, ownUID: uid_t) {
+    /// For an app's own socket: the app every connection on it is.
+    private let forcedApp: String?
+
+    init(context: DaemonContext, ownUID: uid_t, forcedApp: String? = nil) {
         self.context = context
         self.ownUID = ownUID
+        self.forcedApp = forcedApp
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -38,7 +42,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             let (this, context) = loopBound.value
             switch result {
             case .success(let credentials) where credentials.uid == this.ownUID:
-                this.session = ClientSession(context: this.context, channel: context.channel, peerPID: credentials.pid)
+                this.session = ClientSession(context: this.context, channel: context.channel, peerPID: credentials.pid, forcedApp: this.forcedApp)
                 for buffer in this.queued { this.consume(context: context, buffer: buffer) }
                 this.queued = []
             case .success(let credentials):

@@ -53,6 +53,22 @@ final class ControlSocketService: Service, Sendable {
                         ConnectionHandler(context: context, ownUID: getuid()))
                 }
             }
+        let appsFolder = paths.socketDirectory + "/apps"
+        context.appSockets.setBinder { [group] app in
+            try? FileManager.default.createDirectory(atPath: appsFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let path = "\(appsFolder)/\(app).sock"
+            let appBootstrap = ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 32)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ConnectionHandler(context: context, ownUID: getuid(), forcedApp: app))
+                    }
+                }
+            return appBootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).map { _ in
+                _ = chmod(path, 0o600)
+                return path
+            }
+        }
         do {
             if let inherited {
                 channel = try await bootstrap.withBoundSocket(inherited).get()
@@ -90,6 +106,7 @@ final class ControlSocketService: Service, Sendable {
         }
         // An activated socket belongs to the service manager, which keeps listening for the next start.
         if !activated { unlink(socketPath) }
+        try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent + "/apps")
         try await group.shutdownGracefully()
         try? lock.close()
     }

@@ -21,6 +21,10 @@ final class IndexStore: Sendable {
             }
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('schema', '1')")
         }
+        migrator.registerMigration("v2-grants") { db in
+            try GrantStore.createTable(db)
+            try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema'")
+        }
         return migrator
     }
 

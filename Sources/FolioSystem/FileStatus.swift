@@ -26,6 +26,8 @@ public struct FileStatus: Sendable, Hashable {
     public var modificationTime: Double
     /// Permission bits.
     public var mode: UInt32
+    /// The number of hard links to the object.
+    public var linkCount: UInt64
 
     /// Reads the status of the object at `path`.
     ///
@@ -51,5 +53,16 @@ public struct FileStatus: Sendable, Hashable {
         device = UInt64(st.st_dev)
         modificationTime = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
         mode = UInt32(st.st_mode & 0o7777)
+        linkCount = UInt64(st.st_nlink)
+    }
+
+    /// The canonical absolute path of `path`: every symbolic link, `.` and `..` resolved by the
+    /// kernel (`realpath(3)`).
+    ///
+    /// - Throws: `Errno`, for example `.noSuchFileOrDirectory` when a component is missing.
+    public static func canonicalPath(_ path: String) throws(Errno) -> String {
+        guard let resolved = realpath(path, nil) else { throw Errno(rawValue: errno) }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

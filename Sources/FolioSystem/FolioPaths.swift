@@ -37,6 +37,10 @@ public struct FolioPaths: Sendable, Hashable {
     public var appsDirectory: String { dataDirectory + "/Apps" }
     /// `$XDG_DATA_HOME/folio/Containers`: app containers.
     public var containersDirectory: String { dataDirectory + "/Containers" }
+    /// `$XDG_DATA_HOME/folio/Drive`: the local replica of the user's synced drive.
+    public var driveDirectory: String { dataDirectory + "/Drive" }
+    /// `$XDG_CONFIG_HOME/folio/drive.json`: the drive's configuration; no drive without it.
+    public var driveConfiguration: String { configDirectory + "/drive.json" }
     /// `$XDG_DATA_HOME/folio/Versions`: the version store.
     public var versionsDirectory: String { dataDirectory + "/Versions" }
     /// `$XDG_CONFIG_HOME/folio`: configuration.

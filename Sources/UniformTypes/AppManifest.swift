@@ -2,8 +2,9 @@ public import Foundation
 import Logging
 
 /// An app's declarations, read from Apple's Info.plist keys in an XML or binary property list, or
-/// the same keys in JSON: `CFBundleIdentifier`, `UTExportedTypeDeclarations`,
-/// `UTImportedTypeDeclarations`, `CFBundleDocumentTypes` and `LSSupportsOpeningDocumentsInPlace`.
+/// the same keys in JSON: `CFBundleIdentifier`, `CFBundleExecutable`, `UTExportedTypeDeclarations`,
+/// `UTImportedTypeDeclarations`, `CFBundleDocumentTypes` (with `NSIsRelatedItemType`),
+/// `LSSupportsOpeningDocumentsInPlace` and `NSUbiquitousContainers`.
 ///
 /// Parsing is strict: a manifest of the wrong shape, with invalid or reserved identifiers, a cycle
 /// in its `UTTypeConformsTo`, or of more than `maximumSize` bytes, is refused with an error naming
@@ -23,6 +24,11 @@ public struct AppManifest: Sendable, Hashable {
     public var documentTypes: [DocumentTypeClaim]
     /// `LSSupportsOpeningDocumentsInPlace`.
     public var supportsOpeningDocumentsInPlace: Bool
+    /// `NSUbiquitousContainers`, in identifier order.
+    public var ubiquitousContainers: [UbiquitousContainer]
+    /// `CFBundleExecutable`: the command that starts the app (a name on `PATH` or an absolute path),
+    /// given a document's path as its argument by `folio open`.
+    public var executable: String?
 
     /// The largest manifest accepted, in bytes.
     public static let maximumSize = 1 << 20
@@ -33,7 +39,7 @@ public struct AppManifest: Sendable, Hashable {
     public init(
         bundleIdentifier: String, name: String? = nil, version: String? = nil, exportedTypes: [TypeDeclaration] = [],
         importedTypes: [TypeDeclaration] = [], documentTypes: [DocumentTypeClaim] = [],
-        supportsOpeningDocumentsInPlace: Bool = false
+        supportsOpeningDocumentsInPlace: Bool = false, ubiquitousContainers: [UbiquitousContainer] = [], executable: String? = nil
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.name = name
@@ -42,7 +48,12 @@ public struct AppManifest: Sendable, Hashable {
         self.importedTypes = importedTypes
         self.documentTypes = documentTypes
         self.supportsOpeningDocumentsInPlace = supportsOpeningDocumentsInPlace
+        self.ubiquitousContainers = ubiquitousContainers
+        self.executable = executable
     }
+
+    /// The types whose files count as related items (`NSIsRelatedItemType`) of the app's documents.
+    public var relatedItemClaims: [DocumentTypeClaim] { documentTypes.filter(\.isRelatedItemType) }
 
     /// Reads a manifest file (XML or binary plist, or JSON).
     public init(contentsOf url: URL) throws(UniformTypeError) {
@@ -80,6 +91,16 @@ public struct AppManifest: Sendable, Hashable {
         }
         var reader = ManifestReader(source: source)
         self = try reader.manifest(from: root)
+    }
+
+    /// The manifest registered for app `identifier` in `directory` (`<id>.json` or `<id>.plist`),
+    /// or nil when there is none or it is not valid.
+    public static func registered(_ identifier: String, in directory: String) -> AppManifest? {
+        for suffix in ["json", "plist"] {
+            let url = URL(fileURLWithPath: "\(directory)/\(identifier).\(suffix)")
+            if let manifest = try? AppManifest(contentsOf: url), manifest.bundleIdentifier == identifier { return manifest }
+        }
+        return nil
     }
 
     /// Reads every `*.plist` and `*.json` manifest in `directory`, in name order; refused ones are

@@ -62,11 +62,14 @@ public struct DocumentTypeClaim: Sendable, Hashable {
     public var mimeTypes: [String]
     /// `LSTypeIsPackage`.
     public var isPackage: Bool
+    /// `NSIsRelatedItemType`: files of this type next to a document the app may reach (same name,
+    /// this type's extension) are reachable too — subtitles, lock files, autosaves, sidecars.
+    public var isRelatedItemType: Bool
 
     /// Creates a claim.
     public init(
         name: String? = nil, role: DocumentRole = .editor, rank: HandlerRank = .default, contentTypes: [String],
-        extensions: [String] = [], mimeTypes: [String] = [], isPackage: Bool = false
+        extensions: [String] = [], mimeTypes: [String] = [], isPackage: Bool = false, isRelatedItemType: Bool = false
     ) {
         self.name = name
         self.role = role
@@ -75,5 +78,6 @@ public struct DocumentTypeClaim: Sendable, Hashable {
         self.extensions = extensions
         self.mimeTypes = mimeTypes
         self.isPackage = isPackage
+        self.isRelatedItemType = isRelatedItemType
     }
 }

@@ -46,16 +46,15 @@ struct ManifestReader {
                 claims.append(try claim(item, path: "CFBundleDocumentTypes[\(i)]"))
             }
         }
-        var inPlace = false
-        if let value = dict["LSSupportsOpeningDocumentsInPlace"] {
-            guard let flag = boolean(value) else {
-                throw fail("LSSupportsOpeningDocumentsInPlace", "expected a Boolean, found \(kind(value))")
-            }
-            inPlace = flag
+        let inPlace = try flag(dict, "LSSupportsOpeningDocumentsInPlace", path: "LSSupportsOpeningDocumentsInPlace")
+        let executable = try string(dict, "CFBundleExecutable", path: "CFBundleExecutable")
+        if let executable, executable.isEmpty || executable.utf8.count > 4096 || executable.contains("\0") {
+            throw fail("CFBundleExecutable", "expected a command name or an absolute path")
         }
         return AppManifest(
             bundleIdentifier: bundleIdentifier, name: name, version: version, exportedTypes: exported,
-            importedTypes: imported, documentTypes: claims, supportsOpeningDocumentsInPlace: inPlace)
+            importedTypes: imported, documentTypes: claims, supportsOpeningDocumentsInPlace: inPlace,
+            ubiquitousContainers: try ubiquitousContainers(dict), executable: executable)
     }
 
     private func boolean(_ value: Any) -> Bool? {
@@ -207,16 +206,43 @@ struct ManifestReader {
         }
         let extensions = try strings(entry, "CFBundleTypeExtensions", path: path + ".CFBundleTypeExtensions")
         let mimeTypes = try strings(entry, "CFBundleTypeMIMETypes", path: path + ".CFBundleTypeMIMETypes")
-        var isPackage = false
-        if let value = entry["LSTypeIsPackage"] {
-            guard let flag = boolean(value) else { throw fail(path + ".LSTypeIsPackage", "expected a Boolean, found \(kind(value))") }
-            isPackage = flag
-        }
+        let isPackage = try flag(entry, "LSTypeIsPackage", path: path + ".LSTypeIsPackage")
+        let isRelated = try flag(entry, "NSIsRelatedItemType", path: path + ".NSIsRelatedItemType")
         guard !contentTypes.isEmpty || !extensions.isEmpty || !mimeTypes.isEmpty else {
             throw fail(path, "claims no type: give LSItemContentTypes (or CFBundleTypeExtensions/CFBundleTypeMIMETypes)")
         }
         return DocumentTypeClaim(
             name: name, role: role, rank: rank, contentTypes: contentTypes, extensions: extensions,
-            mimeTypes: mimeTypes, isPackage: isPackage)
+            mimeTypes: mimeTypes, isPackage: isPackage, isRelatedItemType: isRelated)
+    }
+
+    private func flag(_ dict: [String: Any], _ key: String, path: String) throws(UniformTypeError) -> Bool {
+        guard let value = dict[key] else { return false }
+        guard let flag = boolean(value) else { throw fail(path, "expected a Boolean, found \(kind(value))") }
+        return flag
+    }
+
+    /// `NSUbiquitousContainers`: container identifier → its settings.
+    private func ubiquitousContainers(_ dict: [String: Any]) throws(UniformTypeError) -> [UbiquitousContainer] {
+        let key = "NSUbiquitousContainers"
+        guard let value = dict[key] else { return [] }
+        guard let entries = value as? [String: Any] else { throw fail(key, "expected a dictionary, found \(kind(value))") }
+        guard entries.count <= 64 else { throw fail(key, "\(entries.count) containers is more than the 64 allowed") }
+        var result: [UbiquitousContainer] = []
+        for identifier in entries.keys.sorted() {
+            let path = "\(key).\(identifier)"
+            guard UbiquitousContainer.isValidIdentifier(identifier) else {
+                throw fail(path, "\"\(identifier.prefix(80))\" is not a container identifier (iCloud.<reverse DNS>)", .invalidIdentifier)
+            }
+            guard let settings = entries[identifier] as? [String: Any] else {
+                throw fail(path, "expected a dictionary, found \(kind(entries[identifier]!))")
+            }
+            result.append(
+                UbiquitousContainer(
+                    identifier: identifier,
+                    isDocumentScopePublic: try flag(settings, "NSUbiquitousContainerIsDocumentScopePublic", path: path + ".NSUbiquitousContainerIsDocumentScopePublic"),
+                    name: try string(settings, "NSUbiquitousContainerName", path: path + ".NSUbiquitousContainerName")))
+        }
+        return result
     }
 }

@@ -46,7 +46,7 @@ struct CommandLineTests {
         let dir = try TemporaryDirectory("cli-apps")
         let env = dir.xdgEnvironment()
         let manifest = try dir.write("Info.plist", particlesPlist)
-        let installed = try ProcessRunner.folio(["apps", "install", manifest.path], environment: env)
+        let installed = try ProcessRunner.folio(["app", "register", manifest.path], environment: env)
         #expect(installed.status == 0, "\(installed.stderr)")
         let doc = try dir.write("doc.particles", "{}")
         let handlers = try ProcessRunner.folio(["types", "handlers", doc.path, "--json"], environment: env)
@@ -56,10 +56,10 @@ struct CommandLineTests {
         #expect((info["handler"] as? [String: Any])?["reason"] as? String == "rank")
 
         let bad = try dir.write("Bad.plist", "<plist><dict><key>CFBundleIdentifier</key><integer>3</integer></dict></plist>")
-        let refused = try ProcessRunner.folio(["apps", "install", bad.path], environment: env)
+        let refused = try ProcessRunner.folio(["app", "register", bad.path], environment: env)
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("CFBundleIdentifier: expected a string"))
-        #expect(try ProcessRunner.folio(["apps", "list"], environment: env).stdout.contains("com.example.Particles"))
+        #expect(try ProcessRunner.folio(["app", "list"], environment: env).stdout.contains("com.example.Particles"))
         #expect(try ProcessRunner.folio(["types", "set-default", "public.png", "com.example.absent"], environment: env).status != 0)
     }
 

@@ -18,6 +18,9 @@ package struct Bookmark: Sendable, Equatable {
     package var options: UInt
     package var values: [String: WireValue]
 
+    /// Where the item was and how to recognise it.
+    package var reference: ItemReference { ItemReference(path: path, identity: identity, device: device, inode: inode) }
+
     static let magic = Array("FBK1".utf8)
     static let maximumPayload = 64 << 10
 

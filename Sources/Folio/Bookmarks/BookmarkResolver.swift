@@ -5,16 +5,32 @@ import SystemPackage
 @preconcurrency import Glibc
 #endif
 
-/// Finds a bookmark's item: where it was, or — after a rename or move within its file system — by
+/// Where an item was and how to recognise it after a rename: its identity, device and inode. Bookmarks
+/// and grants both carry one.
+package struct ItemReference: Sendable, Equatable {
+    package var path: String
+    package var identity: String
+    package var device: UInt64
+    package var inode: UInt64
+
+    package init(path: String, identity: String, device: UInt64, inode: UInt64) {
+        self.path = path
+        self.identity = identity
+        self.device = device
+        self.inode = inode
+    }
+}
+
+/// Finds a bookmark's (or grant's) item: where it was, or — after a rename or move within its file system — by
 /// its inode (which a rename keeps), confirmed by its identity attribute, searching outward from its
 /// old folder with a bounded budget; and, for an item that was also saved by rename (a new inode),
 /// by its identity attribute in its old folder.
-enum BookmarkResolver {
+package enum BookmarkResolver {
     /// How many directory entries a search may look at.
     static let budget = 50_000
 
     /// The item's path now, and whether that differs from the bookmark's (stale).
-    static func locate(_ bookmark: Bookmark, at expected: String) -> (path: String, stale: Bool)? {
+    package static func locate(_ bookmark: ItemReference, at expected: String) -> (path: String, stale: Bool)? {
         if matches(expected, bookmark) { return (expected, expected != bookmark.path) }
         var visited = Set<String>()
         var remaining = budget
@@ -34,7 +50,7 @@ enum BookmarkResolver {
         return nil
     }
 
-    static func matches(_ path: String, _ bookmark: Bookmark) -> Bool {
+    package static func matches(_ path: String, _ bookmark: ItemReference) -> Bool {
         guard let status = try? FileStatus(path: FilePath(path)), status.device == bookmark.device else { return false }
         if bookmark.identity.hasPrefix("inode-") { return status.inode == bookmark.inode }
         return identity(of: path) == bookmark.identity
@@ -51,7 +67,7 @@ enum BookmarkResolver {
 
     /// Breadth-first from `root` (skipping folders searched already and other file systems).
     private static func search(
-        from root: String, _ bookmark: Bookmark, _ visited: inout Set<String>, _ remaining: inout Int, byInode: Bool,
+        from root: String, _ bookmark: ItemReference, _ visited: inout Set<String>, _ remaining: inout Int, byInode: Bool,
         depth: Int = .max
     ) -> String? {
         var queue: [(String, Int)] = [(root, 0)]

@@ -32,8 +32,13 @@ package final class SecurityScopes: @unchecked Sendable {
         }
     }
 
-    /// Starts (or nests) access; false for a URL without scope, or past the limit.
-    package func start(_ path: String) -> Bool {
+    /// Starts (or nests) access; false for a URL without scope, or past the limit, or when `verify`
+    /// (asked on the outermost start only) says the grant behind the scope is gone.
+    package func start(_ path: String, verify: ((String) -> Bool)? = nil) -> Bool {
+        if let verify, lock.withLock({ scopes[path].map { $0.count == 0 } ?? false }), !verify(path) {
+            logger.notice("security-scoped access refused: the grant was revoked", metadata: ["path": "\(path)"])
+            return false
+        }
         let result = lock.withLock { () -> Bool? in
             guard var scope = scopes[path] else { return false }
             if scope.count == 0 {
@@ -60,6 +65,25 @@ package final class SecurityScopes: @unchecked Sendable {
             scope.count -= 1
             if scope.count == 0 { active -= 1 }
             scopes[path] = scope
+        }
+    }
+
+    /// Whether `path` is reached only through read-only scopes being accessed: an accessed
+    /// read-only scope of it or a folder above it, and no accessed read-write one.
+    package func deniesWriting(_ path: String) -> Bool {
+        lock.withLock {
+            guard active > 0 else { return false }
+            var readOnly = false
+            var current = path
+            while true {
+                if let scope = scopes[current], scope.count > 0 {
+                    if !scope.readOnly { return false }
+                    readOnly = true
+                }
+                guard current != "/", let slash = current.utf8.lastIndex(of: UInt8(ascii: "/")) else { break }
+                current = slash == current.utf8.startIndex ? "/" : String(current[..<slash])
+            }
+            return readOnly
         }
     }
 

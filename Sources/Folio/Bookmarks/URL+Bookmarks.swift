@@ -1,6 +1,4 @@
 public import Foundation
-import FolioSystem
-import SystemPackage
 public import UniformTypes
 
 #if !canImport(Darwin)
@@ -42,34 +40,28 @@ extension URL {
     /// Bookmark data for the item at this URL: signed (an edited or forged bookmark is refused),
     /// resolvable after the item is renamed or moved within its file system, with the resource values
     /// of `keys` stored in it (read them back with `resourceValues(forKeys:fromBookmarkData:)`).
+    /// With a daemon, the daemon signs it — and only for an item this app may reach; bookmarking a
+    /// granted item keeps the grant across relaunches.
     ///
-    /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
+    /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item; `.fileReadNoPermission`
+    ///   when this app holds no grant for it.
     public func bookmarkData(
         options: BookmarkCreationOptions = [], includingResourceValuesForKeys keys: Set<URLResourceKey>? = nil, relativeTo base: URL? = nil
     ) throws -> Data {
         let path = CoordinationPath.normalize(self.path)
-        let status: FileStatus
-        do { status = try FileStatus(path: FilePath(path), followSymlinks: true) } catch {
-            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        let basePath = base.map { CoordinationPath.normalize($0.path) }
+        guard let daemon = AccessClient.daemon else {
+            return try BookmarkService.make(path: path, options: options.rawValue, keys: keys, base: basePath, key: try BookmarkKeys.current())
         }
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
-        var values: [String: WireValue] = [URLResourceKey.nameKey.rawValue: .string(lastPathComponent)]
-        if let keys, !keys.isEmpty {
-            let known = try promisedItemResourceValues(forKeys: keys)
-            if let size = known.fileSize { values[URLResourceKey.fileSizeKey.rawValue] = .int(Int64(size)) }
-            if let directory = known.isDirectory { values[URLResourceKey.isDirectoryKey.rawValue] = .bool(directory) }
-            if let date = known.contentModificationDate {
-                values[URLResourceKey.contentModificationDateKey.rawValue] = .double(date.timeIntervalSince1970)
-            }
-            if let type = known.contentType { values[URLResourceKey.typeIdentifierKey.rawValue] = .string(type.identifier) }
+        var params: [String: WireValue] = [
+            "path": .string(path), "options": .int(Int64(options.rawValue)), "keys": .array((keys ?? []).map { .string($0.rawValue) }),
+        ]
+        if let basePath { params["base"] = .string(basePath) }
+        let reply = try AccessClient.request(daemon, "bookmark.create", .object(params))
+        guard let text = reply["data"]?.stringValue, let data = Data(base64Encoded: text) else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the Folio daemon sent no bookmark data"])
         }
-        let relative = base.map { CoordinationPath.normalize($0.path) }.flatMap { base in
-            CoordinationPath.isAncestor(base, of: path) ? String(path.dropFirst(base == "/" ? 1 : base.count + 1)) : nil
-        }
-        let bookmark = Bookmark(
-            path: path, relativePath: relative, identity: identity, device: status.device, inode: status.inode,
-            isDirectory: status.kind == .directory, created: Date().timeIntervalSince1970, options: options.rawValue, values: values)
-        return bookmark.encoded(key: try BookmarkKeys.current())
+        return data
     }
 
     /// Resolves bookmark data: the item where it is now (`bookmarkDataIsStale` is true when it moved
@@ -77,49 +69,60 @@ extension URL {
     /// unless `.withoutImplicitStartAccessing`, access to it is started.
     ///
     /// - Throws: `CocoaError.fileReadCorruptFile` for data that is damaged, edited or not this user's;
-    ///   `CocoaError.fileNoSuchFile` when the item is gone.
+    ///   `CocoaError.fileNoSuchFile` when the item is gone; `.fileReadNoPermission` when the grant
+    ///   it relied on was revoked.
     public init(
         resolvingBookmarkData data: Data, options: BookmarkResolutionOptions = [], relativeTo base: URL? = nil,
         bookmarkDataIsStale: inout Bool
     ) throws {
-        let bookmark = try Bookmark(decoding: data, key: try BookmarkKeys.current())
-        var expected = bookmark.path
-        if let relative = bookmark.relativePath, let base {
-            expected = CoordinationPath.normalize(relative, base: CoordinationPath.normalize(base.path))
+        let basePath = base.map { CoordinationPath.normalize($0.path) }
+        let path: String
+        let isDirectory: Bool
+        let readOnly: Bool
+        if let daemon = AccessClient.daemon {
+            guard data.count <= AccessRequest.maximumBookmarkBytes * 3 / 4 else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "not valid bookmark data: too large"])
+            }
+            var params: [String: WireValue] = ["data": .string(data.base64EncodedString())]
+            if let basePath { params["base"] = .string(basePath) }
+            let reply = try AccessClient.request(daemon, "bookmark.resolve", .object(params))
+            guard let found = reply["path"]?.stringValue else {
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the Folio daemon sent no path"])
+            }
+            path = found
+            bookmarkDataIsStale = reply["stale"]?.boolValue ?? false
+            isDirectory = reply["directory"]?.boolValue ?? false
+            readOnly = reply["readOnly"]?.boolValue ?? false
+        } else {
+            let resolution = try BookmarkService.resolve(data, base: basePath, key: try BookmarkKeys.current())
+            path = resolution.path
+            bookmarkDataIsStale = resolution.isStale
+            isDirectory = resolution.isDirectory
+            readOnly = resolution.isReadOnly
         }
-        guard let (path, stale) = BookmarkResolver.locate(bookmark, at: expected) else {
-            throw CocoaError(
-                .fileNoSuchFile,
-                userInfo: [NSFilePathErrorKey: bookmark.path, NSLocalizedDescriptionKey: "the bookmarked item no longer exists"])
-        }
-        bookmarkDataIsStale = stale
-        self.init(fileURLWithPath: path, isDirectory: bookmark.isDirectory)
-        let readOnly = BookmarkCreationOptions(rawValue: bookmark.options).contains(.securityScopeAllowOnlyReadAccess)
+        self.init(fileURLWithPath: path, isDirectory: isDirectory)
         SecurityScopes.shared.grant(path, readOnly: readOnly)
-        if !options.contains(.withoutImplicitStartAccessing) { _ = SecurityScopes.shared.start(path) }
+        if !options.contains(.withoutImplicitStartAccessing) { _ = SecurityScopes.shared.start(path, verify: AccessClient.verifier) }
     }
 
     /// The resource values stored in bookmark data when it was made, without resolving it; nil for
     /// data that is not valid.
     public static func resourceValues(forKeys keys: Set<URLResourceKey>, fromBookmarkData data: Data) -> ItemResourceValues? {
-        guard let key = try? BookmarkKeys.current(), let bookmark = try? Bookmark(decoding: data, key: key) else { return nil }
-        var values = ItemResourceValues()
-        let stored = bookmark.values
-        if keys.contains(.nameKey) { values.name = stored[URLResourceKey.nameKey.rawValue]?.stringValue }
-        if keys.contains(.fileSizeKey) { values.fileSize = stored[URLResourceKey.fileSizeKey.rawValue]?.intValue.map { Int($0) } }
-        if keys.contains(.isDirectoryKey) { values.isDirectory = stored[URLResourceKey.isDirectoryKey.rawValue]?.boolValue }
-        if keys.contains(.contentModificationDateKey), case .double(let seconds)? = stored[URLResourceKey.contentModificationDateKey.rawValue] {
-            values.contentModificationDate = Date(timeIntervalSince1970: seconds)
+        let stored: [String: WireValue]?
+        if let daemon = AccessClient.daemon {
+            guard data.count <= AccessRequest.maximumBookmarkBytes * 3 / 4 else { return nil }
+            stored = (try? AccessClient.request(daemon, "bookmark.values", ["data": .string(data.base64EncodedString())]))?["values"]?.objectValue
+        } else {
+            stored = (try? BookmarkKeys.current()).flatMap { BookmarkService.storedValues(data, key: $0) }
         }
-        if keys.contains(.typeIdentifierKey) { values.contentType = stored[URLResourceKey.typeIdentifierKey.rawValue]?.stringValue.flatMap { UTType($0) } }
-        return values
+        return stored.map { BookmarkService.resourceValues($0, keys: keys) }
     }
 
     /// Starts (or nests) access to a security-scoped URL. False when the URL carries no scope — even
     /// for a file the app can read anyway, such as one in its own container — or when this process
     /// already uses as many scopes as allowed (logged).
     public func startAccessingSecurityScopedResource() -> Bool {
-        SecurityScopes.shared.start(CoordinationPath.normalize(path))
+        SecurityScopes.shared.start(CoordinationPath.normalize(path), verify: AccessClient.verifier)
     }
 
     /// Balances one start; the last balancing stop ends access, extra stops do nothing.

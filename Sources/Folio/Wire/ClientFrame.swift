@@ -45,7 +45,8 @@ package struct ClientFrameError: Error, Sendable {
 
 /// What a client asks of the daemon (docs/protocol.md).
 package enum ClientRequest: Sendable {
-    case hello(protocolVersion: Int64?, name: String?)
+    case hello(protocolVersion: Int64?, name: String?, app: String?)
+    case access(AccessRequest)
     case typesShow(String)
     case typesOf(String)
     case status
@@ -67,7 +68,9 @@ package enum ClientRequest: Sendable {
         }
         switch method {
         case "hello":
-            self = .hello(protocolVersion: params?["protocol"]?.intValue, name: params?["name"]?.stringValue)
+            self = .hello(
+                protocolVersion: params?["protocol"]?.intValue, name: params?["name"]?.stringValue,
+                app: try params.flatMap { params throws(CoordinationFailure) in try AccessWire.optionalApp(params, "app") })
         case "types.show":
             self = .typesShow(try W.string(try object(), "type", limit: 1024))
         case "types.of":
@@ -117,7 +120,10 @@ package enum ClientRequest: Sendable {
             }
             self = .ubiquityChanged(path: CoordinationPath.normalize(try W.path(params, "path")), keys: names)
         default:
-            throw CoordinationFailure(kind: .unknownMethod, message: "no method \(method)")
+            guard let access = try AccessRequest(method: method, params: params) else {
+                throw CoordinationFailure(kind: .unknownMethod, message: "no method \(method)")
+            }
+            self = .access(access)
         }
     }
 }

@@ -12,16 +12,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let socket = FolioPaths().socketPath
-        let status: WireValue
-        do {
-            let engine = try DaemonCoordinationEngine(socketPath: socket)
-            defer { engine.disconnect() }
-            status = try engine.request("status")
-        } catch {
-            printError("folio status: no Folio daemon answers on \(socket): \(error)")
-            throw ExitCode.failure
-        }
+        let status = try withDaemon("status") { try $0.request("status") }
         if json {
             print(String(decoding: status.serialized(), as: UTF8.self))
             return

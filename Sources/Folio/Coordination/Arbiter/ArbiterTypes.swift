@@ -3,7 +3,7 @@ package enum ClaimAccess: Sendable, Equatable {
     case read(FileCoordinator.ReadingOptions)
     case write(FileCoordinator.WritingOptions)
 
-    var isWrite: Bool {
+    package var isWrite: Bool {
         if case .write = self { return true }
         return false
     }
@@ -111,6 +111,14 @@ package struct CoordinationFailure: Error, Sendable, Equatable {
         case unknownType = "unknown-type"
         case failed
         case connectionLost = "connection-lost"
+        /// The app may not reach the item (no grant, a revoked grant, a read-only grant for a write).
+        case denied
+        /// The item does not exist (any more).
+        case notFound = "not-found"
+        /// Data that is damaged, edited or forged (bookmarks).
+        case corrupt
+        /// The user cancelled (the picker).
+        case userCancelled = "user-cancelled"
     }
 
     package var kind: Kind

@@ -20,7 +20,8 @@ extension CoordinationEngine {
         do {
             return try DaemonCoordinationEngine(socketPath: socket)
         } catch {
-            if mode == "daemon" { return UnreachableCoordinationEngine(reason: "\(error)") }
+            // An app must not lose its isolation silently: without the daemon it runs unconfined.
+            if mode == "daemon" || AppIdentity.current != nil { return UnreachableCoordinationEngine(reason: "\(error)") }
             return LocalCoordinationEngine()
         }
     }

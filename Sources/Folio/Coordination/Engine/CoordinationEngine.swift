@@ -51,6 +51,13 @@ package class CoordinationEngine: @unchecked Sendable {
     /// Queues a claim; `completion` runs once, with the granted paths or the failure, on whichever
     /// thread learns the outcome.
     func submit(_ request: ClaimRequest, completion: @escaping Completion) {
+        for item in request.items where item.access.isWrite && SecurityScopes.shared.deniesWriting(item.path) {
+            // The URL came with a read-only scope (`.securityScopeAllowOnlyReadAccess`).
+            completion(.failure(CoordinationFailure(
+                kind: .denied, message: "\(item.path) was opened with a read-only security scope",
+                code: CocoaError.Code.fileWriteNoPermission.rawValue)))
+            return
+        }
         lock.lock()
         pending[request.claim] = completion
         lock.unlock()

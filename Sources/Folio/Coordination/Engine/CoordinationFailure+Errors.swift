@@ -24,6 +24,17 @@ extension CoordinationFailure {
             return CocoaError(.fileLocking, userInfo: [NSLocalizedDescriptionKey: message])
         case .invalid, .unknownMethod, .unknownType, .failed:
             return CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: message])
+        case .denied:
+            // As a sandbox refusal: the POSIX error underneath is EACCES; `code` says read or write.
+            return CocoaError(
+                CocoaError.Code(rawValue: code ?? CocoaError.Code.fileReadNoPermission.rawValue),
+                userInfo: [NSLocalizedDescriptionKey: message, NSUnderlyingErrorKey: POSIXError(.EACCES)])
+        case .notFound:
+            return CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: message])
+        case .corrupt:
+            return CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: message])
+        case .userCancelled:
+            return CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: message])
         }
     }
 }

@@ -15,6 +15,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private var lost: CoordinationFailure?
     private var closedOnPurpose = false
     private var lastReconnectAttempt = ContinuousClock.now
+    private var eventHandler: (@Sendable (WireValue) -> Void)?
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
@@ -30,14 +31,15 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     /// Opens a connection and says hello.
     private static func connect(_ socketPath: String) throws -> DaemonConnection {
         let connection = try DaemonConnection(socketPath: socketPath)
-        let hello: WireValue = [
-            "id": 0, "method": "hello",
-            "params": [
-                "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
-                "name": .string(ProcessInfo.processInfo.processName),
-            ],
+        var params: [String: WireValue] = [
+            "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
+            "name": .string(ProcessInfo.processInfo.processName),
         ]
-        let reply = try connection.handshake(hello)
+        if let app = AppIdentity.current { params["app"] = .string(app) }
+        let reply = try connection.handshake(["id": 0, "method": "hello", "params": .object(params)])
+        if let error = reply["error"] {
+            throw DaemonConnection.Error(message: "the daemon at \(socketPath) refused this process: \(error["message"]?.stringValue ?? "\(error)")")
+        }
         guard reply["result"]?["protocol"]?.intValue == Int64(DaemonConnection.protocolVersion) else {
             throw DaemonConnection.Error(
                 message: "the daemon at \(socketPath) does not speak protocol \(DaemonConnection.protocolVersion): \(reply)")
@@ -169,7 +171,18 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
 
     // MARK: Receiving
 
+    /// Receives the daemon's events other than presenter messages (the picker's requests, for a
+    /// front end). Set it before asking for them.
+    package var onEvent: (@Sendable (WireValue) -> Void)? {
+        get { stateLock.withLock { eventHandler } }
+        set { stateLock.withLock { eventHandler = newValue } }
+    }
+
     private func received(_ frame: WireValue) {
+        if let event = frame["event"]?.stringValue, event != "presenter" {
+            if let handler = onEvent { handler(frame) } else { logger.debug("unexpected event from the daemon", metadata: ["event": "\(event)"]) }
+            return
+        }
         if frame["event"]?.stringValue == "presenter" {
             do {
                 let (presenter, message, token) = try CoordinationWire.presenterEvent(frame)

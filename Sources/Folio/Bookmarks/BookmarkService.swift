@@ -1,0 +1,91 @@
+import FolioSystem
+package import Foundation
+import SystemPackage
+import UniformTypes
+
+/// Makes, checks and resolves bookmark data with a key. The daemon runs it with the user's key
+/// (apps ask it to sign and resolve); without a daemon a process runs it with the same key itself.
+package enum BookmarkService {
+    /// A resolved bookmark: where its item is now.
+    package struct Resolution: Sendable, Equatable {
+        package var path: String
+        /// The item moved or was renamed since the bookmark was made.
+        package var isStale: Bool
+        package var isDirectory: Bool
+        /// Made with `.securityScopeAllowOnlyReadAccess`.
+        package var isReadOnly: Bool
+        /// The bookmark's identity for its item.
+        package var reference: ItemReference
+    }
+
+    /// The resource keys a bookmark can store.
+    package static let storableKeys: [URLResourceKey] = [.nameKey, .fileSizeKey, .isDirectoryKey, .contentModificationDateKey, .typeIdentifierKey]
+
+    /// Signed bookmark data for the item at `path` (normalized), storing the values of `keys`.
+    ///
+    /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
+    package static func make(path: String, options: UInt, keys: Set<URLResourceKey>?, base: String?, key: BookmarkKey) throws -> Data {
+        let status: FileStatus
+        do { status = try FileStatus(path: FilePath(path), followSymlinks: true) } catch {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        let url = URL(fileURLWithPath: path)
+        var values: [String: WireValue] = [URLResourceKey.nameKey.rawValue: .string(url.lastPathComponent)]
+        if let keys, !keys.isEmpty {
+            let known = try url.promisedItemResourceValues(forKeys: keys)
+            if let size = known.fileSize { values[URLResourceKey.fileSizeKey.rawValue] = .int(Int64(size)) }
+            if let directory = known.isDirectory { values[URLResourceKey.isDirectoryKey.rawValue] = .bool(directory) }
+            if let date = known.contentModificationDate {
+                values[URLResourceKey.contentModificationDateKey.rawValue] = .double(date.timeIntervalSince1970)
+            }
+            if let type = known.contentType { values[URLResourceKey.typeIdentifierKey.rawValue] = .string(type.identifier) }
+        }
+        let relative = base.flatMap { base in
+            CoordinationPath.isAncestor(base, of: path) ? String(path.dropFirst(base == "/" ? 1 : base.count + 1)) : nil
+        }
+        let bookmark = Bookmark(
+            path: path, relativePath: relative, identity: identity, device: status.device, inode: status.inode,
+            isDirectory: status.kind == .directory, created: Date().timeIntervalSince1970, options: options, values: values)
+        return bookmark.encoded(key: key)
+    }
+
+    /// Checks and resolves bookmark data (`base` for bookmarks made `relativeTo:` a folder).
+    ///
+    /// - Throws: `CocoaError.fileReadCorruptFile` for data that is damaged, edited or not this user's;
+    ///   `CocoaError.fileNoSuchFile` when the item is gone.
+    package static func resolve(_ data: Data, base: String?, key: BookmarkKey) throws -> Resolution {
+        let bookmark = try Bookmark(decoding: data, key: key)
+        var expected = bookmark.path
+        if let relative = bookmark.relativePath, let base {
+            expected = CoordinationPath.normalize(relative, base: base)
+        }
+        guard let (path, stale) = BookmarkResolver.locate(bookmark.reference, at: expected) else {
+            throw CocoaError(
+                .fileNoSuchFile,
+                userInfo: [NSFilePathErrorKey: bookmark.path, NSLocalizedDescriptionKey: "the bookmarked item no longer exists"])
+        }
+        let readOnly = URL.BookmarkCreationOptions(rawValue: bookmark.options).contains(.securityScopeAllowOnlyReadAccess)
+        return Resolution(path: path, isStale: stale, isDirectory: bookmark.isDirectory, isReadOnly: readOnly, reference: bookmark.reference)
+    }
+
+    /// The values stored in checked bookmark data, by resource key name; nil for data that is not valid.
+    package static func storedValues(_ data: Data, key: BookmarkKey) -> [String: WireValue]? {
+        (try? Bookmark(decoding: data, key: key))?.values
+    }
+
+    /// Resource values from stored ones.
+    package static func resourceValues(_ stored: [String: WireValue], keys: Set<URLResourceKey>) -> ItemResourceValues {
+        var values = ItemResourceValues()
+        if keys.contains(.nameKey) { values.name = stored[URLResourceKey.nameKey.rawValue]?.stringValue }
+        if keys.contains(.fileSizeKey) { values.fileSize = stored[URLResourceKey.fileSizeKey.rawValue]?.intValue.map { Int($0) } }
+        if keys.contains(.isDirectoryKey) { values.isDirectory = stored[URLResourceKey.isDirectoryKey.rawValue]?.boolValue }
+        if keys.contains(.contentModificationDateKey), case .double(let seconds)? = stored[URLResourceKey.contentModificationDateKey.rawValue] {
+            values.contentModificationDate = Date(timeIntervalSince1970: seconds)
+        }
+        if keys.contains(.typeIdentifierKey) {
+            values.contentType = stored[URLResourceKey.typeIdentifierKey.rawValue]?.stringValue.flatMap { UTType($0) }
+        }
+        return values
+    }
+}

@@ -1,0 +1,168 @@
+// A stand-in app for the isolation tests: run as an app (`FOLIO_APP_ID`, usually through
+// `folio run --app`), it does one thing through Folio's public API and prints one JSON line.
+//
+//   read <path> | write <path> <text>           coordinated read / write
+//   bookmark <path> [--read-only]               bookmark data, base64
+//   resolve <base64> [--write <text>]           resolve (access starts), read, optionally write
+//   start <path>                                startAccessingSecurityScopedResource()
+//   pick open|import|export|move [--type T]… [--multiple] [--folder D] [--url U]… [--write <text>]
+//   container                                   the app's container and ubiquity container
+//   check <path> [--write]                      the daemon's access decision
+//   <absolute path>                             as started by `folio open`: read it
+import Folio
+import Foundation
+
+func emit(_ value: WireValue) {
+    FileHandle.standardOutput.write(Data(value.serialized() + [UInt8(ascii: "\n")]))
+}
+
+func failure(_ error: any Error) -> WireValue {
+    let ns = error as NSError
+    var object: [String: WireValue] = ["ok": false, "domain": .string(ns.domain), "code": .int(Int64(ns.code)), "message": .string(ns.localizedDescription)]
+    if let posix = ns.userInfo[NSUnderlyingErrorKey] as? POSIXError { object["posix"] = .int(Int64(posix.code.rawValue)) }
+    return .object(object)
+}
+
+func coordinatedRead(_ url: URL) throws -> String {
+    var text = ""
+    var inner: (any Error)?
+    var error: NSError?
+    FileCoordinator().coordinate(readingItemAt: url, options: [], error: &error) { url in
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch { inner = error }
+    }
+    if let error { throw error }
+    if let inner { throw inner }
+    return text
+}
+
+func coordinatedWrite(_ url: URL, _ text: String) throws {
+    var inner: (any Error)?
+    var error: NSError?
+    FileCoordinator().coordinate(writingItemAt: url, options: [], error: &error) { url in
+        do { try Data(text.utf8).write(to: url) } catch { inner = error }
+    }
+    if let error { throw error }
+    if let inner { throw inner }
+}
+
+func option(_ name: String, in arguments: [String]) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+func options(_ name: String, in arguments: [String]) -> [String] {
+    arguments.indices.filter { arguments[$0] == name && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? ""
+let rest = Array(arguments.dropFirst())
+
+switch command {
+case "read":
+    do { emit(["ok": true, "text": .string(try coordinatedRead(URL(fileURLWithPath: rest[0])))]) } catch { emit(failure(error)) }
+case "write":
+    do {
+        try coordinatedWrite(URL(fileURLWithPath: rest[0]), rest[1])
+        emit(["ok": true])
+    } catch { emit(failure(error)) }
+case "bookmark":
+    do {
+        let options: URL.BookmarkCreationOptions = rest.contains("--read-only") ? [.withSecurityScope, .securityScopeAllowOnlyReadAccess] : []
+        let data = try URL(fileURLWithPath: rest[0]).bookmarkData(options: options, includingResourceValuesForKeys: [.fileSizeKey])
+        emit(["ok": true, "data": .string(data.base64EncodedString())])
+    } catch { emit(failure(error)) }
+case "resolve":
+    do {
+        guard let data = Data(base64Encoded: rest[0]) else { throw CocoaError(.fileReadCorruptFile) }
+        var stale = false
+        let url = try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &stale)
+        var result: [String: WireValue] = ["ok": true, "path": .string(url.path), "stale": .bool(stale)]
+        result["text"] = (try? coordinatedRead(url)).map { .string($0) } ?? .null
+        if let text = option("--write", in: rest) {
+            do {
+                try coordinatedWrite(url, text)
+                result["wrote"] = true
+            } catch {
+                result["wrote"] = false
+                result["writeError"] = failure(error)
+            }
+        }
+        emit(.object(result))
+    } catch { emit(failure(error)) }
+case "start":
+    let url = URL(fileURLWithPath: rest[0])
+    emit(["ok": true, "started": .bool(url.startAccessingSecurityScopedResource())])
+case "pick":
+    let mode = rest.first ?? ""
+    let types = options("--type", in: rest).compactMap { UTType($0) }
+    let urls = options("--url", in: rest).map { URL(fileURLWithPath: $0) }
+    let picker: DocumentPicker
+    switch mode {
+    case "open": picker = DocumentPicker(forOpeningContentTypes: types)
+    case "import": picker = DocumentPicker(forOpeningContentTypes: types, asCopy: true)
+    case "export": picker = DocumentPicker(forExporting: urls, asCopy: true)
+    case "move": picker = DocumentPicker(forExporting: urls)
+    case "legacy-open": picker = DocumentPicker(documentTypes: types.map(\.identifier), in: .open)
+    case "legacy-import": picker = DocumentPicker(documentTypes: types.map(\.identifier), in: .import)
+    case "legacy-export": picker = DocumentPicker(urls: urls, in: .exportToService)
+    case "legacy-move": picker = DocumentPicker(urls: urls, in: .moveToService)
+    default:
+        emit(["ok": false, "message": .string("unknown picker mode \(mode)")])
+        exit(2)
+    }
+    picker.allowsMultipleSelection = rest.contains("--multiple")
+    picker.directoryURL = option("--folder", in: rest).map { URL(fileURLWithPath: $0) }
+    let semaphore = DispatchSemaphore(value: 0)
+    let box = Box()
+    Task.detached {
+        do { box.urls = try await picker.pick() } catch { box.error = error }
+        semaphore.signal()
+    }
+    semaphore.wait()
+    if let error = box.error {
+        emit(failure(error))
+    } else {
+        var items: [WireValue] = []
+        for url in box.urls {
+            var item: [String: WireValue] = ["path": .string(url.path)]
+            let started = url.startAccessingSecurityScopedResource()
+            item["started"] = .bool(started)
+            item["text"] = (try? coordinatedRead(url)).map { .string($0) } ?? .null
+            if let text = option("--write", in: rest) {
+                item["wrote"] = .bool((try? coordinatedWrite(url, text)) != nil)
+            }
+            if rest.contains("--bookmark") {
+                item["bookmark"] = (try? url.bookmarkData()).map { .string($0.base64EncodedString()) } ?? .null
+            }
+            if started { url.stopAccessingSecurityScopedResource() }
+            items.append(.object(item))
+        }
+        emit(["ok": true, "urls": .array(items)])
+    }
+case "container":
+    emit([
+        "ok": true, "container": AppContainer.current.map { .string($0.url.path) } ?? .null,
+        "ubiquity": FileManager.default.url(forUbiquityContainerIdentifier: nil).map { .string($0.path) } ?? .null,
+        "home": .string(NSHomeDirectory()),
+    ])
+case "check":
+    do {
+        guard let daemon = AccessClient.daemon else { throw CocoaError(.featureUnsupported) }
+        let reply = try AccessClient.request(daemon, "access.check", ["path": .string(rest[0]), "write": .bool(rest.contains("--write"))])
+        emit(["ok": true, "allowed": reply["allowed"] ?? .null, "reason": reply["reason"] ?? .null])
+    } catch { emit(failure(error)) }
+case _ where command.hasPrefix("/"):
+    // Started by `folio open` with a document's path.
+    do { emit(["ok": true, "opened": .string(command), "text": .string(try coordinatedRead(URL(fileURLWithPath: command)))]) } catch {
+        emit(failure(error))
+    }
+default:
+    emit(["ok": false, "message": .string("unknown command \(command)")])
+    exit(2)
+}
+
+final class Box: @unchecked Sendable {
+    var urls: [URL] = []
+    var error: (any Error)?
+}

@@ -1,0 +1,123 @@
+import Folio
+import FolioSystem
+import Foundation
+import SystemPackage
+
+/// What an app may reach: its own container, and items it holds a grant for — directly, inside a
+/// granted folder, or as a related item (`NSIsRelatedItemType`) next to a granted document. Paths
+/// are canonicalised by the kernel first, so `..`, symbolic links and absolute tricks cannot lead
+/// out of a container or a granted folder; a file in a container with other hard links counts as
+/// outside it (its other names may be another app's).
+struct AccessPolicy: Sendable {
+    let catalog: AppCatalog
+    let grants: GrantStore
+
+    /// The outcome of a check.
+    struct Decision: Sendable {
+        var allowed: Bool
+        var reason: String
+        /// The canonical path checked.
+        var path: String
+        /// The grant that allowed it, if one did.
+        var grant: Grant?
+    }
+
+    /// Whether `app` may read (or write) the item at `path`, which need not exist yet when its folder does.
+    func check(app: String, path: String, write: Bool) -> Decision {
+        func deny(_ reason: String, _ at: String = path) -> Decision { Decision(allowed: false, reason: reason, path: at, grant: nil) }
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else { return deny("not an absolute path") }
+        let real: String
+        var exists = true
+        do {
+            real = try FileStatus.canonicalPath(path)
+        } catch .noSuchFileOrDirectory {
+            exists = false
+            if (try? FileStatus(path: FilePath(path), followSymlinks: false)) != nil {
+                return deny("\(path) is a symbolic link that leads nowhere")
+            }
+            let normalized = CoordinationPath.normalize(path)
+            let parent = (normalized as NSString).deletingLastPathComponent
+            guard let folder = try? FileStatus.canonicalPath(parent) else { return deny("no folder \(parent)") }
+            real = (folder == "/" ? "" : folder) + "/" + (normalized as NSString).lastPathComponent
+        } catch {
+            return deny("cannot reach \(path): \(error)")
+        }
+        let status = exists ? try? FileStatus(path: FilePath(real), followSymlinks: true) : nil
+
+        let containerPath = catalog.paths.containersDirectory + "/" + app
+        if let container = try? FileStatus.canonicalPath(containerPath), real == container || CoordinationPath.isAncestor(container, of: real) {
+            if let status, status.kind == .regular, status.linkCount > 1 {
+                if let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
+                return deny("\(real) has other hard links, which may lead out of the container", real)
+            }
+            return Decision(allowed: true, reason: "in the app's container", path: real, grant: nil)
+        }
+        if let status, let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
+        if let status, status.kind == .regular, status.linkCount > 1 {
+            // Reached only through its folder: another name of it may lie anywhere.
+            return deny("\(real) has other hard links; it is reachable only through a grant of its own", real)
+        }
+        if let grant = folderGrant(app: app, path: real) { return decide(grant, write: write, path: real) }
+        if let grant = relatedGrant(app: app, path: real) { return decide(grant, write: write, path: real) }
+        return deny("\(app) holds no grant for \(real)", real)
+    }
+
+    private func decide(_ grant: Grant, write: Bool, path: String) -> Decision {
+        if write && !grant.allowsWriting {
+            return Decision(allowed: false, reason: "the grant to \(grant.path) allows reading only", path: path, grant: grant)
+        }
+        return Decision(allowed: true, reason: "grant \(grant.id)", path: path, grant: grant)
+    }
+
+    /// A file grant for the item itself: same identity, or same device and inode.
+    private func matchingGrant(app: String, path: String, status: FileStatus) -> Grant? {
+        let identity = (try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute))
+            .flatMap { $0.flatMap { String(validating: $0, as: UTF8.self) } }
+        for grant in grants.grants(of: app) where !grant.isFolder || status.kind == .directory {
+            let sameInode = grant.reference.device == status.device && grant.reference.inode == status.inode
+            let sameIdentity = identity != nil && identity == grant.reference.identity
+            guard sameInode || sameIdentity else { continue }
+            if grant.path != path { grants.relocate(grant, to: path) }
+            return grant
+        }
+        return nil
+    }
+
+    /// A folder grant for one of the path's folders (the path is canonical: its folders are real).
+    private func folderGrant(app: String, path: String) -> Grant? {
+        let folders = grants.grants(of: app).filter(\.isFolder)
+        guard !folders.isEmpty else { return nil }
+        var current = (path as NSString).deletingLastPathComponent
+        while true {
+            if let status = try? FileStatus(path: FilePath(current), followSymlinks: true),
+                let grant = folders.first(where: { $0.reference.device == status.device && $0.reference.inode == status.inode })
+            {
+                if grant.path != current { grants.relocate(grant, to: current) }
+                return grant
+            }
+            if current == "/" || current.isEmpty { return nil }
+            current = (current as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// A grant to a document next to `path` with the same name but for the extension, when that
+    /// extension is one of the app's related item types.
+    private func relatedGrant(app: String, path: String) -> Grant? {
+        let name = (path as NSString).lastPathComponent
+        let extensionName = (name as NSString).pathExtension.lowercased()
+        guard !extensionName.isEmpty, catalog.relatedExtensions(app).contains(extensionName) else { return nil }
+        let stem = (name as NSString).deletingPathExtension
+        let folder = (path as NSString).deletingLastPathComponent
+        guard let folderStatus = try? FileStatus(path: FilePath(folder), followSymlinks: true) else { return nil }
+        for grant in grants.grants(of: app) where !grant.isFolder {
+            let grantName = (grant.path as NSString).lastPathComponent
+            guard (grantName as NSString).deletingPathExtension == stem,
+                let status = try? FileStatus(path: FilePath((grant.path as NSString).deletingLastPathComponent), followSymlinks: true),
+                status.device == folderStatus.device, status.inode == folderStatus.inode,
+                BookmarkResolver.matches(grant.path, grant.reference)
+            else { continue }
+            return grant
+        }
+        return nil
+    }
+}

@@ -1,0 +1,88 @@
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+
+/// The isolation layer in the daemon: registered apps and their containers, grants, the access
+/// policy, the key bookmarks are signed with, and the document picker.
+final class AccessService: Sendable {
+    let catalog: AppCatalog
+    let grants: GrantStore
+    let policy: AccessPolicy
+    let picker: PickerService
+    let logger: Logger
+    private let keyResult: Result<BookmarkKey, any Error>
+
+    init(paths: FolioPaths, store: IndexStore, logger: Logger) throws {
+        catalog = AppCatalog(paths: paths)
+        grants = try GrantStore(pool: store.pool)
+        policy = AccessPolicy(catalog: catalog, grants: grants)
+        self.logger = logger
+        keyResult = Result { try BookmarkKey.load(path: paths.configDirectory + "/bookmark.key") }
+        picker = PickerService(logger: logger)
+        picker.access = self
+        Self.sweepImports(paths: paths)
+    }
+
+    /// The key bookmarks are signed with.
+    func key() throws(CoordinationFailure) -> BookmarkKey {
+        do { return try keyResult.get() } catch {
+            throw CoordinationFailure(kind: .failed, message: "the bookmark key cannot be read: \(error)")
+        }
+    }
+
+    /// Refuses unless `app` (nil: the user's own tools, which reach everything the user can) may
+    /// reach `path`.
+    @discardableResult
+    func require(app: String?, path: String, write: Bool) throws(CoordinationFailure) -> AccessPolicy.Decision? {
+        guard let app else { return nil }
+        let decision = policy.check(app: app, path: path, write: write)
+        guard decision.allowed else {
+            logger.notice("access refused", metadata: ["app": "\(app)", "path": "\(path)", "write": "\(write)", "reason": "\(decision.reason)"])
+            throw CoordinationFailure(
+                kind: .denied, message: "\(app) may not \(write ? "write" : "read") \(path): \(decision.reason)",
+                code: (write ? CocoaError.Code.fileWriteNoPermission : CocoaError.Code.fileReadNoPermission).rawValue)
+        }
+        return decision
+    }
+
+    /// Grants `app` the item at `path` (which exists).
+    @discardableResult
+    func grant(
+        app: String, path: String, write: Bool, persistent: Bool, source: Grant.Source, session: UInt32?
+    ) throws(CoordinationFailure) -> Grant {
+        guard catalog.manifest(app) != nil else { throw CoordinationFailure(kind: .notFound, message: "no app \(app) is registered") }
+        let real: String
+        let status: FileStatus
+        do {
+            real = try FileStatus.canonicalPath(path)
+            status = try FileStatus(path: FilePath(real), followSymlinks: true)
+        } catch {
+            throw CoordinationFailure(kind: .notFound, message: "no item at \(path)")
+        }
+        do {
+            let identity = try DocumentIdentity.identifier(ofItemAt: real, creating: true)
+            return try grants.add(
+                app: app, reference: ItemReference(path: real, identity: identity, device: status.device, inode: status.inode), write: write,
+                persistent: persistent, folder: status.kind == .directory, source: source, session: session)
+        } catch {
+            throw CoordinationFailure(kind: .failed, message: "cannot record the grant: \(error)")
+        }
+    }
+
+    /// The grants of `app` (all when nil), with paths brought up to date where their items moved.
+    func currentGrants(of app: String?) -> [Grant] {
+        for grant in grants.grants(of: app) where !BookmarkResolver.matches(grant.path, grant.reference) {
+            if let (path, _) = BookmarkResolver.locate(grant.reference, at: grant.path) { grants.relocate(grant, to: path) }
+        }
+        return grants.grants(of: app)
+    }
+
+    /// Documents imported by the picker live in `tmp/Imports` until their app exits; at start-up no
+    /// app is connected, so every import folder left behind goes.
+    private static func sweepImports(paths: FolioPaths) {
+        guard let apps = try? FileManager.default.contentsOfDirectory(atPath: paths.containersDirectory) else { return }
+        for app in apps { try? FileManager.default.removeItem(atPath: "\(paths.containersDirectory)/\(app)/tmp/Imports") }
+    }
+}

@@ -1,0 +1,126 @@
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+
+/// The document picker, run in the daemon — out of the app's process, so an app learns only what
+/// the user chose. A front end (`folio pick --serve`, the web UI, a script) attaches over the socket
+/// and is handed each request as a `picker` event; its choice comes back as `picker.choose`, and
+/// the daemon then carries out the mode (apple-semantics §5.1) and answers the app:
+/// - import: copies into the app's `tmp/Imports`, removed when the app's connection ends;
+/// - open: the originals, with a session grant and a reference document in `Library/References`;
+/// - export: copies in the chosen folder, the app's originals untouched;
+/// - move: the documents moved to the chosen folder, granted, with a reference document.
+final class PickerService: @unchecked Sendable {
+    weak var access: AccessService?
+    let logger: Logger
+    private let lock = NSLock()
+    private weak var frontEnd: ClientSession?
+    private var pending: [UInt64: Pending] = [:]
+    private var lastNumber: UInt64 = 0
+    /// Import folders per connection, removed when it ends.
+    private var imports: [ObjectIdentifier: [String]] = [:]
+
+    struct Pending {
+        weak var session: ClientSession?
+        let reply: Int64
+        let request: PickerRequest
+        let app: String?
+        let client: UInt32?
+    }
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Makes `session` the front end; one at a time.
+    func attach(_ session: ClientSession) throws(CoordinationFailure) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let current = frontEnd, current !== session {
+            throw CoordinationFailure(kind: .failed, message: "a picker front end is attached already (pid \(current.peerPID))")
+        }
+        frontEnd = session
+        logger.info("picker front end attached", metadata: ["pid": "\(session.peerPID)"])
+    }
+
+    /// Hands an app's request to the front end; the app's reply comes when the user chose.
+    func pick(_ request: PickerRequest, from session: ClientSession, reply: Int64) throws(CoordinationFailure) {
+        lock.lock()
+        guard let front = frontEnd else {
+            lock.unlock()
+            throw CoordinationFailure(kind: .failed, message: "no document picker is attached to the Folio daemon: run `folio pick --serve`")
+        }
+        lastNumber += 1
+        let number = lastNumber
+        pending[number] = Pending(session: session, reply: reply, request: request, app: session.app, client: session.client)
+        lock.unlock()
+        var event: [String: WireValue] = ["event": "picker", "request": .int(Int64(number)), "params": request.wireValue]
+        if let app = session.app {
+            event["app"] = .string(app)
+            if let name = access?.catalog.manifest(app)?.name { event["appName"] = .string(name) }
+            if let access { event["container"] = .string(AppContainer(appIdentifier: app, paths: access.catalog.paths).url.path) }
+        }
+        front.write([.object(event)])
+    }
+
+    /// The front end's answer: validated, carried out, and sent to the app. A choice that breaks
+    /// the request's rules is refused and the request stays open for another choice.
+    func choose(_ number: UInt64, paths: [String]?, from session: ClientSession) throws(CoordinationFailure) {
+        lock.lock()
+        let isFrontEnd = frontEnd === session
+        let found = pending[number]
+        lock.unlock()
+        guard isFrontEnd else { throw CoordinationFailure(kind: .denied, message: "this connection is not the picker front end") }
+        guard let request = found else { throw CoordinationFailure(kind: .notFound, message: "no picker request \(number) is open") }
+        guard let paths else {
+            finish(number, request, .failure(CoordinationFailure(kind: .userCancelled, message: "the user cancelled the picker")))
+            return
+        }
+        guard let access else { throw CoordinationFailure(kind: .failed, message: "the daemon is stopping") }
+        let chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
+        lock.withLock { pending[number] = nil }
+        DispatchQueue.global().async { [self] in
+            let result = Result { () throws(CoordinationFailure) -> [WireValue] in
+                try PickerChoice.carryOut(chosen, request: request.request, app: request.app, client: request.client, access: access) { folder in
+                    if let session = request.session { self.lock.withLock { self.imports[ObjectIdentifier(session), default: []].append(folder) } }
+                }
+            }
+            self.reply(request, result.map { ["urls": .array($0)] })
+        }
+    }
+
+    private func finish(_ number: UInt64, _ request: Pending, _ result: Result<WireValue, CoordinationFailure>) {
+        lock.withLock { pending[number] = nil }
+        reply(request, result)
+    }
+
+    private func reply(_ request: Pending, _ result: Result<WireValue, CoordinationFailure>) {
+        guard let session = request.session else { return }
+        switch result {
+        case .success(let value): session.write([WireFrame.result(.int(request.reply), value)])
+        case .failure(let failure): session.write([WireFrame.error(.int(request.reply), failure)])
+        }
+    }
+
+    /// A connection ended: as the front end, its open requests fail; as an app, its requests are
+    /// dropped and its imported documents removed.
+    func sessionClosed(_ session: ClientSession) {
+        let (orphans, folders) = lock.withLock { () -> ([Pending], [String]) in
+            var orphans: [Pending] = []
+            if frontEnd === session {
+                frontEnd = nil
+                orphans = Array(pending.values)
+                pending.removeAll()
+            } else {
+                pending = pending.filter { $0.value.session != nil && $0.value.session !== session }
+            }
+            return (orphans, imports.removeValue(forKey: ObjectIdentifier(session)) ?? [])
+        }
+        for orphan in orphans {
+            reply(orphan, .failure(CoordinationFailure(kind: .failed, message: "the picker front end went away")))
+        }
+        for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
+    }
+}

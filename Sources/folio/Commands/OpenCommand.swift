@@ -1,0 +1,71 @@
+import ArgumentParser
+import Folio
+import FolioSystem
+import Foundation
+import SystemPackage
+
+/// `folio open <file>`: opens a document in the app that handles its type — in place, with a grant,
+/// when the app declares `LSSupportsOpeningDocumentsInPlace`; else as a copy in the app's Inbox.
+struct OpenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a document in its app: in place (granted) when the app supports it, else a copy in the app's Inbox.")
+
+    @Argument(help: "The document.") var file: String
+    @Option(help: "The app to open it in, instead of the type's handler.") var app: String?
+    @Flag(help: "Grant read access only (in place).") var readOnly = false
+    @Flag(help: "Run the app sandboxed (bubblewrap).") var sandbox = false
+    @Flag(help: "Prepare (grant or copy) and print the path the app would get, without starting it.") var noLaunch = false
+
+    func run() throws {
+        let paths = FolioPaths()
+        let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            printError("folio open: no file \(file)")
+            throw ExitCode.failure
+        }
+        let chosen: String
+        if let app {
+            chosen = app
+        } else {
+            let handlers = HandlerRegistry(types: TypeRegistry.shared, paths: paths)
+            guard case .app(let id)? = try handlers.choice(forItemAt: URL(fileURLWithPath: path))?.handler else {
+                printError("folio open: no registered app opens \(file) (folio types handlers \(file))")
+                throw ExitCode.failure
+            }
+            chosen = id
+        }
+        guard let manifest = AppManifest.registered(chosen, in: paths.appsDirectory) else {
+            printError("folio open: no app \(chosen) is registered")
+            throw ExitCode.failure
+        }
+        let container = AppContainer(appIdentifier: chosen, paths: paths)
+        try container.create()
+        let handed: String
+        if manifest.supportsOpeningDocumentsInPlace {
+            try withDaemon("open") { daemon in
+                _ = try daemon.request(
+                    "grant.add", params: ["app": .string(chosen), "path": .string(path), "write": .bool(!readOnly), "persistent": true])
+            }
+            handed = path
+        } else {
+            let target = AvailableName.path(for: (path as NSString).lastPathComponent, in: container.inboxURL.path)
+            do { try FileManager.default.copyItem(atPath: path, toPath: target) } catch {
+                printError("folio open: cannot copy \(file) into \(chosen)'s Inbox: \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
+            try? FilePath(target).removeExtendedAttribute(named: "user.folio.id")
+            handed = target
+        }
+        if noLaunch {
+            print(handed)
+            return
+        }
+        guard let executable = manifest.executable else {
+            printError("folio open: \(chosen)'s manifest names no CFBundleExecutable to start; the document is at \(handed)")
+            throw ExitCode.failure
+        }
+        let status = try AppLauncher(app: chosen, paths: paths).run([executable, handed], sandbox: sandbox)
+        if status != 0 { throw ExitCode(status) }
+    }
+}

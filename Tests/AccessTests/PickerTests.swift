@@ -1,0 +1,126 @@
+import Folio
+import FolioTesting
+import Foundation
+import Testing
+
+/// The document picker end to end: apps (real processes) ask, the daemon runs the picker, the
+/// scripted front end answers, and each mode does what apple-semantics §5.1 says (§9 46).
+@Suite("Document picker modes with two apps (§9 46)", .serialized)
+struct PickerTests {
+    let alpha = IsolationFixture.alpha
+    let beta = IsolationFixture.beta
+
+    private func text(_ url: String) -> String? { try? String(contentsOfFile: url, encoding: .utf8) }
+
+    /// Open: the original, security-scoped, edited in place; a reference document in the container;
+    /// the other app still cannot reach it; the grant ends with the app.
+    @Test func openHandsOutTheOriginalScoped() throws {
+        let world = try IsolationFixture("picker-open")
+        let original = try world.dir.write("home/Documents/notes.txt", "hello")
+        let picker = try world.scriptedPicker([[original.path]])
+        let result = try world.app(alpha, ["pick", "open", "--type", "public.plain-text", "--write", "edited in place"])
+        let shown = picker.stop()
+        #expect(result["ok"]?.boolValue == true, "\(result)")
+        let item = try #require(result["urls"]?.arrayValue?.first)
+        #expect(item["path"]?.stringValue == original.path)
+        #expect(item["started"]?.boolValue == true)
+        #expect(item["text"]?.stringValue == "hello")
+        #expect(item["wrote"]?.boolValue == true)
+        #expect(text(original.path) == "edited in place")
+        let references = try FileManager.default.contentsOfDirectory(atPath: world.container(alpha).referencesURL.path)
+        #expect(references.count == 1 && references[0].hasSuffix(".json"))
+        #expect(shown.count == 1 && shown[0]["app"]?.stringValue == alpha && shown[0]["params"]?["mode"]?.stringValue == "open")
+
+        let other = try world.app(beta, ["read", original.path])
+        #expect(other["ok"]?.boolValue == false && other["posix"]?.intValue == Int64(EACCES), "\(other)")
+        // The picker's grant lasted as long as the app's process.
+        let later = try world.app(alpha, ["read", original.path])
+        #expect(later["ok"]?.boolValue == false, "\(later)")
+    }
+
+    /// Open as copy (import): a private copy in the app's tmp; editing it leaves the original; the
+    /// copy goes when the app exits.
+    @Test func importHandsOutAPrivateCopy() throws {
+        let world = try IsolationFixture("picker-import")
+        let original = try world.dir.write("home/Documents/notes.txt", "hello")
+        let picker = try world.scriptedPicker([[original.path]])
+        let result = try world.app(alpha, ["pick", "import", "--type", "public.text", "--write", "my copy"])
+        _ = picker.stop()
+        let item = try #require(result["urls"]?.arrayValue?.first, "\(result)")
+        let copy = try #require(item["path"]?.stringValue)
+        #expect(copy != original.path && copy.hasPrefix(world.container(alpha).temporaryURL.path + "/Imports/"))
+        #expect(item["started"]?.boolValue == false, "a copy carries no security scope")
+        #expect(item["text"]?.stringValue == "hello" && item["wrote"]?.boolValue == true)
+        #expect(text(original.path) == "hello")
+        let deadline = Date().addingTimeInterval(5)
+        while FileManager.default.fileExists(atPath: copy), Date() < deadline { usleep(20_000) }
+        #expect(!FileManager.default.fileExists(atPath: copy), "the imported copy outlived the app")
+    }
+
+    /// Export: copies in the folder the user chose (a free name when taken), the source stays; the
+    /// legacy `init(urls:in: .exportToService)` does the same.
+    @Test func exportCopiesOutAndLeavesTheSource() throws {
+        let world = try IsolationFixture("picker-export")
+        let source = world.container(alpha).documentsURL.appendingPathComponent("report.txt")
+        try Data("quarterly".utf8).write(to: source)
+        let destination = try world.dir.write("home/Shared/report.txt", "someone else's").deletingLastPathComponent()
+        let picker = try world.scriptedPicker([[destination.path], [destination.path]])
+        let first = try world.app(alpha, ["pick", "export", "--url", source.path])
+        let second = try world.app(alpha, ["pick", "legacy-export", "--url", source.path])
+        _ = picker.stop()
+        #expect(first["urls"]?.arrayValue?.first?["path"]?.stringValue == destination.path + "/report 2.txt", "\(first)")
+        #expect(second["urls"]?.arrayValue?.first?["path"]?.stringValue == destination.path + "/report 3.txt", "\(second)")
+        #expect(first["urls"]?.arrayValue?.first?["started"]?.boolValue == true)
+        #expect(text(destination.path + "/report 2.txt") == "quarterly")
+        #expect(text(destination.path + "/report.txt") == "someone else's")
+        #expect(text(source.path) == "quarterly")
+    }
+
+    /// Move: the document moves to the chosen folder, scoped, with a reference document left in the
+    /// app's container.
+    @Test func moveMovesAndLeavesAReference() throws {
+        let world = try IsolationFixture("picker-move")
+        let source = world.container(alpha).documentsURL.appendingPathComponent("draft.txt")
+        try Data("moving".utf8).write(to: source)
+        let destination = world.dir.child("home/Archive")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        let picker = try world.scriptedPicker([[destination.path]])
+        let result = try world.app(alpha, ["pick", "legacy-move", "--url", source.path, "--write", "moved and edited"])
+        _ = picker.stop()
+        let item = try #require(result["urls"]?.arrayValue?.first, "\(result)")
+        #expect(item["path"]?.stringValue == destination.path + "/draft.txt")
+        #expect(item["started"]?.boolValue == true && item["wrote"]?.boolValue == true)
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+        #expect(text(destination.path + "/draft.txt") == "moved and edited")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: world.container(alpha).referencesURL.path).count == 1)
+    }
+
+    /// Cancelling reaches the app as `userCancelled`; a choice of the wrong type, or from another
+    /// app's container, is refused by the daemon (and the script then cancels); several items need
+    /// `allowsMultipleSelection`; without a front end the picker fails clearly.
+    @Test func cancelsRefusalsAndMultipleSelection() throws {
+        let world = try IsolationFixture("picker-rules")
+        let text1 = try world.dir.write("home/a.txt", "a")
+        let text2 = try world.dir.write("home/b.txt", "b")
+        let image = try world.dir.write("home/c.png", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let secret = world.container(beta).documentsURL.appendingPathComponent("secret.txt")
+        try Data("beta's".utf8).write(to: secret)
+
+        let none = try world.app(alpha, ["pick", "open"])
+        #expect(none["ok"]?.boolValue == false && none["code"]?.intValue == Int64(CocoaError.featureUnsupported.rawValue), "\(none)")
+
+        let picker = try world.scriptedPicker([nil, [image.path], [secret.path], [text1.path, text2.path], [text1.path, text2.path]])
+        let cancelled = try world.app(alpha, ["pick", "open"])
+        #expect(cancelled["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(cancelled)")
+        let wrongType = try world.app(alpha, ["pick", "open", "--type", "public.plain-text"])
+        #expect(wrongType["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(wrongType)")
+        let otherContainer = try world.app(alpha, ["pick", "open"])
+        #expect(otherContainer["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(otherContainer)")
+        let single = try world.app(alpha, ["pick", "legacy-open", "--type", "public.text"])
+        #expect(single["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(single)")
+        let multiple = try world.app(alpha, ["pick", "open", "--multiple"])
+        #expect(multiple["urls"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [text1.path, text2.path], "\(multiple)")
+        #expect(picker.stop().count == 5)
+        #expect(try String(contentsOf: secret, encoding: .utf8) == "beta's")
+    }
+}
