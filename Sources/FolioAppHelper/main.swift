@@ -54,6 +54,9 @@ func options(_ name: String, in arguments: [String]) -> [String] {
     arguments.indices.filter { arguments[$0] == name && $0 + 1 < arguments.count }.map { arguments[$0 + 1] }
 }
 
+// An impostor test: the app claims another identity than the one it was started as.
+if let claim = ProcessInfo.processInfo.environment["FOLIO_HELPER_CLAIM"] { setenv("FOLIO_APP_ID", claim, 1) }
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first ?? ""
 let rest = Array(arguments.dropFirst())
@@ -144,7 +147,7 @@ case "container":
     emit([
         "ok": true, "container": AppContainer.current.map { .string($0.url.path) } ?? .null,
         "ubiquity": FileManager.default.url(forUbiquityContainerIdentifier: nil).map { .string($0.path) } ?? .null,
-        "home": .string(NSHomeDirectory()),
+        "home": ProcessInfo.processInfo.environment["HOME"].map { .string($0) } ?? .null,
     ])
 case "check":
     do {

@@ -13,7 +13,7 @@ package enum AccessClient {
     /// For an app talking to a daemon: asks whether the app still holds the grant behind a scope
     /// (revoking takes effect at the next outermost start).
     package static var verifier: ((String) -> Bool)? {
-        guard AppIdentity.current != nil, let daemon else { return nil }
+        guard let daemon, daemon.app != nil else { return nil }
         return { path in
             (try? daemon.request("access.check", params: ["path": .string(path)]))?["allowed"]?.boolValue ?? false
         }

@@ -13,20 +13,12 @@ enum CoordinationBenchmarks {
     }
 
     private static func run(iterations: Int, seconds: Double, root: String) throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var environment = ProcessInfo.processInfo.environment
-        for (key, folder) in [("XDG_RUNTIME_DIR", "run"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config")] {
-            environment[key] = root + "/" + folder
-        }
-        environment["FOLIO_COORDINATION"] = "daemon"
-        let daemon = try Child(executable, ["daemon", "--log-level", "error"], environment: environment)
+        let daemon = try BenchmarkDaemon(root: root)
         defer { daemon.stop() }
-        let socket = root + "/run/folio/folio.sock"
-        try waitForSocket(socket)
-        let echoSocket = root + "/echo.sock"
-        let echo = try Child(executable, ["bench-worker", "echo", echoSocket], environment: environment)
-        defer { echo.stop() }
-        try waitForSocket(echoSocket)
+        let executable = daemon.executable
+        let environment = daemon.environment
+        let socket = daemon.socket
+        let echoSocket = daemon.echoSocket
 
         let file = root + "/document.txt"
         _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))

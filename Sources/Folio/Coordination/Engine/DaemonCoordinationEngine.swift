@@ -9,6 +9,8 @@ package import Logging
 /// reader thread takes replies and messages off the socket; requests are written under a lock.
 package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sendable {
     private let socketPath: String
+    /// The app this connection declared, if any.
+    package let app: String?
     private let stateLock = NSLock()
     private var connection: DaemonConnection
     private var requests: [UInt64: @Sendable (Result<WireValue, CoordinationFailure>) -> Void] = [:]
@@ -21,21 +23,23 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     ///
     /// - Throws: `DaemonConnection.Error` when nothing listens there or the daemon speaks another
     ///   protocol version.
-    package init(socketPath: String, logger: Logger = Logger(label: "folio.coordination")) throws {
+    /// - Parameter app: the app this connection declares (by default the process's `FOLIO_APP_ID`).
+    package init(socketPath: String, app: String? = AppIdentity.current, logger: Logger = Logger(label: "folio.coordination")) throws {
         self.socketPath = socketPath
-        connection = try Self.connect(socketPath)
+        self.app = app
+        connection = try Self.connect(socketPath, app: app)
         super.init(logger: logger)
         startReading(connection)
     }
 
     /// Opens a connection and says hello.
-    private static func connect(_ socketPath: String) throws -> DaemonConnection {
+    private static func connect(_ socketPath: String, app: String?) throws -> DaemonConnection {
         let connection = try DaemonConnection(socketPath: socketPath)
         var params: [String: WireValue] = [
             "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
             "name": .string(ProcessInfo.processInfo.processName),
         ]
-        if let app = AppIdentity.current { params["app"] = .string(app) }
+        if let app { params["app"] = .string(app) }
         let reply = try connection.handshake(["id": 0, "method": "hello", "params": .object(params)])
         if let error = reply["error"] {
             throw DaemonConnection.Error(message: "the daemon at \(socketPath) refused this process: \(error["message"]?.stringValue ?? "\(error)")")
@@ -70,7 +74,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private func reconnect() throws(CoordinationFailure) {
         let fresh: DaemonConnection
         do {
-            fresh = try Self.connect(socketPath)
+            fresh = try Self.connect(socketPath, app: app)
         } catch {
             throw CoordinationFailure(kind: .connectionLost, message: "no Folio daemon answers on \(socketPath): \(error)")
         }
