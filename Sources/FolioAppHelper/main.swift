@@ -4,8 +4,10 @@
 //   read <path> | write <path> <text>           coordinated read / write
 //   bookmark <path> [--read-only]               bookmark data, base64
 //   resolve <base64> [--write <text>]           resolve (access starts), read, optionally write
+//   values <base64>                             resourceValues(forKeys:fromBookmarkData:)
 //   start <path>                                startAccessingSecurityScopedResource()
 //   pick open|import|export|move [--type T]… [--multiple] [--folder D] [--url U]… [--write <text>]
+//        [--bookmark] [--present]                (legacy-… for the iOS 8 initialisers)
 //   container                                   the app's container and ubiquity container
 //   check <path> [--write]                      the daemon's access decision
 //   <absolute path>                             as started by `folio open`: read it
@@ -93,6 +95,14 @@ case "resolve":
         }
         emit(.object(result))
     } catch { emit(failure(error)) }
+case "values":
+    guard let data = Data(base64Encoded: rest[0]),
+        let values = URL.resourceValues(forKeys: [.nameKey, .fileSizeKey], fromBookmarkData: data)
+    else {
+        emit(["ok": false])
+        break
+    }
+    emit(["ok": true, "name": values.name.map { .string($0) } ?? .null, "size": values.fileSize.map { .int(Int64($0)) } ?? .null])
 case "start":
     let url = URL(fileURLWithPath: rest[0])
     emit(["ok": true, "started": .bool(url.startAccessingSecurityScopedResource())])
@@ -118,11 +128,20 @@ case "pick":
     picker.directoryURL = option("--folder", in: rest).map { URL(fileURLWithPath: $0) }
     let semaphore = DispatchSemaphore(value: 0)
     let box = Box()
-    Task.detached {
-        do { box.urls = try await picker.pick() } catch { box.error = error }
-        semaphore.signal()
+    if rest.contains("--present") {
+        // UIKit's shape: present, and hear the outcome through the delegate.
+        let delegate = Delegate(box: box, done: semaphore)
+        picker.delegate = delegate
+        picker.present()
+        semaphore.wait()
+        withExtendedLifetime(delegate) {}
+    } else {
+        Task.detached {
+            do { box.urls = try await picker.pick() } catch { box.error = error }
+            semaphore.signal()
+        }
+        semaphore.wait()
     }
-    semaphore.wait()
     if let error = box.error {
         emit(failure(error))
     } else {
@@ -163,6 +182,23 @@ case _ where command.hasPrefix("/"):
 default:
     emit(["ok": false, "message": .string("unknown command \(command)")])
     exit(2)
+}
+
+final class Delegate: DocumentPickerDelegate {
+    let box: Box
+    let done: DispatchSemaphore
+    init(box: Box, done: DispatchSemaphore) {
+        self.box = box
+        self.done = done
+    }
+    func documentPicker(_ controller: DocumentPicker, didPickDocumentsAt urls: [URL]) {
+        box.urls = urls
+        done.signal()
+    }
+    func documentPickerWasCancelled(_ controller: DocumentPicker) {
+        box.error = CocoaError(.userCancelled)
+        done.signal()
+    }
 }
 
 final class Box: @unchecked Sendable {

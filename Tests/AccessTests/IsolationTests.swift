@@ -104,6 +104,20 @@ struct IsolationTests {
         #expect(try world.folio(["grants", "list", "--app", alpha]).stdout.contains("no grants"))
     }
 
+    /// §9 34 through the daemon: a deleted target fails with `fileNoSuchFile`; the values stored at
+    /// creation stay readable.
+    @Test func deletedTargetsThroughTheDaemon() throws {
+        let world = try IsolationFixture("isolation-deleted")
+        let document = world.container(alpha).documentsURL.appendingPathComponent("gone.txt")
+        try Data("12345".utf8).write(to: document)
+        let bookmark = try #require(try world.app(alpha, ["bookmark", document.path])["data"]?.stringValue)
+        try FileManager.default.removeItem(at: document)
+        let resolved = try world.app(alpha, ["resolve", bookmark])
+        #expect(resolved["code"]?.intValue == Int64(CocoaError.fileNoSuchFile.rawValue), "\(resolved)")
+        let values = try world.app(alpha, ["values", bookmark])
+        #expect(values["size"]?.intValue == 5 && values["name"]?.stringValue == "gone.txt", "\(values)")
+    }
+
     /// Forged, truncated and edited bookmarks are refused (and change nothing).
     @Test func forgedBookmarksAreRefused() throws {
         let world = try IsolationFixture("isolation-forged")

@@ -110,7 +110,7 @@ struct PickerTests {
         #expect(none["ok"]?.boolValue == false && none["code"]?.intValue == Int64(CocoaError.featureUnsupported.rawValue), "\(none)")
 
         let picker = try world.scriptedPicker([nil, [image.path], [secret.path], [text1.path, text2.path], [text1.path, text2.path]])
-        let cancelled = try world.app(alpha, ["pick", "open"])
+        let cancelled = try world.app(alpha, ["pick", "open", "--present"])
         #expect(cancelled["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(cancelled)")
         let wrongType = try world.app(alpha, ["pick", "open", "--type", "public.plain-text"])
         #expect(wrongType["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(wrongType)")
@@ -118,7 +118,7 @@ struct PickerTests {
         #expect(otherContainer["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(otherContainer)")
         let single = try world.app(alpha, ["pick", "legacy-open", "--type", "public.text"])
         #expect(single["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(single)")
-        let multiple = try world.app(alpha, ["pick", "open", "--multiple"])
+        let multiple = try world.app(alpha, ["pick", "open", "--multiple", "--present"])
         #expect(multiple["urls"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [text1.path, text2.path], "\(multiple)")
         #expect(picker.stop().count == 5)
         #expect(try String(contentsOf: secret, encoding: .utf8) == "beta's")
