@@ -48,6 +48,9 @@ struct IsolationTests {
         #expect(creating["ok"]?.boolValue == false && !FileManager.default.fileExists(atPath: world.container(beta).documentsURL.path + "/planted.txt"))
 
         #expect(try world.app(alpha, ["read", mine.path])["text"]?.stringValue == "alpha's")
+        // Its own container needs no scope: start returns false, and the file stays readable.
+        #expect(try world.app(alpha, ["start", mine.path])["started"]?.boolValue == false)
+        #expect(try world.app(alpha, ["check", own.path + "/new/folder/file.txt", "--write"])["allowed"]?.boolValue == true)
         #expect(try world.app(alpha, ["write", own.path + "/new.txt", "fresh"])["ok"]?.boolValue == true)
         // While another name of it exists, even its own app reaches the file only through a grant.
         #expect(try world.app(beta, ["read", secret.path])["posix"]?.intValue == denied)

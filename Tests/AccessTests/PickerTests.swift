@@ -74,6 +74,60 @@ struct PickerTests {
         #expect(text(destination.path + "/report 2.txt") == "quarterly")
         #expect(text(destination.path + "/report.txt") == "someone else's")
         #expect(text(source.path) == "quarterly")
+        // The other app cannot reach the copies.
+        #expect(try world.app(beta, ["read", destination.path + "/report 2.txt"])["posix"]?.intValue == Int64(EACCES))
+    }
+
+    /// Picking a folder grants everything inside it, including what is added later.
+    @Test func pickingAFolderGrantsItsContents() throws {
+        let world = try IsolationFixture("picker-folder")
+        let folder = world.dir.child("home/Project")
+        let existing = try world.dir.write("home/Project/a.txt", "a")
+        let picker = try world.scriptedPicker([[folder.path]])
+        let picked = try world.app(alpha, ["pick", "open", "--type", "public.folder", "--bookmark"])
+        _ = picker.stop()
+        let item = try #require(picked["urls"]?.arrayValue?.first, "\(picked)")
+        #expect(item["path"]?.stringValue == folder.path && item["started"]?.boolValue == true)
+        let bookmark = try #require(item["bookmark"]?.stringValue)
+        let later = try world.dir.write("home/Project/sub/later.txt", "later")
+        #expect(try world.app(alpha, ["resolve", bookmark])["path"]?.stringValue == folder.path)
+        #expect(try world.app(alpha, ["read", existing.path])["text"]?.stringValue == "a")
+        #expect(try world.app(alpha, ["read", later.path])["text"]?.stringValue == "later")
+        #expect(try world.app(alpha, ["check", folder.path + "/new/deeper/created.txt", "--write"])["allowed"]?.boolValue == true)
+        #expect(try world.app(beta, ["read", later.path])["posix"]?.intValue == Int64(EACCES))
+    }
+
+    /// The terminal picker, on its own: filter, choose, print the path; cancel exits 1.
+    @Test func terminalPicker() throws {
+        let world = try IsolationFixture("picker-terminal")
+        try world.dir.write("home/Docs/alpha.txt", "a")
+        let beta = try world.dir.write("home/Docs/beta.txt", "b")
+        try world.dir.write("home/Docs/gamma.png", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        func pick(_ input: String, _ arguments: [String]) throws -> (Int32, String, String) {
+            let process = Process()
+            process.executableURL = ProcessRunner.folioExecutable()
+            process.arguments = ["pick"] + arguments
+            process.environment = world.environment
+            let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+            let out = stdout.fileHandleForReading.readDataToEndOfFile()
+            let err = stderr.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        }
+        let docs = world.dir.path + "/home/Docs"
+        let (status, out, err) = try pick("/bet\n1\n", ["--directory", docs, "--type", "public.text"])
+        #expect(status == 0 && out == beta.path + "\n", "\(out) \(err)")
+        #expect(!err.contains("gamma"), "a PNG was offered for public.text: \(err)")
+        let several = try pick("1,2\n", ["--directory", docs, "--type", "txt", "--multiple"])
+        #expect(several.1.split(separator: "\n").count == 2, "\(several)")
+        #expect(try pick("c\n", ["--directory", docs]).0 == 1)
+        #expect(try pick("", ["--directory", docs]).0 == 1, "end of input cancels")
     }
 
     /// Move: the document moves to the chosen folder, scoped, with a reference document left in the

@@ -35,10 +35,24 @@ struct AccessPolicy: Sendable {
             if (try? FileStatus(path: FilePath(path), followSymlinks: false)) != nil {
                 return deny("\(path) is a symbolic link that leads nowhere")
             }
+            // Not there yet (a coordinated create): the nearest folder that exists, canonical, and
+            // the missing names below it (already free of `.` and `..`).
             let normalized = CoordinationPath.normalize(path)
-            let parent = (normalized as NSString).deletingLastPathComponent
-            guard let folder = try? FileStatus.canonicalPath(parent) else { return deny("no folder \(parent)") }
-            real = (folder == "/" ? "" : folder) + "/" + (normalized as NSString).lastPathComponent
+            var missing: [Substring] = []
+            var folder = normalized
+            var found: String?
+            while found == nil, folder != "/" {
+                missing.insert((folder as NSString).lastPathComponent[...], at: 0)
+                folder = (folder as NSString).deletingLastPathComponent
+                if (try? FileStatus(path: FilePath(folder), followSymlinks: false))?.kind == .symbolicLink,
+                    (try? FileStatus(path: FilePath(folder), followSymlinks: true)) == nil
+                {
+                    return deny("\(folder) is a symbolic link that leads nowhere")
+                }
+                found = try? FileStatus.canonicalPath(folder)
+            }
+            guard let base = found ?? (folder == "/" ? "/" : nil) else { return deny("no folder above \(path)") }
+            real = (base == "/" ? "" : base) + "/" + missing.joined(separator: "/")
         } catch {
             return deny("cannot reach \(path): \(error)")
         }
