@@ -52,6 +52,8 @@ struct PickerTests {
         #expect(item["started"]?.boolValue == false, "a copy carries no security scope")
         #expect(item["text"]?.stringValue == "hello" && item["wrote"]?.boolValue == true)
         #expect(text(original.path) == "hello")
+        // Nor can the other app reach the original through this pick.
+        #expect(try world.app(beta, ["read", original.path])["posix"]?.intValue == Int64(EACCES))
         let deadline = Date().addingTimeInterval(5)
         while FileManager.default.fileExists(atPath: copy), Date() < deadline { usleep(20_000) }
         #expect(!FileManager.default.fileExists(atPath: copy), "the imported copy outlived the app")
@@ -147,6 +149,7 @@ struct PickerTests {
         #expect(!FileManager.default.fileExists(atPath: source.path))
         #expect(text(destination.path + "/draft.txt") == "moved and edited")
         #expect(try FileManager.default.contentsOfDirectory(atPath: world.container(alpha).referencesURL.path).count == 1)
+        #expect(try world.app(beta, ["read", destination.path + "/draft.txt"])["posix"]?.intValue == Int64(EACCES))
     }
 
     /// Cancelling reaches the app as `userCancelled`; a choice of the wrong type, or from another

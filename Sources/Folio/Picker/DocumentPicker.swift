@@ -1,4 +1,5 @@
 public import Foundation
+import Logging
 
 /// The document picker (UIKit's `UIDocumentPickerViewController`), in both of Apple's shapes. The
 /// picker runs in the Folio daemon, out of the app's process, and shows its front end there (the
@@ -74,7 +75,11 @@ open class DocumentPicker: @unchecked Sendable {
                 guard let delegate = picker.delegate else { return }
                 switch outcome {
                 case .success(let urls): delegate.documentPicker(picker, didPickDocumentsAt: urls)
-                case .failure: delegate.documentPickerWasCancelled(picker)
+                case .failure(let error):
+                    if (error as? CocoaError)?.code != .userCancelled {
+                        Logger(label: "folio.picker").error("the document picker failed", metadata: ["error": "\(error.localizedDescription)"])
+                    }
+                    delegate.documentPickerWasCancelled(picker)
                 }
             }
             if let queue { queue.addOperation(deliver) } else { deliver() }

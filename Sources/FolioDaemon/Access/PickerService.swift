@@ -79,6 +79,11 @@ final class PickerService: @unchecked Sendable {
             return
         }
         guard let access else { throw CoordinationFailure(kind: .failed, message: "the daemon is stopping") }
+        guard request.session != nil else {
+            // The app went away while the user chose: nothing is copied, moved or granted.
+            lock.withLock { pending[number] = nil }
+            throw CoordinationFailure(kind: .notFound, message: "the app that asked has gone")
+        }
         let chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
         lock.withLock { pending[number] = nil }
         DispatchQueue.global().async { [self] in
