@@ -38,7 +38,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
     let arbiter = CoordinationArbiter(
         configuration: .init(presenterTimeout: configuration.presenterTimeout), logger: logger)
-    let access = try AccessService(paths: paths, store: store, logger: logger)
+    let access = try AccessService(paths: paths, store: store, arbiter: arbiter, logger: logger)
     let context = DaemonContext(arbiter: arbiter, access: access, appSockets: AppSockets(), types: TypeRegistry.shared, logger: logger)
     let socket = try await ControlSocketService(paths: paths, context: context, logger: logger)
     let group = ServiceGroup(

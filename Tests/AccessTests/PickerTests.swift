@@ -152,6 +152,38 @@ struct PickerTests {
         #expect(try world.app(beta, ["read", destination.path + "/draft.txt"])["posix"]?.intValue == Int64(EACCES))
     }
 
+    /// The picker's move is coordinated: a presenter of the document in another process follows it.
+    @Test func movesTellPresentersWhereTheirDocumentWent() throws {
+        let world = try IsolationFixture("picker-move-presenter")
+        let source = world.container(alpha).documentsURL.appendingPathComponent("shown.txt")
+        try Data("presented".utf8).write(to: source)
+        let destination = world.dir.child("home/Elsewhere")
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+
+        var environment = world.environment
+        environment["FOLIO_COORDINATION"] = "daemon"
+        let presenter = Process()
+        presenter.executableURL = ProcessRunner.builtExecutable("FolioCoordinationHelper")
+        presenter.environment = environment
+        let input = Pipe(), output = Pipe()
+        presenter.standardInput = input
+        presenter.standardOutput = output
+        try presenter.run()
+        defer { presenter.terminate() }
+        let lines = LineCollector(output.fileHandleForReading)
+        input.fileHandleForWriting.write(Data(#"{"op":"presenter","name":"viewer","path":"\#(source.path)"}"#.utf8 + [0x0A]))
+        #expect(lines.wait { $0["event"]?.stringValue == "added" } != nil)
+
+        let picker = try world.scriptedPicker([[destination.path]])
+        let moved = try world.app(alpha, ["pick", "move", "--url", source.path])
+        _ = picker.stop()
+        #expect(moved["urls"]?.arrayValue?.first?["path"]?.stringValue == destination.path + "/shown.txt", "\(moved)")
+        let heard = lines.wait { $0["callback"]?.stringValue == "didMove" }
+        #expect(heard?["to"]?.stringValue == destination.path + "/shown.txt", "\(lines.all)")
+        // Coordinated, not merely noticed afterwards: the presenter was asked to relinquish first.
+        #expect(lines.all.contains { $0["callback"]?.stringValue == "relinquishToWriter" }, "\(lines.all)")
+    }
+
     /// Cancelling reaches the app as `userCancelled`; a choice of the wrong type, or from another
     /// app's container, is refused by the daemon (and the script then cancels); several items need
     /// `allowsMultipleSelection`; without a front end the picker fails clearly.
@@ -179,5 +211,37 @@ struct PickerTests {
         #expect(multiple["urls"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [text1.path, text2.path], "\(multiple)")
         #expect(picker.stop().count == 5)
         #expect(try String(contentsOf: secret, encoding: .utf8) == "beta's")
+    }
+}
+
+/// Lines of JSON from a pipe, collected by a thread; `wait` polls for one that matches.
+final class LineCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [WireValue] = []
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer += chunk
+                while let newline = buffer.firstIndex(of: 0x0A) {
+                    if let value = try? WireValue(parsing: Array(buffer[..<newline])) { lock.withLock { lines.append(value) } }
+                    buffer.removeSubrange(...newline)
+                }
+            }
+        }
+    }
+
+    var all: [WireValue] { lock.withLock { lines } }
+
+    func wait(timeout: TimeInterval = 10, for match: (WireValue) -> Bool) -> WireValue? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = all.first(where: match) { return found }
+            usleep(20_000)
+        }
+        return nil
     }
 }

@@ -11,10 +11,13 @@ final class AccessService: Sendable {
     let grants: GrantStore
     let policy: AccessPolicy
     let picker: PickerService
+    /// The daemon's own coordinations (the picker's copies and moves), as one more arbiter client.
+    let coordination: LocalCoordinationEngine
     let logger: Logger
     private let keyResult: Result<BookmarkKey, any Error>
 
-    init(paths: FolioPaths, store: IndexStore, logger: Logger) throws {
+    init(paths: FolioPaths, store: IndexStore, arbiter: CoordinationArbiter, logger: Logger) throws {
+        coordination = LocalCoordinationEngine(arbiter: arbiter, logger: logger)
         catalog = AppCatalog(paths: paths)
         grants = try GrantStore(pool: store.pool)
         policy = AccessPolicy(catalog: catalog, grants: grants)

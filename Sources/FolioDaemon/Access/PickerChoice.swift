@@ -74,7 +74,7 @@ enum PickerChoice {
             } catch { throw failed("cannot make \(folder)", error) }
             imported(folder)
             for source in chosen {
-                let copy = try copy(source, into: folder)
+                let copy = try copy(source, into: folder, access: access)
                 result.append(["path": .string(copy), "scoped": false, "readOnly": false])
             }
         case .open:
@@ -83,18 +83,10 @@ enum PickerChoice {
                 if let app { try writeReference(to: path, app: app, access: access) }
             }
         case .export:
-            for source in request.urls { result.append(try scoped(try copy(source, into: chosen[0]))) }
+            for source in request.urls { result.append(try scoped(try copy(source, into: chosen[0], access: access))) }
         case .move:
             for source in request.urls {
-                let target = AvailableName.path(for: (source as NSString).lastPathComponent, in: chosen[0])
-                if rename(source, target) != 0 {
-                    guard errno == EXDEV else { throw CoordinationFailure(kind: .failed, message: "cannot move \(source): \(String(cString: strerror(errno)))") }
-                    let copied = try copy(source, into: chosen[0])
-                    do { try FileManager.default.removeItem(atPath: source) } catch { throw failed("moved a copy, but cannot remove \(source)", error) }
-                    result.append(try scoped(copied))
-                    if let app { try writeReference(to: copied, app: app, access: access) }
-                    continue
-                }
+                let target = try move(source, into: chosen[0], access: access)
                 result.append(try scoped(target))
                 if let app { try writeReference(to: target, app: app, access: access) }
             }
@@ -102,14 +94,54 @@ enum PickerChoice {
         return result
     }
 
-    /// Copies `source` into `folder` under a name not taken there; the copy is a new document (it
-    /// does not keep the original's identity).
-    private static func copy(_ source: String, into folder: String) throws(CoordinationFailure) -> String {
-        let target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
-        do { try FileManager.default.copyItem(atPath: source, toPath: target) } catch {
-            throw CoordinationFailure(kind: .failed, message: "cannot copy \(source): \((error as NSError).localizedDescription)")
+    /// Copies `source` into `folder` under a name not taken there, inside a coordinated read (its
+    /// presenters save first); the copy is a new document (it does not keep the original's identity).
+    private static func copy(_ source: String, into folder: String, access: AccessService) throws(CoordinationFailure) -> String {
+        var target = ""
+        var failure: (any Error)?
+        var error: NSError?
+        FileCoordinator(filePresenter: nil, engine: access.coordination).coordinate(
+            readingItemAt: URL(fileURLWithPath: source), options: [], error: &error
+        ) { url in
+            target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
+            do { try FileManager.default.copyItem(atPath: url.path, toPath: target) } catch { failure = error }
+        }
+        if let problem = failure ?? error {
+            throw CoordinationFailure(kind: .failed, message: "cannot copy \(source): \((problem as NSError).localizedDescription)")
         }
         try? FilePath(target).removeExtendedAttribute(named: DocumentIdentity.attribute)
+        return target
+    }
+
+    /// Moves `source` into `folder` under a name not taken there, coordinated (`.forMoving`), so
+    /// presenters of the document follow it; across file systems, a copy and a removal.
+    private static func move(_ source: String, into folder: String, access: AccessService) throws(CoordinationFailure) -> String {
+        let target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
+        var failure: String?
+        var error: NSError?
+        let coordinator = FileCoordinator(filePresenter: nil, engine: access.coordination)
+        coordinator.coordinate(
+            writingItemAt: URL(fileURLWithPath: source), options: .forMoving, writingItemAt: URL(fileURLWithPath: target),
+            options: .forReplacing, error: &error
+        ) { from, to in
+            if rename(from.path, to.path) != 0 {
+                guard errno == EXDEV else {
+                    failure = "cannot move \(source): \(String(cString: strerror(errno)))"
+                    return
+                }
+                do {
+                    try FileManager.default.copyItem(atPath: from.path, toPath: to.path)
+                    DocumentIdentity.copyUserAttributes(from: from.path, to: to.path)
+                    try FileManager.default.removeItem(atPath: from.path)
+                } catch {
+                    failure = "cannot move \(source) to another file system: \((error as NSError).localizedDescription)"
+                    return
+                }
+            }
+            coordinator.item(at: from, didMoveTo: to)
+        }
+        if let failure { throw CoordinationFailure(kind: .failed, message: failure) }
+        if let error { throw CoordinationFailure(kind: .failed, message: "cannot move \(source): \(error.localizedDescription)") }
         return target
     }
 

@@ -8,8 +8,14 @@ package final class LocalCoordinationEngine: CoordinationEngine, @unchecked Send
     private var client: UInt32 = 0
 
     /// Creates an engine with its own arbiter.
-    package init(configuration: CoordinationArbiter.Configuration = .fromEnvironment(), logger: Logger = Logger(label: "folio.coordination")) {
-        arbiter = CoordinationArbiter(configuration: configuration, logger: logger)
+    package convenience init(configuration: CoordinationArbiter.Configuration = .fromEnvironment(), logger: Logger = Logger(label: "folio.coordination")) {
+        self.init(arbiter: CoordinationArbiter(configuration: configuration, logger: logger), logger: logger)
+    }
+
+    /// Creates an engine that is one more client of `arbiter` (the daemon's own coordinations,
+    /// which every connected process's presenters hear of).
+    package init(arbiter: CoordinationArbiter, logger: Logger = Logger(label: "folio.coordination")) {
+        self.arbiter = arbiter
         super.init(logger: logger)
         client = arbiter.addClient(Sink(engine: self), pid: getpid(), name: ProcessInfo.processInfo.processName)
     }
