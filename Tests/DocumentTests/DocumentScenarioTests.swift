@@ -99,6 +99,9 @@ struct DocumentScenarioTests {
         let world = try DocumentWorld()
         let url = try world.file("note.txt", "v0")
         let document = world.document(url)
+        // Only the explicit save below writes (no autosave stepping in on a slow machine).
+        document.autosaveDelay = .seconds(600)
+        document.autosaveMaximumDelay = .seconds(600)
         #expect(await document.open())
         document.updateChangeCount(.done)
         #expect(document.hasUnsavedChanges)
@@ -106,8 +109,13 @@ struct DocumentScenarioTests {
         #expect(!document.hasUnsavedChanges)
         document.edit("v1")
         document.writeDelay = 300_000
+        let before = document.writesStarted
         async let saved = document.save(to: url, for: .forOverwriting)
-        try await Task.sleep(for: .milliseconds(100))
+        // Whatever the load, the edit lands while the write is under way (it takes 300 ms). The wait
+        // suspends rather than blocks, so the save's own tasks get a thread.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while document.writesStarted == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(document.writesStarted > before)
         document.edit("v2")  // during the save
         #expect(await saved)
         #expect(document.hasUnsavedChanges)
@@ -286,13 +294,13 @@ struct AutosaveTests {
         document.edit("a")
         #expect(eventually(3) { (try? String(contentsOf: url, encoding: .utf8)) == "a" })
         #expect(!document.hasUnsavedChanges)
-        // Edits every 100 ms, faster than the delay: still saved within the maximum delay.
-        let start = Date()
+        // Edits every 100 ms, faster than the delay: still saved within the maximum delay, so before
+        // the edits stop (judged by the edits, not the clock, which a loaded machine stretches).
         var savedWhileTyping = false
         for index in 0..<20 {
             document.edit("a" + String(repeating: "b", count: index + 1))
             try await Task.sleep(for: .milliseconds(100))
-            if (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("ab") == true, Date().timeIntervalSince(start) < 1.9 {
+            if index < 19, (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("ab") == true {
                 savedWhileTyping = true
             }
         }

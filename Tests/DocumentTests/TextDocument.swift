@@ -10,6 +10,9 @@ final class TextDocument: Document, @unchecked Sendable {
     private(set) var editingCalls: [String] = []
     /// Makes each raw write slower, to catch changes made during a save.
     var writeDelay: useconds_t = 0
+    /// Raw writes begun so far (a test waits for one to start rather than guessing how long).
+    var writesStarted: Int { modelLock.withLock { startedWrites } }
+    private var startedWrites = 0
 
     var text: String {
         get { modelLock.withLock { model } }
@@ -43,6 +46,7 @@ final class TextDocument: Document, @unchecked Sendable {
     }
 
     override func writeContents(_ contents: Any, to url: URL, for saveOperation: SaveOperation, originalContentsURL: URL?) throws {
+        modelLock.withLock { startedWrites += 1 }
         if writeDelay > 0 { usleep(writeDelay) }
         try super.writeContents(contents, to: url, for: saveOperation, originalContentsURL: originalContentsURL)
     }
