@@ -25,6 +25,9 @@ let package = Package(
         // Bookmark data: the signed envelope and the payload behind it.
         .executableTarget(
             name: "FuzzBookmark", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // Metadata query predicates in Apple's format syntax.
+        .executableTarget(
+            name: "FuzzPredicate", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The version store's manifests and document identity attributes.
         .executableTarget(
             name: "FuzzVersionStore", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

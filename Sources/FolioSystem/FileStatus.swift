@@ -38,6 +38,18 @@ public struct FileStatus: Sendable, Hashable {
     public init(path: FilePath, followSymlinks: Bool = false) throws(Errno) {
         var st = stat()
         _ = try valueOrErrno { path.withPlatformString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
+        self.init(st)
+    }
+
+    /// Reads the status of `name` in the open directory `directory`, not following a symbolic link
+    /// (`fstatat` with `AT_SYMLINK_NOFOLLOW`): no path is built, so depth does not matter.
+    public init(in directory: FileDescriptor, name: UnsafePointer<CChar>) throws(Errno) {
+        var st = stat()
+        _ = try valueOrErrno { fstatat(directory.rawValue, name, &st, AT_SYMLINK_NOFOLLOW) }
+        self.init(st)
+    }
+
+    init(_ st: stat) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory

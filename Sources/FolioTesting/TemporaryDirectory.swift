@@ -12,7 +12,15 @@ public final class TemporaryDirectory: @unchecked Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        guard (try? FileManager.default.removeItem(at: url)) == nil else { return }
+        // Trees Foundation cannot remove (paths beyond PATH_MAX): rm walks them relative to each folder.
+        let rm = Process()
+        rm.executableURL = URL(fileURLWithPath: "/bin/rm")
+        rm.arguments = ["-rf", url.path]
+        try? rm.run()
+        rm.waitUntilExit()
+    }
 
     /// The path of the folder.
     public var path: String { url.path }

@@ -404,8 +404,10 @@ public final class FileCoordinator: @unchecked Sendable {
     /// Releases a granted claim and reads the presenter's URL again.
     func finish(_ granted: Granted) {
         lock.lock()
-        if let index = held.lastIndex(where: { $0.claim == granted.claim }) { held.remove(at: index) }
+        var writes: [String] = []
+        if let index = held.lastIndex(where: { $0.claim == granted.claim }) { writes = held.remove(at: index).writes }
         lock.unlock()
+        if !writes.isEmpty { MetadataStitching.shared.writesEnding(writes) }
         engine.release(claim: granted.claim)
         if let presenter { engine.refreshURL(of: presenter) }
     }

@@ -1,0 +1,168 @@
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+
+/// A query's search in this process: walks the scope folders with `DirectoryScanner`, watches every
+/// folder with inotify, hears coordinated writes through `MetadataStitching`, and batches what
+/// changed into one update per batching interval. A queue overflow rescans the scopes.
+final class LocalMetadataSearch: @unchecked Sendable {
+    /// Whether live queries watch the file system (tests switch it off to show that stitching alone
+    /// reports coordinated writes).
+    @TaskLocal static var watchesFileSystem = true
+
+    private let predicate: MetadataPredicate
+    private let folders: [String]
+    private let interval: TimeInterval
+    private let watches: Bool
+    private weak var query: MetadataQuery?
+    private let work = DispatchQueue(label: "folio.metadata-search")
+    private let logger = Logger(label: "folio.metadata-query")
+    private var watcher: InotifyWatcher?
+    private var dirty = Set<String>()
+    private var dirtyTrees = Set<String>()
+    private var flushScheduled = false
+    private var stopped = false
+    /// How many entries a walk reads between two progress reports.
+    static let progressStride = 5000
+
+    init(predicate: MetadataPredicate, folders: [String], interval: TimeInterval, query: MetadataQuery) {
+        self.predicate = predicate
+        self.folders = folders
+        self.interval = interval
+        self.query = query
+        watches = Self.watchesFileSystem
+    }
+
+    func start() {
+        MetadataStitching.shared.add(self) { [weak self] paths in
+            guard let self else { return }
+            // Synchronously, so the index knows before the writer's claim is released.
+            work.sync { self.markDirty(paths) }
+        }
+        work.async { [self] in
+            if watches {
+                watcher = try? InotifyWatcher { [weak self] batch in
+                    guard let self else { return }
+                    work.async { self.handle(batch) }
+                }
+            }
+            for folder in folders {
+                watcher?.watch(folder)
+                walk(folder) { batch in query?.gathered(batch, final: false) }
+            }
+            query?.gathered([:], final: true)
+        }
+    }
+
+    func stop() {
+        MetadataStitching.shared.remove(self)
+        work.async { [self] in
+            stopped = true
+            watcher?.stop()
+            watcher = nil
+        }
+    }
+
+    /// Handles a lost-events report as the watcher would (tests).
+    func simulateOverflow() {
+        work.async { [self] in handle(.overflow) }
+    }
+
+    /// Applies what `disableUpdates` held back.
+    func flushNow() {
+        work.async { [self] in query?.changed([:]) }
+    }
+
+    // MARK: Walking
+
+    private func values(_ path: String, _ name: String, _ status: FileStatus) -> [String: MetadataValue]? {
+        let values = MetadataItem.values(path: path, name: name, status: status)
+        return predicate.evaluate { values[$0.name] } ? values : nil
+    }
+
+    /// Walks `root`, watching its folders, and reports the matching items in batches.
+    private func walk(_ root: String, report: ([String: [String: MetadataValue]]) -> Void) {
+        var seen = 0
+        var batch: [String: [String: MetadataValue]] = [:]
+        DirectoryScanner().scan(
+            root,
+            visit: { entry in
+                if entry.status.kind == .directory { watcher?.watch(entry.path) }
+                if let values = values(entry.path, entry.name, entry.status) { batch[entry.path] = values }
+                seen += 1
+                if seen % Self.progressStride == 0, !batch.isEmpty {
+                    report(batch)
+                    batch = [:]
+                }
+                return !stopped
+            },
+            skipped: { path, reason in logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(reason)"]) })
+        if !batch.isEmpty { report(batch) }
+    }
+
+    // MARK: Changes
+
+    private func inScope(_ path: String) -> Bool {
+        folders.contains { path != $0 && CoordinationPath.isAncestor($0, of: path) }
+    }
+
+    private func markDirty(_ paths: [String]) {
+        var any = false
+        for path in paths where inScope(path) {
+            dirty.insert(path)
+            any = true
+        }
+        if any { schedule() }
+    }
+
+    private func handle(_ batch: InotifyWatcher.Batch) {
+        guard !stopped else { return }
+        switch batch {
+        case .overflow:
+            dirtyTrees.formUnion(folders)
+        case .events(let events):
+            for event in events where !event.name.isEmpty {
+                let path = event.path
+                if event.isCreated || event.isMovedTo, (try? FileStatus(path: FilePath(path)))?.kind == .directory {
+                    dirtyTrees.insert(path)
+                }
+                dirty.insert(path)
+            }
+        }
+        schedule()
+    }
+
+    private func schedule() {
+        guard !flushScheduled, !stopped else { return }
+        flushScheduled = true
+        work.asyncAfter(deadline: .now() + interval) { [weak self] in self?.flush() }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        guard !stopped, let query else { return }
+        var changes: [String: [String: MetadataValue]?] = [:]
+        let current = query.currentPaths
+        for tree in dirtyTrees where inScope(tree) || folders.contains(tree) {
+            var found: [String: [String: MetadataValue]] = [:]
+            walk(tree) { found.merge($0) { $1 } }
+            for (path, values) in found { changes[path] = .some(values) }
+            for path in current where CoordinationPath.isAncestor(tree, of: path) && path != tree && found[path] == nil {
+                changes[path] = .some(nil)
+            }
+        }
+        for path in dirty where changes[path] == nil {
+            guard let status = try? FileStatus(path: FilePath(path)) else {
+                changes[path] = .some(nil)
+                // A folder that went: everything the results had under it went too.
+                for inside in current where CoordinationPath.isAncestor(path, of: inside) && inside != path { changes[inside] = .some(nil) }
+                continue
+            }
+            changes[path] = .some(values(path, (path as NSString).lastPathComponent, status))
+        }
+        dirty.removeAll()
+        dirtyTrees.removeAll()
+        query.changed(changes)
+    }
+}

@@ -1,0 +1,50 @@
+// Apple's metadata attribute names (MD.h), which Foundation lacks on Linux. The values are Apple's,
+// so that predicates written as strings (`kMDItemFSName LIKE '*.txt'`) mean the same.
+#if !canImport(Darwin)
+/// The item's file name.
+public let NSMetadataItemFSNameKey = "kMDItemFSName"
+/// The name shown to the user.
+public let NSMetadataItemDisplayNameKey = "kMDItemDisplayName"
+/// The item's URL.
+public let NSMetadataItemURLKey = "kMDItemURL"
+/// The item's path.
+public let NSMetadataItemPathKey = "kMDItemPath"
+/// The size in bytes.
+public let NSMetadataItemFSSizeKey = "kMDItemFSSize"
+/// When the item was created.
+public let NSMetadataItemFSCreationDateKey = "kMDItemFSCreationDate"
+/// When the item's contents last changed.
+public let NSMetadataItemFSContentChangeDateKey = "kMDItemFSContentChangeDate"
+/// The item's uniform type identifier.
+public let NSMetadataItemContentTypeKey = "kMDItemContentType"
+/// The item's type and every type it conforms to.
+public let NSMetadataItemContentTypeTreeKey = "kMDItemContentTypeTree"
+/// Whether the item is in a ubiquity container (the Drive) or a provider.
+public let NSMetadataItemIsUbiquitousKey = "NSMetadataItemIsUbiquitousKey"
+/// Whether the item has unresolved conflict versions.
+public let NSMetadataUbiquitousItemHasUnresolvedConflictsKey = "NSMetadataUbiquitousItemHasUnresolvedConflictsKey"
+/// Whether the item is being downloaded.
+public let NSMetadataUbiquitousItemIsDownloadingKey = "NSMetadataUbiquitousItemIsDownloadingKey"
+/// Whether the item's contents reached the server.
+public let NSMetadataUbiquitousItemIsUploadedKey = "NSMetadataUbiquitousItemIsUploadedKey"
+/// Whether the item is being uploaded.
+public let NSMetadataUbiquitousItemIsUploadingKey = "NSMetadataUbiquitousItemIsUploadingKey"
+/// How much of the item is downloaded, 0–100.
+public let NSMetadataUbiquitousItemPercentDownloadedKey = "NSMetadataUbiquitousItemPercentDownloadedKey"
+/// How much of the item is uploaded, 0–100.
+public let NSMetadataUbiquitousItemPercentUploadedKey = "NSMetadataUbiquitousItemPercentUploadedKey"
+/// One of the `NSMetadataUbiquitousItemDownloadingStatus…` values.
+public let NSMetadataUbiquitousItemDownloadingStatusKey = "NSMetadataUbiquitousItemDownloadingStatusKey"
+/// No local copy.
+public let NSMetadataUbiquitousItemDownloadingStatusNotDownloaded = "NSMetadataUbiquitousItemDownloadingStatusNotDownloaded"
+/// A local copy, perhaps not the newest.
+public let NSMetadataUbiquitousItemDownloadingStatusDownloaded = "NSMetadataUbiquitousItemDownloadingStatusDownloaded"
+/// The newest contents are local.
+public let NSMetadataUbiquitousItemDownloadingStatusCurrent = "NSMetadataUbiquitousItemDownloadingStatusCurrent"
+/// Whether the item lives outside the app's container.
+public let NSMetadataUbiquitousItemIsExternalDocumentKey = "NSMetadataUbiquitousItemIsExternalDocumentKey"
+/// The name of the container that holds the original.
+public let NSMetadataUbiquitousItemContainerDisplayNameKey = "NSMetadataUbiquitousItemContainerDisplayNameKey"
+/// The reference document in the app's container for an external document.
+public let NSMetadataUbiquitousItemURLInLocalContainerKey = "NSMetadataUbiquitousItemURLInLocalContainerKey"
+#endif

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+extension MetadataPredicate.Comparison {
+    /// Whether an item's value of the attribute satisfies the comparison.
+    func evaluate(_ actual: MetadataValue) -> Bool {
+        guard attribute.kind == .strings else { return holds(actual) }
+        let values: [MetadataValue]
+        switch actual {
+        case .array(let items): values = items
+        case .null: values = []
+        default: values = [actual]
+        }
+        switch quantifier {
+        case .any: return values.contains { holds($0) }
+        case .all: return values.allSatisfy { holds($0) }
+        case .none: return !values.contains { holds($0) }
+        }
+    }
+
+    private func holds(_ actual: MetadataValue) -> Bool {
+        switch op {
+        case .in:
+            guard case .array(let candidates) = value else { return false }
+            return candidates.contains { Self.compare(actual, .equal, $0, options) }
+        case .between:
+            guard case .array(let bounds) = value, bounds.count == 2 else { return false }
+            return Self.compare(actual, .greaterOrEqual, bounds[0], options) && Self.compare(actual, .lessOrEqual, bounds[1], options)
+        default:
+            return Self.compare(actual, op, value, options)
+        }
+    }
+
+    static func compare(_ lhs: MetadataValue, _ op: MetadataPredicate.Operator, _ rhs: MetadataValue, _ options: MetadataPredicate.Options) -> Bool {
+        if lhs == .null || rhs == .null {
+            switch op {
+            case .equal: return lhs == rhs
+            case .notEqual: return lhs != rhs
+            default: return false
+            }
+        }
+        if case .string(let left) = lhs, case .string(let right) = rhs {
+            let a = fold(left, options), b = fold(right, options)
+            switch op {
+            case .equal: return a == b
+            case .notEqual: return a != b
+            case .less: return a < b
+            case .lessOrEqual: return a <= b
+            case .greater: return a > b
+            case .greaterOrEqual: return a >= b
+            case .beginsWith: return a.hasPrefix(b)
+            case .endsWith: return a.hasSuffix(b)
+            case .contains: return b.isEmpty || a.contains(b)
+            case .like: return WildcardPattern(b).matches(a)
+            case .matches: return RegexCache.shared.matches(left, pattern: right, options: options)
+            case .in, .between: return false
+            }
+        }
+        guard let a = lhs.number, let b = rhs.number else { return false }
+        switch op {
+        case .equal: return a == b
+        case .notEqual: return a != b
+        case .less: return a < b
+        case .lessOrEqual: return a <= b
+        case .greater: return a > b
+        case .greaterOrEqual: return a >= b
+        default: return false
+        }
+    }
+
+    /// Text as the options compare it.
+    static func fold(_ text: String, _ options: MetadataPredicate.Options) -> String {
+        guard !options.isEmpty else { return text }
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        return text.folding(options: folding, locale: nil)
+    }
+}
+
+/// `LIKE` patterns: `*` any run of characters, `?` one character, everything else literal.
+struct WildcardPattern {
+    let pattern: [Character]
+
+    init(_ pattern: String) { self.pattern = Array(pattern) }
+
+    func matches(_ text: String) -> Bool {
+        let characters = Array(text)
+        var t = 0, p = 0
+        var starP = -1, starT = 0
+        while t < characters.count {
+            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == characters[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                starP = p
+                starT = t
+                p += 1
+            } else if starP >= 0 {
+                p = starP + 1
+                starT += 1
+                t = starT
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+}
+
+/// Compiled `MATCHES` expressions, shared (a query evaluates the same few over many items).
+final class RegexCache: Sendable {
+    static let shared = RegexCache()
+    private let cache = Mutex<[String: NSRegularExpression?]>([:])
+
+    func matches(_ text: String, pattern: String, options: MetadataPredicate.Options) -> Bool {
+        let key = "\(options.rawValue)/\(pattern)"
+        let expression = cache.withLock { cache -> NSRegularExpression? in
+            if let found = cache[key] { return found }
+            if cache.count > 256 { cache.removeAll() }
+            var flags: NSRegularExpression.Options = []
+            if options.contains(.caseInsensitive) { flags.insert(.caseInsensitive) }
+            let compiled = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: flags)
+            cache[key] = compiled
+            return compiled
+        }
+        guard let expression else { return false }
+        let subject = options.contains(.diacriticInsensitive) ? MetadataPredicate.Comparison.fold(text, [.diacriticInsensitive]) : text
+        return expression.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+    }
+}

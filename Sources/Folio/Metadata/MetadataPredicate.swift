@@ -1,0 +1,170 @@
+public import Foundation
+
+/// A query's predicate: Apple's predicate-format syntax (`NSPredicate(format:)` does not work on
+/// Linux), parsed and checked against the known attributes, or built in Swift. It evaluates in
+/// process and compiles to SQL for the daemon's index.
+///
+///     try MetadataPredicate(format: "%K LIKE[cd] %@", NSMetadataItemFSNameKey, "*.txt")
+///     try MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemContentTypeTree == 'public.image'")
+///     MetadataAttribute.fsName.like("*.txt", [.caseInsensitive]) && MetadataAttribute.fsSize > 1000
+///
+/// Supported: `==` `=` `!=` `<>` `<` `<=` `>` `>=`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`
+/// (`*` and `?`), `MATCHES` (a regular expression), `IN` (a list, or a value in a multi-valued
+/// attribute), `BETWEEN {low, high}`, the options `[c]` `[d]` `[cd]`, `ANY`/`ALL`/`NONE` for
+/// multi-valued attributes, `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`,
+/// `FALSEPREDICATE`; values as quoted strings, numbers, `YES`/`NO`/`TRUE`/`FALSE`, `nil`,
+/// `CAST(seconds, "NSDate")` (since 2001, as Apple's), `{lists}`, and the arguments `%K` `%@`
+/// `%d` `%i` `%ld` `%f` `%lf`.
+public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
+    indirect enum Node: Sendable, Hashable {
+        case constant(Bool)
+        case and([Node])
+        case or([Node])
+        case not(Node)
+        case comparison(Comparison)
+    }
+
+    /// How a comparison treats text.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// `[c]`.
+        public static let caseInsensitive = Options(rawValue: 1)
+        /// `[d]`.
+        public static let diacriticInsensitive = Options(rawValue: 2)
+    }
+
+    /// A comparison operator.
+    public enum Operator: String, Sendable, Hashable {
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case beginsWith = "BEGINSWITH"
+        case endsWith = "ENDSWITH"
+        case contains = "CONTAINS"
+        case like = "LIKE"
+        case matches = "MATCHES"
+        case `in` = "IN"
+        case between = "BETWEEN"
+    }
+
+    /// How a comparison on a multi-valued attribute combines its values.
+    enum Quantifier: String, Sendable, Hashable {
+        case any = "ANY"
+        case all = "ALL"
+        case none = "NONE"
+    }
+
+    struct Comparison: Sendable, Hashable {
+        var attribute: MetadataAttribute
+        var op: Operator
+        var value: MetadataValue
+        var options: Options
+        var quantifier: Quantifier
+    }
+
+    let node: Node
+
+    init(node: Node) {
+        self.node = node
+    }
+
+    /// Parses Apple's predicate-format syntax, with `arguments` for `%K`, `%@`, `%d` and the like.
+    ///
+    /// - Throws: `MetadataPredicateError`, naming the offending token and its offset.
+    public init(format: String, _ arguments: any CVarArg...) throws(MetadataPredicateError) {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    /// Parses Apple's predicate-format syntax with the arguments in an array (for dates, which are
+    /// not `CVarArg` on Linux, and arrays).
+    public init(format: String, argumentArray arguments: [Any]?) throws(MetadataPredicateError) {
+        var parser = try MetadataPredicateParser(format: format, arguments: arguments ?? [])
+        node = try parser.parse()
+    }
+
+    /// The predicate that every item satisfies.
+    public static let truePredicate = MetadataPredicate(node: .constant(true))
+    /// The predicate no item satisfies.
+    public static let falsePredicate = MetadataPredicate(node: .constant(false))
+
+    /// The predicate in Apple's format syntax (`NSPredicate.predicateFormat`); parsing it gives
+    /// the same predicate back.
+    public var predicateFormat: String { Self.format(node, top: true) }
+
+    /// Same as `predicateFormat`.
+    public var description: String { predicateFormat }
+
+    private static func format(_ node: Node, top: Bool = false) -> String {
+        switch node {
+        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .and(let nodes): return wrap(nodes.map { format($0) }.joined(separator: " AND "), top)
+        case .or(let nodes): return wrap(nodes.map { format($0) }.joined(separator: " OR "), top)
+        case .not(let inner): return "NOT " + format(inner)
+        case .comparison(let comparison):
+            var text = comparison.quantifier == .any && comparison.attribute.kind != .strings ? "" : comparison.quantifier.rawValue + " "
+            if comparison.attribute.kind == .strings && comparison.quantifier == .any { text = "" }
+            text += comparison.attribute.name + " " + comparison.op.rawValue
+            if !comparison.options.isEmpty {
+                text += "[" + (comparison.options.contains(.caseInsensitive) ? "c" : "")
+                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+            }
+            return text + " " + comparison.value.description
+        }
+    }
+
+    private static func wrap(_ text: String, _ top: Bool) -> String { top ? text : "(" + text + ")" }
+
+    // MARK: Evaluating
+
+    /// Whether an item whose attributes `value(_:)` returns satisfies the predicate.
+    public func evaluate(_ value: (MetadataAttribute) -> MetadataValue?) -> Bool {
+        Self.evaluate(node, value)
+    }
+
+    private static func evaluate(_ node: Node, _ value: (MetadataAttribute) -> MetadataValue?) -> Bool {
+        switch node {
+        case .constant(let result): return result
+        case .and(let nodes): return nodes.allSatisfy { evaluate($0, value) }
+        case .or(let nodes): return nodes.contains { evaluate($0, value) }
+        case .not(let inner): return !evaluate(inner, value)
+        case .comparison(let comparison): return comparison.evaluate(value(comparison.attribute) ?? .null)
+        }
+    }
+
+    /// The attributes the predicate reads.
+    var attributes: Set<MetadataAttribute> {
+        var result = Set<MetadataAttribute>()
+        func visit(_ node: Node) {
+            switch node {
+            case .constant: break
+            case .and(let nodes), .or(let nodes): nodes.forEach(visit)
+            case .not(let inner): visit(inner)
+            case .comparison(let comparison): result.insert(comparison.attribute)
+            }
+        }
+        visit(node)
+        return result
+    }
+}
+
+/// Why a predicate format was refused: what, and where (the offending token and its offset).
+public struct MetadataPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public var reason: String
+    /// The offending token as written.
+    public var token: String
+    /// Its offset in the format string, in characters.
+    public var offset: Int
+    /// The whole format string.
+    public var format: String
+
+    /// The reason, the token and a caret under it.
+    public var description: String {
+        let line = format.replacingOccurrences(of: "\n", with: " ")
+        return "\(reason) at offset \(offset) (\"\(token)\"):\n  \(line)\n  \(String(repeating: " ", count: offset))^"
+    }
+}

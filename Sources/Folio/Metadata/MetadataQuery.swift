@@ -1,0 +1,372 @@
+public import Foundation
+import FolioSystem
+import Logging
+
+/// A live metadata query (Apple's `NSMetadataQuery`): the items in its search scopes that match
+/// its predicate, gathered, then kept current as files change, with Apple's notifications posted
+/// through `NotificationCenter.default` (the query as object) and the same events as an async
+/// sequence (`events`).
+///
+/// Scopes are folder URLs or paths, and Apple's scope constants
+/// (`NSMetadataQueryUbiquitousDocumentsScope`, `…UbiquitousDataScope`), which name the app's
+/// ubiquity container in the Drive. In this process the query walks its scopes with raw directory
+/// reads, watches them with inotify, and hears of coordinated writes at once ("stitching").
+///
+/// Notifications go to `operationQueue` when set (it must be serial, as Apple requires), else to the
+/// queue `start()` was called on unless that is the main queue, else to a private serial queue.
+open class MetadataQuery: NSObject, @unchecked Sendable {
+    private let lock = NSLock()
+    private let logger = Logger(label: "folio.metadata-query")
+
+    // MARK: Configuration
+
+    /// The predicate results must satisfy; required. Setting it while the query runs restarts it.
+    open var predicate: MetadataPredicate? {
+        get { lock.withLock { storedPredicate } }
+        set {
+            let restart = lock.withLock { () -> Bool in
+                storedPredicate = newValue
+                return state == .started
+            }
+            if restart {
+                stop()
+                _ = start()
+            }
+        }
+    }
+    private var storedPredicate: MetadataPredicate?
+
+    /// Folder URLs or paths, and the ubiquitous scope constants.
+    open var searchScopes: [Any] {
+        get { lock.withLock { storedScopes } }
+        set { lock.withLock { storedScopes = newValue } }
+    }
+    private var storedScopes: [Any] = []
+
+    /// How results are ordered; unordered when empty.
+    open var sortDescriptors: [MetadataSortDescriptor] {
+        get { lock.withLock { storedSortDescriptors } }
+        set {
+            lock.withLock {
+                storedSortDescriptors = newValue
+                order = nil
+            }
+        }
+    }
+    private var storedSortDescriptors: [MetadataSortDescriptor] = []
+
+    /// Attributes whose distinct values `valueLists` counts.
+    open var valueListAttributes: [String] {
+        get { lock.withLock { storedValueListAttributes } }
+        set { lock.withLock { storedValueListAttributes = newValue } }
+    }
+    private var storedValueListAttributes: [String] = []
+
+    /// Attributes to group `groupedResults` by (the first is used).
+    open var groupingAttributes: [String]? {
+        get { lock.withLock { storedGroupingAttributes } }
+        set { lock.withLock { storedGroupingAttributes = newValue } }
+    }
+    private var storedGroupingAttributes: [String]?
+
+    /// How long live changes are collected before one `didUpdate` reports them.
+    open var notificationBatchingInterval: TimeInterval {
+        get { lock.withLock { storedInterval } }
+        set { lock.withLock { storedInterval = max(0, newValue) } }
+    }
+    private var storedInterval: TimeInterval = 1.0
+
+    /// Where notifications are posted (must be serial).
+    open var operationQueue: OperationQueue? {
+        get { lock.withLock { storedQueue } }
+        set { lock.withLock { storedQueue = newValue } }
+    }
+    private var storedQueue: OperationQueue?
+
+    // MARK: State
+
+    enum State { case idle, started, stopped }
+    private var state = State.idle
+    private var gathering = false
+    private var disabled = 0
+    private var items: [String: MetadataItem] = [:]
+    private var order: [MetadataItem]?
+    private var pending = MetadataChanges()
+    private var search: LocalMetadataSearch?
+    private var delivery: OperationQueue?
+    private var streams: [UUID: AsyncStream<MetadataQueryEvent>.Continuation] = [:]
+
+    /// Creates a query; set `predicate` and `searchScopes`, then `start()`.
+    public override init() {
+        super.init()
+    }
+
+    /// Whether `start()` succeeded and `stop()` has not been called.
+    open var isStarted: Bool { lock.withLock { state == .started } }
+    /// Whether the initial results are still being gathered.
+    open var isGathering: Bool { lock.withLock { gathering } }
+    /// Whether `stop()` was called.
+    open var isStopped: Bool { lock.withLock { state == .stopped } }
+
+    /// Starts gathering. False without a predicate, when already started, or when the scopes mix
+    /// ubiquitous constants with folders (which Apple refuses too).
+    @discardableResult
+    open func start() -> Bool {
+        let configuration: (MetadataPredicate, [String], OperationQueue)? = lock.withLock {
+            guard state != .started, let predicate = storedPredicate else { return nil }
+            guard let folders = Self.folders(for: storedScopes, logger: logger) else { return nil }
+            let caller = OperationQueue.current.flatMap { $0 === OperationQueue.main ? nil : $0 }
+            let queue = storedQueue ?? caller ?? {
+                let serial = OperationQueue()
+                serial.maxConcurrentOperationCount = 1
+                serial.name = "folio.metadata-query"
+                return serial
+            }()
+            state = .started
+            gathering = true
+            items = [:]
+            order = nil
+            pending = MetadataChanges()
+            delivery = queue
+            return (predicate, folders, queue)
+        }
+        guard let (predicate, folders, _) = configuration else { return false }
+        let search = LocalMetadataSearch(predicate: predicate, folders: folders, interval: notificationBatchingInterval, query: self)
+        lock.withLock { self.search = search }
+        post(.didStartGathering)
+        search.start()
+        return true
+    }
+
+    /// Stops the query: no more updates; the results stay as they were.
+    open func stop() {
+        let search = lock.withLock { () -> LocalMetadataSearch? in
+            guard state == .started else { return nil }
+            state = .stopped
+            gathering = false
+            defer { self.search = nil }
+            return self.search
+        }
+        search?.stop()
+    }
+
+    /// Freezes the results; no `didUpdate` until the matching `enableUpdates()`. Nests.
+    open func disableUpdates() { lock.withLock { disabled += 1 } }
+
+    /// Ends one `disableUpdates()`; the last one posts what changed meanwhile, in one batch.
+    open func enableUpdates() {
+        let flush = lock.withLock { () -> Bool in
+            guard disabled > 0 else { return false }
+            disabled -= 1
+            return disabled == 0 && !pending.isEmpty
+        }
+        if flush { search?.flushNow() }
+    }
+
+    // MARK: Results
+
+    /// The number of results.
+    open var resultCount: Int { lock.withLock { items.count } }
+
+    /// The result at `index` (a `MetadataItem`), in `sortDescriptors` order.
+    open func result(at index: Int) -> Any { sortedResults()[index] }
+
+    /// The results (`MetadataItem`s), in `sortDescriptors` order.
+    open var results: [Any] { sortedResults() }
+
+    /// The index of `result`, or `NSNotFound`.
+    open func index(ofResult result: Any) -> Int {
+        guard let item = result as? MetadataItem else { return NSNotFound }
+        return sortedResults().firstIndex { $0 === item } ?? NSNotFound
+    }
+
+    /// One attribute of the result at `index`.
+    open func value(ofAttribute attribute: String, forResultAt index: Int) -> Any? {
+        sortedResults()[index].value(forAttribute: attribute)
+    }
+
+    /// For each of `valueListAttributes`, its distinct values among the results and their counts.
+    open var valueLists: [String: [MetadataQueryAttributeValueTuple]] {
+        let results = sortedResults()
+        var lists: [String: [MetadataQueryAttributeValueTuple]] = [:]
+        for name in valueListAttributes {
+            guard let attribute = MetadataAttribute.named(name) else { continue }
+            var counts: [MetadataValue: Int] = [:]
+            for item in results {
+                guard let value = item.metadataValue(attribute) else { continue }
+                if case .array(let values) = value { for value in values { counts[value, default: 0] += 1 } } else { counts[value, default: 0] += 1 }
+            }
+            lists[name] = counts.sorted { $0.value > $1.value }.map { MetadataQueryAttributeValueTuple(attribute: name, value: $0.key, count: $0.value) }
+        }
+        return lists
+    }
+
+    /// The results grouped by the first of `groupingAttributes`, in result order.
+    open var groupedResults: [MetadataQueryResultGroup] {
+        guard let name = groupingAttributes?.first, let attribute = MetadataAttribute.named(name) else { return [] }
+        var groups: [(MetadataValue, [Any])] = []
+        var index: [MetadataValue: Int] = [:]
+        for item in sortedResults() {
+            let value = item.metadataValue(attribute) ?? .null
+            if let at = index[value] { groups[at].1.append(item) } else {
+                index[value] = groups.count
+                groups.append((value, [item]))
+            }
+        }
+        return groups.map { MetadataQueryResultGroup(attribute: name, value: MetadataItem.object($0.0), results: $0.1) }
+    }
+
+    private func sortedResults() -> [MetadataItem] {
+        lock.withLock {
+            if let order { return order }
+            let sorted = Self.sort(Array(items.values), by: storedSortDescriptors)
+            order = sorted
+            return sorted
+        }
+    }
+
+    static func sort(_ items: [MetadataItem], by descriptors: [MetadataSortDescriptor]) -> [MetadataItem] {
+        let keys = descriptors.compactMap { descriptor in MetadataAttribute.named(descriptor.key).map { ($0, descriptor.ascending) } }
+        return items.sorted { a, b in
+            for (attribute, ascending) in keys {
+                let x = a.metadataValue(attribute) ?? .null, y = b.metadataValue(attribute) ?? .null
+                if x == y { continue }
+                let less = MetadataPredicate.Comparison.compare(x, .less, y, [])
+                let greater = MetadataPredicate.Comparison.compare(x, .greater, y, [])
+                if less || greater { return ascending ? less : greater }
+                if x == .null { return !ascending }
+                if y == .null { return ascending }
+            }
+            return a.path < b.path
+        }
+    }
+
+    // MARK: Events
+
+    /// The query's notifications as an async sequence (from now on).
+    open var events: AsyncStream<MetadataQueryEvent> {
+        AsyncStream { continuation in
+            let id = UUID()
+            lock.withLock { streams[id] = continuation }
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.lock.withLock { _ = self.streams.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    private func post(_ event: MetadataQueryEvent) {
+        let (queue, continuations) = lock.withLock { (delivery, Array(streams.values)) }
+        let name: NSNotification.Name
+        var userInfo: [AnyHashable: Any]?
+        switch event {
+        case .didStartGathering: name = .NSMetadataQueryDidStartGathering
+        case .gatheringProgress: name = .NSMetadataQueryGatheringProgress
+        case .didFinishGathering: name = .NSMetadataQueryDidFinishGathering
+        case .didUpdate(let added, let changed, let removed):
+            name = .NSMetadataQueryDidUpdate
+            userInfo = [
+                NSMetadataQueryUpdateAddedItemsKey: added, NSMetadataQueryUpdateChangedItemsKey: changed,
+                NSMetadataQueryUpdateRemovedItemsKey: removed,
+            ]
+        }
+        let box = UncheckedBox((self, userInfo))
+        let deliver: @Sendable () -> Void = {
+            let (query, userInfo) = box.value
+            NotificationCenter.default.post(name: name, object: query, userInfo: userInfo)
+            for continuation in continuations { continuation.yield(event) }
+        }
+        if let queue { queue.addOperation(deliver) } else { deliver() }
+    }
+
+    // MARK: From the search
+
+    /// The initial results grew (`final`: they are complete).
+    func gathered(_ found: [String: [String: MetadataValue]], final: Bool) {
+        let count = lock.withLock { () -> Int? in
+            guard state == .started else { return nil }
+            for (path, values) in found where items[path] == nil { items[path] = MetadataItem(values: values) }
+            order = nil
+            if final { gathering = false }
+            return items.count
+        }
+        guard let count else { return }
+        post(final ? .didFinishGathering(resultCount: count) : .gatheringProgress(resultCount: count))
+    }
+
+    /// Live changes: the current values of paths (nil: gone or no longer matching). Held while
+    /// updates are disabled; otherwise applied and posted.
+    func changed(_ values: [String: [String: MetadataValue]?]) {
+        let update = lock.withLock { () -> (added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem])? in
+            guard state == .started else { return nil }
+            for (path, value) in values { pending.record(path, value) }
+            guard disabled == 0, !pending.isEmpty else { return nil }
+            let changes = pending
+            pending = MetadataChanges()
+            var added: [MetadataItem] = [], changed: [MetadataItem] = [], removed: [MetadataItem] = []
+            for (path, value) in changes.values {
+                switch (items[path], value) {
+                case (nil, let value?):
+                    let item = MetadataItem(values: value)
+                    items[path] = item
+                    added.append(item)
+                case (let item?, let value?):
+                    if item.update(value) { changed.append(item) }
+                case (let item?, nil):
+                    items[path] = nil
+                    removed.append(item)
+                case (nil, nil):
+                    break
+                }
+            }
+            guard !(added.isEmpty && changed.isEmpty && removed.isEmpty) else { return nil }
+            order = nil
+            return (added, changed, removed)
+        }
+        if let update { post(.didUpdate(added: update.added, changed: update.changed, removed: update.removed)) }
+    }
+
+    /// Makes the search act on an inotify queue overflow (tests).
+    func simulateOverflow() { lock.withLock { search }?.simulateOverflow() }
+
+    /// The paths of the current results (for a rescan's comparison).
+    var currentPaths: Set<String> { lock.withLock { Set(items.keys) } }
+
+    /// Folders for the scopes; nil when they mix ubiquitous constants and folders.
+    static func folders(for scopes: [Any], logger: Logger) -> [String]? {
+        var folders: [String] = []
+        var ubiquitous = false, local = false
+        for scope in scopes {
+            switch scope {
+            case let url as URL:
+                local = true
+                folders.append(CoordinationPath.normalize(url.path))
+            case let text as String where text == NSMetadataQueryUbiquitousDocumentsScope || text == NSMetadataQueryUbiquitousDataScope:
+                ubiquitous = true
+                if let container = FileManager.default.url(forUbiquityContainerIdentifier: nil) {
+                    folders.append(container.path + (text == NSMetadataQueryUbiquitousDocumentsScope ? "/Documents" : ""))
+                }
+            case let text as String where text == NSMetadataQueryAccessibleUbiquitousExternalDocumentsScope:
+                ubiquitous = true
+            case let text as String where text.hasPrefix("/"):
+                local = true
+                folders.append(CoordinationPath.normalize(text))
+            default:
+                logger.error("unsupported search scope", metadata: ["scope": "\(scope)"])
+                return nil
+            }
+        }
+        if ubiquitous && local {
+            logger.error("a query's scopes cannot mix ubiquitous scopes and folders")
+            return nil
+        }
+        return folders
+    }
+}
+
+/// Changes collected while updates are batched or disabled: the latest value per path.
+struct MetadataChanges {
+    var values: [String: [String: MetadataValue]?] = [:]
+    var isEmpty: Bool { values.isEmpty }
+    mutating func record(_ path: String, _ value: [String: MetadataValue]?) { values[path] = .some(value) }
+}

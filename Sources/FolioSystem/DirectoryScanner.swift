@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#endif
+public import SystemPackage
+
+/// Walks a folder tree with raw `readdir` and `fstatat` calls — the hot path of indexing, where
+/// Foundation's per-URL resource values cost 20–35 times as much. Depth first with an explicit
+/// stack of folder paths (memory grows with the number of folders waiting, not files), one folder
+/// open at a time, symbolic links reported but never followed (no loops), and every entry that
+/// cannot be read reported to `skipped` with a reason instead of stopping the walk.
+public struct DirectoryScanner: Sendable {
+    /// One entry found.
+    public struct Entry: Sendable {
+        /// The folder it is in.
+        public var folder: String
+        /// Its name.
+        public var name: String
+        /// Its full path.
+        public var path: String
+        /// Its status (`lstat`).
+        public var status: FileStatus
+    }
+
+    /// Why an entry was left out.
+    public enum Skip: Sendable, CustomStringConvertible {
+        /// A folder that cannot be opened or read (permissions, vanished).
+        case unreadableFolder(Errno)
+        /// A name that is not valid UTF-8 (it could not be named in the index or a URL faithfully).
+        case invalidName
+        /// A path longer than `maximumPathBytes`.
+        case pathTooLong
+        /// The entry vanished or cannot be examined.
+        case unreadableEntry(Errno)
+
+        public var description: String {
+            switch self {
+            case .unreadableFolder(let error): "folder not readable: \(error)"
+            case .invalidName: "name is not valid UTF-8"
+            case .pathTooLong: "path longer than PATH_MAX"
+            case .unreadableEntry(let error): "entry not readable: \(error)"
+            }
+        }
+    }
+
+    /// The longest path walked (PATH_MAX less the terminator).
+    public var maximumPathBytes = 4095
+
+    /// Creates a scanner.
+    public init() {}
+
+    /// Walks everything below `root` (not `root` itself). `visit` gets each entry; for a folder, it
+    /// returns whether to walk into it. `skipped` gets each path left out, with the reason.
+    public func scan(_ root: String, visit: (Entry) -> Bool, skipped: (String, Skip) -> Void) {
+        var pending = [root]
+        while let folder = pending.popLast() {
+            guard let stream = opendir(folder) else {
+                skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
+                continue
+            }
+            let descriptor = FileDescriptor(rawValue: dirfd(stream))
+            var children: [String] = []
+            while true {
+                errno = 0
+                guard let record = readdir(stream) else {
+                    if errno != 0 { skipped(folder, .unreadableFolder(Errno(rawValue: errno))) }
+                    break
+                }
+                let handled: Bool? = withUnsafeBytes(of: record.pointee.d_name) { raw -> Bool? in
+                    let bytes = raw.prefix { $0 != 0 }
+                    if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return nil }
+                    if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return nil }
+                    guard let name = String(validating: bytes, as: UTF8.self) else {
+                        skipped(folder + "/" + String(decoding: bytes, as: UTF8.self), .invalidName)
+                        return nil
+                    }
+                    let path = folder == "/" ? "/" + name : folder + "/" + name
+                    guard path.utf8.count <= maximumPathBytes else {
+                        skipped(path, .pathTooLong)
+                        return nil
+                    }
+                    let status: FileStatus
+                    do {
+                        status = try raw.withMemoryRebound(to: CChar.self) { try FileStatus(in: descriptor, name: $0.baseAddress!) }
+                    } catch {
+                        skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
+                        return nil
+                    }
+                    let entry = Entry(folder: folder, name: name, path: path, status: status)
+                    if visit(entry), status.kind == .directory { children.append(path) }
+                    return true
+                }
+                _ = handled
+            }
+            closedir(stream)
+            // Reverse so that the walk takes a folder's subfolders in the order they were listed.
+            pending.append(contentsOf: children.reversed())
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Folio
+import Foundation
+import Testing
+
+/// An item for evaluating predicates in tests.
+private func item(
+    name: String, size: Int64 = 0, type: String = "public.plain-text", tree: [String] = ["public.plain-text", "public.text", "public.data", "public.item"],
+    modified: Date = Date(timeIntervalSince1970: 1_700_000_000), tags: [String] = [], conflicts: Bool = false
+) -> (MetadataAttribute) -> MetadataValue? {
+    { attribute in
+        switch attribute {
+        case .fsName, .displayName: .string(name)
+        case .path: .string("/home/u/" + name)
+        case .fsSize: .integer(size)
+        case .contentType: .string(type)
+        case .contentTypeTree: .array(tree.map { .string($0) })
+        case .fsContentChangeDate: .date(modified)
+        case .userTags: .array(tags.map { .string($0) })
+        case .hasUnresolvedConflicts: .bool(conflicts)
+        default: nil
+        }
+    }
+}
+
+@Suite("MetadataPredicate: Apple's format syntax, checked, evaluated")
+struct MetadataPredicateTests {
+    @Test func formatsFromAppleCode() throws {
+        let notes = item(name: "Notes.txt", size: 1200)
+        let photo = item(name: "Été.JPG", size: 5_000_000, type: "public.jpeg", tree: ["public.jpeg", "public.image", "public.data", "public.item"])
+        let cases: [(MetadataPredicate, [Bool])] = [
+            (try MetadataPredicate(format: "%K LIKE %@", NSMetadataItemFSNameKey, "*.txt"), [true, false]),
+            (try MetadataPredicate(format: "%K like[c] '*.jpg'", NSMetadataItemFSNameKey), [false, true]),
+            (try MetadataPredicate(format: "kMDItemFSName BEGINSWITH[cd] 'ete'"), [false, true]),
+            (try MetadataPredicate(format: "kMDItemFSName BEGINSWITH[c] 'ete'"), [false, false]),
+            (try MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemFSSize < %d", 2000), [true, false]),
+            (try MetadataPredicate(format: "kMDItemContentTypeTree == 'public.image'"), [false, true]),
+            (try MetadataPredicate(format: "ANY kMDItemContentTypeTree = \"public.text\""), [true, false]),
+            (try MetadataPredicate(format: "NOT (kMDItemFSName CONTAINS 'ote') || kMDItemFSSize >= 5e6"), [false, true]),
+            (try MetadataPredicate(format: "kMDItemContentType IN {'public.jpeg', 'public.png'}"), [false, true]),
+            (try MetadataPredicate(format: "kMDItemFSSize BETWEEN {1000, 1500}"), [true, false]),
+            (try MetadataPredicate(format: "kMDItemFSName MATCHES '[A-Z][a-z]+\\\\.txt'"), [true, false]),
+            (try MetadataPredicate(format: "%K ENDSWITH 'G'", NSMetadataItemFSNameKey), [false, true]),
+            (try MetadataPredicate(format: "TRUEPREDICATE"), [true, true]),
+            (try MetadataPredicate(format: "1000 < kMDItemFSSize"), [true, true]),
+            (try MetadataPredicate(format: "kMDItemFSName != nil && kMDItemLastUsedDate == nil"), [true, true]),
+        ]
+        for (predicate, expected) in cases {
+            #expect([predicate.evaluate(notes), predicate.evaluate(photo)] == expected, "\(predicate)")
+        }
+    }
+
+    @Test func datesAndTagsAndBooleans() throws {
+        let old = item(name: "a", modified: Date(timeIntervalSince1970: 1_000_000_000), tags: ["Work", "Red"])
+        let new = item(name: "b", modified: Date(timeIntervalSince1970: 1_800_000_000), conflicts: true)
+        let cutoff = Date(timeIntervalSince1970: 1_500_000_000)
+        let byArgument = try MetadataPredicate(format: "%K > %@", argumentArray: [NSMetadataItemFSContentChangeDateKey, cutoff])
+        #expect(!byArgument.evaluate(old) && byArgument.evaluate(new))
+        let byCast = try MetadataPredicate(format: "kMDItemFSContentChangeDate < CAST(\(cutoff.timeIntervalSinceReferenceDate), \"NSDate\")")
+        #expect(byCast.evaluate(old) && !byCast.evaluate(new))
+        let tag = try MetadataPredicate(format: "'work' IN[c] kMDItemUserTags")
+        #expect(tag.evaluate(old) && !tag.evaluate(new))
+        let none = try MetadataPredicate(format: "NONE kMDItemUserTags == 'Red'")
+        #expect(!none.evaluate(old) && none.evaluate(new))
+        let conflicted = try MetadataPredicate(format: "%K == YES", NSMetadataUbiquitousItemHasUnresolvedConflictsKey)
+        #expect(!conflicted.evaluate(old) && conflicted.evaluate(new))
+    }
+
+    @Test func theSwiftBuilderMeansTheSame() throws {
+        let built = MetadataAttribute.fsName.like("*.txt", [.caseInsensitive]) && MetadataAttribute.fsSize > 1000
+        let parsed = try MetadataPredicate(format: "kMDItemFSName LIKE[c] '*.txt' AND kMDItemFSSize > 1000")
+        #expect(built == parsed)
+        #expect(built.evaluate(item(name: "X.TXT", size: 2000)) && !built.evaluate(item(name: "X.TXT", size: 10)))
+        let either = !(MetadataAttribute.contentType == "public.jpeg") || MetadataAttribute.fsSize.between(1, 5)
+        #expect(either.evaluate(item(name: "a")))
+    }
+
+    /// `predicateFormat` reads back as the same predicate.
+    @Test func formatRoundTrips() throws {
+        let formats = [
+            "kMDItemFSName LIKE[cd] \"*.txt\" AND (kMDItemFSSize > 10 OR NOT kMDItemContentType == \"public.png\")",
+            "ALL kMDItemUserTags BEGINSWITH \"a\"", "kMDItemFSContentChangeDate >= CAST(700000000.5, \"NSDate\")",
+            "kMDItemContentType IN {\"a.b\", \"c.d\"}", "kMDItemFSName == \"quote \\\" and \\\\ backslash\"", "FALSEPREDICATE",
+        ]
+        for format in formats {
+            let predicate = try MetadataPredicate(format: format)
+            #expect(try MetadataPredicate(format: predicate.predicateFormat) == predicate, "\(format) → \(predicate.predicateFormat)")
+        }
+    }
+
+    /// Bad predicates fail with the offending token and its offset.
+    @Test func errorsPointAtTheOffendingToken() {
+        let cases: [(String, [any CVarArg], String, Int)] = [
+            ("kMDItemFSNam == 'a'", [], "kMDItemFSNam", 0),
+            ("kMDItemFSName == 'a' AND", [], "end of the predicate", 24),
+            ("kMDItemFSSize > 'big'", [], "'big'", 16),
+            ("kMDItemFSSize LIKE '*'", [], "LIKE", 14),
+            ("kMDItemFSName == 'open", [], "'open", 17),
+            ("(kMDItemFSName == 'a'", [], "end of the predicate", 21),
+            ("kMDItemFSName ~ 'a'", [], "~", 14),
+            ("%K == %@", ["kMDItemFSName"], "%@", 6),
+            ("kMDItemFSName == 'a' kMDItemFSSize", [], "kMDItemFSSize", 21),
+            ("kMDItemFSName BETWEEN {1}", [], "{", 22),
+            ("kMDItemFSName MATCHES '(('", [], "'(('", 22),
+            ("ANY kMDItemFSName == 'a'", [], "ANY", 0),
+            ("kMDItemFSName == $name", [], "$name", 17),
+            ("kMDItemFSName ==[x] 'a'", [], "x", 17),
+            ("", [], "end of the predicate", 0),
+            (",-K,-KE", [], ",", 0),  // found by Fuzz/FuzzPredicate: once an endless recursion
+        ]
+        for (format, arguments, token, offset) in cases {
+            do {
+                let predicate = try MetadataPredicate(format: format, argumentArray: arguments)
+                Issue.record("\(format) was accepted as \(predicate)")
+            } catch {
+                #expect(error.token == token && error.offset == offset, "\(format): \(error)")
+                #expect(error.description.contains("^"))
+            }
+        }
+    }
+
+    /// Hostile input: deep nesting, huge lists, long formats are refused cleanly.
+    @Test func hostileFormatsAreRefused() {
+        let deep = String(repeating: "(", count: 100) + "TRUEPREDICATE" + String(repeating: ")", count: 100)
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: deep) }
+        let nots = String(repeating: "NOT ", count: 100) + "TRUEPREDICATE"
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: nots) }
+        let long = "kMDItemFSName == '" + String(repeating: "a", count: 20_000) + "'"
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: long) }
+ let nested = "kMDItemFSSize IN " + String(repeating: "{", count: 10_000)
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: nested) }
+        let list = "kMDItemFSSize IN {" + (0..<5000).map(String.init).joined(separator: ",") + "}"
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: list) }
+    }
+}
