@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
-        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting"]),
+        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "folio"]),
         .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
         .testTarget(

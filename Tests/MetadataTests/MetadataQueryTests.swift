@@ -279,3 +279,19 @@ final class NotificationLog: @unchecked Sendable {
     var names: [NSNotification.Name] { lock.withLock { received.map(\.0) } }
     var lastUserInfoKeys: [String] { lock.withLock { (received.last?.1?.keys.compactMap { $0 as? String }) ?? [] } }
 }
+
+@Suite("folio query")
+struct QueryCommandTests {
+    @Test func queriesFromTheCommandLine() throws {
+        let dir = try TemporaryDirectory("query-cli")
+        try dir.write("a.txt", "hello")
+        try dir.write("sub/b.txt", "hi")
+        try dir.write("c.png", "x")
+        let found = try ProcessRunner.folio(["query", "kMDItemFSName LIKE '*.txt'", "--scope", dir.path, "--sort", NSMetadataItemFSSizeKey])
+        #expect(found.status == 0 && found.stdout == dir.child("sub/b.txt").path + "\n" + dir.child("a.txt").path + "\n", "\(found)")
+        let images = try ProcessRunner.folio(["query", "kMDItemContentTypeTree == 'public.image'", "--scope", dir.path, "--json"])
+        #expect(images.stdout.contains("\"contentType\":\"public.png\""), "\(images.stdout)")
+        let bad = try ProcessRunner.folio(["query", "kMDItemFSSize >", "--scope", dir.path])
+        #expect(bad.status == 2 && bad.stderr.contains("expected a value at offset 15") && bad.stderr.contains("^"), "\(bad.stderr)")
+    }
+}
