@@ -77,8 +77,8 @@ final class LocalMetadataSearch: @unchecked Sendable {
     // MARK: Walking
 
     private func values(_ path: String, _ name: String, _ status: FileStatus) -> [String: MetadataValue]? {
-        let values = MetadataItem.values(path: path, name: name, status: status)
-        return predicate.evaluate { values[$0.name] } ? values : nil
+        guard predicate.evaluate({ MetadataItem.value($0, path: path, name: name, status: status) }) else { return nil }
+        return MetadataItem.values(path: path, name: name, status: status)
     }
 
     /// Walks `root`, watching its folders, and reports the matching items in batches.

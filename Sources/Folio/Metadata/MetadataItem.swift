@@ -59,26 +59,40 @@ open class MetadataItem: NSObject, @unchecked Sendable {
     /// The attributes of a file, from its name and `lstat` status alone (no content read): the
     /// type comes from the name's extension, or `public.folder` for folders.
     static func values(path: String, name: String, status: FileStatus) -> [String: MetadataValue] {
-        let type: UTType
+        var result: [String: MetadataValue] = [:]
+        for attribute in fileAttributes { result[attribute.name] = value(attribute, path: path, name: name, status: status) }
+        return result
+    }
+
+    /// The attributes `values(path:name:status:)` fills.
+    static let fileAttributes: [MetadataAttribute] = [
+        .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree,
+    ]
+
+    /// One attribute of a file, computed only when asked (a predicate on the name never pays for
+    /// the type lookup).
+    static func value(_ attribute: MetadataAttribute, path: String, name: String, status: FileStatus) -> MetadataValue? {
+        switch attribute {
+        case .fsName, .displayName: return .string(name)
+        case .path, .url: return .string(path)
+        case .fsSize: return .integer(status.kind == .directory ? 0 : status.size)
+        case .fsContentChangeDate, .fsCreationDate: return .date(Date(timeIntervalSince1970: status.modificationTime))
+        case .contentType: return .string(type(name: name, status: status).identifier)
+        case .contentTypeTree:
+            let type = type(name: name, status: status)
+            return .array(([type] + type.supertypesNearestFirst).map { .string($0.identifier) })
+        default: return nil
+        }
+    }
+
+    private static func type(name: String, status: FileStatus) -> UTType {
         switch status.kind {
-        case .directory: type = .folder
-        case .symbolicLink: type = .symbolicLink
+        case .directory: return .folder
+        case .symbolicLink: return .symbolicLink
         default:
             let suffix = (name as NSString).pathExtension
-            type = suffix.isEmpty ? .data : (UTType(filenameExtension: suffix) ?? .data)
+            return suffix.isEmpty ? .data : (UTType(filenameExtension: suffix) ?? .data)
         }
-        let modified = Date(timeIntervalSince1970: status.modificationTime)
-        return [
-            MetadataAttribute.fsName.name: .string(name),
-            MetadataAttribute.displayName.name: .string(name),
-            MetadataAttribute.path.name: .string(path),
-            MetadataAttribute.url.name: .string(path),
-            MetadataAttribute.fsSize.name: .integer(status.kind == .directory ? 0 : status.size),
-            MetadataAttribute.fsContentChangeDate.name: .date(modified),
-            MetadataAttribute.fsCreationDate.name: .date(modified),
-            MetadataAttribute.contentType.name: .string(type.identifier),
-            MetadataAttribute.contentTypeTree.name: .array(([type] + type.supertypesNearestFirst).map { .string($0.identifier) }),
-        ]
     }
 }
 

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, documents, bookmarks.")
+    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -15,6 +15,8 @@ struct BenchCommand: ParsableCommand {
     var rounds = 7
     @Option(help: "Seconds per throughput run (coordination).")
     var seconds = 2.0
+    @Option(help: "Files in the generated tree (metadata).")
+    var files = 200_000
 
     func run() throws {
         switch name {
@@ -22,7 +24,8 @@ struct BenchCommand: ParsableCommand {
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
         case "bookmarks": try BookmarkBenchmarks.run(iterations: iterations, rounds: rounds)
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks")
+        case "metadata": try MetadataBenchmarks.run(files: files, rounds: rounds)
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata")
         }
     }
 }

@@ -1,0 +1,97 @@
+import Folio
+import FolioSystem
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `folio bench metadata`: walking and querying a generated tree — the raw scanner and an
+/// in-process `MetadataQuery` gathering it (in a child process, for its own peak memory) — beside
+/// `find -printf '%s %T@ %p'` over the same tree, run in the same session.
+enum MetadataBenchmarks {
+    static func run(files: Int, rounds: Int) throws {
+        try BenchmarkHarness.withScratchDirectory("metadata") { root in try run(files: files, rounds: rounds, root: root) }
+    }
+
+    private static func run(files: Int, rounds: Int, root: String) throws {
+        let tree = root + "/tree"
+        let perFolder = 200
+        let generated = Date()
+        for folder in 0..<((files + perFolder - 1) / perFolder) {
+            let path = "\(tree)/g\(folder / 100)/f\(folder)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for file in 0..<min(perFolder, files - folder * perFolder) {
+                let name = "\(path)/doc\(file)\(file % 10 == 0 ? ".pdf" : ".txt")"
+                close(open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644))
+            }
+        }
+        print("metadata: a tree of \(files) files in folders of \(perFolder), made in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s; median of \(rounds) rounds (warm cache)")
+        var harness = BenchmarkHarness(rounds: rounds)
+        var sink = 0
+        let find = ["/usr/bin/find", tree, "-printf", "%s %T@ %p\\n"]
+        harness.duration(
+            "DirectoryScanner walk (readdir + fstatat)", baselineName: "find -printf '%s %T@ %p' > /dev/null",
+            work: { DirectoryScanner().scan(tree, visit: { sink &+= Int($0.status.size) + 1; return true }, skipped: { _, _ in }) },
+            baseline: { runQuietly(find) })
+        harness.duration(
+            "MetadataQuery gather, kMDItemFSName LIKE '*.pdf' (in process)", baselineName: "find -printf '%s %T@ %p' > /dev/null",
+            work: { sink &+= gather(tree, "kMDItemFSName LIKE '*.pdf'") },
+            baseline: { runQuietly(find) })
+        harness.report()
+        // Peak memory of a gathering process of its own, against find's.
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let queryRSS = peakRSS([executable, "query", "kMDItemFSName LIKE '*.pdf'", "--scope", tree])
+        let findRSS = peakRSS(find)
+        print("peak RSS: folio query (all \(files / 10) results held) \(queryRSS / 1024) MB | baseline find \(findRSS / 1024) MB")
+        if sink == 42 { print("") }
+    }
+
+    private static func gather(_ tree: String, _ format: String) -> Int {
+        let query = MetadataQuery()
+        query.predicate = try? MetadataPredicate(format: format)
+        query.searchScopes = [tree]
+        let done = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: nil) { _ in
+            done.signal()
+        }
+        _ = query.start()
+        done.wait()
+        NotificationCenter.default.removeObserver(observer)
+        let count = query.resultCount
+        query.stop()
+        return count
+    }
+
+    private static func runQuietly(_ command: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        process.waitUntilExit()
+    }
+
+    /// The peak resident set of `command`, in KiB: its `VmHWM`, read while it runs (`ru_maxrss`
+    /// would count the spawning process's memory, which a child inherits at exec).
+    private static func peakRSS(_ command: [String]) -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return 0 }
+        let status = "/proc/\(process.processIdentifier)/status"
+        var peak = 0
+        while process.isRunning {
+            if let text = try? String(contentsOfFile: status, encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            {
+                peak = max(peak, kib)
+            }
+            usleep(2000)
+        }
+        return peak
+    }
+}
