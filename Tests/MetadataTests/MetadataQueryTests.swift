@@ -295,3 +295,22 @@ struct QueryCommandTests {
         #expect(bad.status == 2 && bad.stderr.contains("expected a value at offset 15") && bad.stderr.contains("^"), "\(bad.stderr)")
     }
 }
+
+@Suite("Tags")
+struct TagTests {
+    /// Tags live in `user.xdg.tags`, are set with `folio tag`, and are queried as kMDItemUserTags.
+    @Test func tagsAreSetAndQueried() throws {
+        let dir = try TemporaryDirectory("tags")
+        let report = try dir.write("report.txt", "r")
+        let notes = try dir.write("notes.txt", "n")
+        #expect(try ProcessRunner.folio(["tag", "add", "Work", report.path, notes.path]).status == 0)
+        #expect(try ProcessRunner.folio(["tag", "add", "Urgent", report.path]).status == 0)
+        #expect(try ProcessRunner.folio(["tag", "remove", "Work", notes.path]).status == 0)
+        #expect(FileTags.tags(of: report) == ["Work", "Urgent"] && FileTags.tags(of: notes).isEmpty)
+        let bad = try ProcessRunner.folio(["tag", "add", "a,b", report.path])
+        #expect(bad.status != 0 && FileTags.tags(of: report) == ["Work", "Urgent"])
+        let found = try ProcessRunner.folio(["query", "'urgent' IN[c] kMDItemUserTags", "--scope", dir.path])
+        #expect(found.stdout == report.path + "\n", "\(found)")
+        #expect(try ProcessRunner.folio(["tag", "list", report.path]).stdout.contains("Work, Urgent"))
+    }
+}

@@ -66,7 +66,7 @@ open class MetadataItem: NSObject, @unchecked Sendable {
 
     /// The attributes `values(path:name:status:)` fills.
     static let fileAttributes: [MetadataAttribute] = [
-        .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree,
+        .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
     ]
 
     /// One attribute of a file, computed only when asked (a predicate on the name never pays for
@@ -81,6 +81,9 @@ open class MetadataItem: NSObject, @unchecked Sendable {
         case .contentTypeTree:
             let type = type(name: name, status: status)
             return .array(([type] + type.supertypesNearestFirst).map { .string($0.identifier) })
+        case .userTags:
+            let tags = FileTags.tags(atPath: path)
+            return tags.isEmpty ? nil : .array(tags.map { .string($0) })
         default: return nil
         }
     }
