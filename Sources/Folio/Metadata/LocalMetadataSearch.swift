@@ -22,6 +22,8 @@ final class LocalMetadataSearch: @unchecked Sendable {
     private var dirty = Set<String>()
     private var dirtyTrees = Set<String>()
     private var flushScheduled = false
+    private let stitchLock = NSLock()
+    private var stitched = Set<String>()
     private var stopped = false
     /// How many entries a walk reads between two progress reports.
     static let progressStride = 5000
@@ -37,8 +39,12 @@ final class LocalMetadataSearch: @unchecked Sendable {
     func start() {
         MetadataStitching.shared.add(self) { [weak self] paths in
             guard let self else { return }
-            // Synchronously, so the index knows before the writer's claim is released.
-            work.sync { self.markDirty(paths) }
+            // Recorded before the writer's claim is released — under a lock, never waiting for the
+            // search's queue, which may be busy gathering.
+            let relevant = paths.filter(self.inScope)
+            guard !relevant.isEmpty else { return }
+            self.stitchLock.withLock { self.stitched.formUnion(relevant) }
+            self.work.async { self.takeStitched() }
         }
         work.async { [self] in
             if watches {
@@ -107,13 +113,14 @@ final class LocalMetadataSearch: @unchecked Sendable {
         folders.contains { path != $0 && CoordinationPath.isAncestor($0, of: path) }
     }
 
-    private func markDirty(_ paths: [String]) {
-        var any = false
-        for path in paths where inScope(path) {
-            dirty.insert(path)
-            any = true
+    private func takeStitched() {
+        let paths = stitchLock.withLock { () -> Set<String> in
+            defer { stitched.removeAll() }
+            return stitched
         }
-        if any { schedule() }
+        guard !paths.isEmpty else { return }
+        dirty.formUnion(paths)
+        schedule()
     }
 
     private func handle(_ batch: InotifyWatcher.Batch) {

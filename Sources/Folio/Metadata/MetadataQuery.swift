@@ -101,6 +101,8 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    deinit { search?.stop() }
+
     /// Whether `start()` succeeded and `stop()` has not been called.
     open var isStarted: Bool { lock.withLock { state == .started } }
     /// Whether the initial results are still being gathered.
