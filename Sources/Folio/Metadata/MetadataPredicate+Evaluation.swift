@@ -41,30 +41,30 @@ extension MetadataPredicate.Comparison {
         }
         if case .string(let left) = lhs, case .string(let right) = rhs {
             let a = fold(left, options), b = fold(right, options)
+            if let ordered = order(a, op, b) { return ordered }
             switch op {
-            case .equal: return a == b
-            case .notEqual: return a != b
-            case .less: return a < b
-            case .lessOrEqual: return a <= b
-            case .greater: return a > b
-            case .greaterOrEqual: return a >= b
             case .beginsWith: return a.hasPrefix(b)
             case .endsWith: return a.hasSuffix(b)
             case .contains: return b.isEmpty || a.contains(b)
             case .like: return WildcardPattern(b).matches(a)
             case .matches: return RegexCache.shared.matches(left, pattern: right, options: options)
-            case .in, .between: return false
+            default: return false
             }
         }
         guard let a = lhs.number, let b = rhs.number else { return false }
+        return order(a, op, b) ?? false
+    }
+
+    /// The six orderings, for any comparable values; nil for the other operators.
+    private static func order<T: Comparable>(_ a: T, _ op: MetadataPredicate.Operator, _ b: T) -> Bool? {
         switch op {
-        case .equal: return a == b
-        case .notEqual: return a != b
-        case .less: return a < b
-        case .lessOrEqual: return a <= b
-        case .greater: return a > b
-        case .greaterOrEqual: return a >= b
-        default: return false
+        case .equal: a == b
+        case .notEqual: a != b
+        case .less: a < b
+        case .lessOrEqual: a <= b
+        case .greater: a > b
+        case .greaterOrEqual: a >= b
+        default: nil
         }
     }
 
