@@ -67,31 +67,29 @@ public struct DirectoryScanner: Sendable {
                     if errno != 0 { skipped(folder, .unreadableFolder(Errno(rawValue: errno))) }
                     break
                 }
-                let handled: Bool? = withUnsafeBytes(of: record.pointee.d_name) { raw -> Bool? in
+                withUnsafeBytes(of: record.pointee.d_name) { raw in
                     let bytes = raw.prefix { $0 != 0 }
-                    if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return nil }
-                    if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return nil }
+                    if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return }
+                    if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return }
                     guard let name = String(validating: bytes, as: UTF8.self) else {
                         skipped(folder + "/" + String(decoding: bytes, as: UTF8.self), .invalidName)
-                        return nil
+                        return
                     }
                     let path = folder == "/" ? "/" + name : folder + "/" + name
                     guard path.utf8.count <= maximumPathBytes else {
                         skipped(path, .pathTooLong)
-                        return nil
+                        return
                     }
                     let status: FileStatus
                     do {
                         status = try raw.withMemoryRebound(to: CChar.self) { try FileStatus(in: descriptor, name: $0.baseAddress!) }
                     } catch {
                         skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
-                        return nil
+                        return
                     }
                     let entry = Entry(folder: folder, name: name, path: path, status: status)
                     if visit(entry), status.kind == .directory { children.append(path) }
-                    return true
                 }
-                _ = handled
             }
             closedir(stream)
             // Reverse so that the walk takes a folder's subfolders in the order they were listed.

@@ -59,8 +59,9 @@ open class MetadataItem: NSObject, @unchecked Sendable {
     /// The attributes of a file, from its name and `lstat` status alone (no content read): the
     /// type comes from the name's extension, or `public.folder` for folders.
     static func values(path: String, name: String, status: FileStatus) -> [String: MetadataValue] {
+        let type = type(name: name, status: status)
         var result: [String: MetadataValue] = [:]
-        for attribute in fileAttributes { result[attribute.name] = value(attribute, path: path, name: name, status: status) }
+        for attribute in fileAttributes { result[attribute.name] = value(attribute, path: path, name: name, status: status, type: type) }
         return result
     }
 
@@ -71,15 +72,15 @@ open class MetadataItem: NSObject, @unchecked Sendable {
 
     /// One attribute of a file, computed only when asked (a predicate on the name never pays for
     /// the type lookup).
-    static func value(_ attribute: MetadataAttribute, path: String, name: String, status: FileStatus) -> MetadataValue? {
+    static func value(_ attribute: MetadataAttribute, path: String, name: String, status: FileStatus, type known: UTType? = nil) -> MetadataValue? {
         switch attribute {
         case .fsName, .displayName: return .string(name)
         case .path, .url: return .string(path)
         case .fsSize: return .integer(status.kind == .directory ? 0 : status.size)
         case .fsContentChangeDate, .fsCreationDate: return .date(Date(timeIntervalSince1970: status.modificationTime))
-        case .contentType: return .string(type(name: name, status: status).identifier)
+        case .contentType: return .string((known ?? type(name: name, status: status)).identifier)
         case .contentTypeTree:
-            let type = type(name: name, status: status)
+            let type = known ?? type(name: name, status: status)
             return .array(([type] + type.supertypesNearestFirst).map { .string($0.identifier) })
         case .userTags:
             let tags = FileTags.tags(atPath: path)

@@ -121,7 +121,7 @@ enum BookmarkBenchmarks {
     static func rawIdentity(_ path: String) -> Int {
         var status = stat()
         stat(path, &status)
-        let identity = (try? FilePath(path).extendedAttribute(named: "user.folio.id"))?.count ?? 0
+        let identity = (try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute))?.count ?? 0
         return Int(status.st_ino & 1) + identity
     }
 

@@ -54,7 +54,7 @@ struct OpenCommand: ParsableCommand {
                 printError("folio open: cannot copy \(file) into \(chosen)'s Inbox: \(error.localizedDescription)")
                 throw ExitCode.failure
             }
-            try? FilePath(target).removeExtendedAttribute(named: "user.folio.id")
+            try? FilePath(target).removeExtendedAttribute(named: DocumentIdentity.attribute)
             handed = target
         }
         if noLaunch {
