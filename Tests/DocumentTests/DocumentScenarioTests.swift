@@ -297,17 +297,19 @@ struct AutosaveTests {
         #expect(!document.hasUnsavedChanges)
         // Edits every 100 ms, faster than the delay: still saved within the maximum delay, so before
         // the edits stop (judged by the edits, not the clock, which a loaded machine stretches).
-        var savedWhileTyping = false
-        for index in 0..<20 {
-            document.edit("a" + String(repeating: "b", count: index + 1))
+        // Without the maximum delay, edits this close together would never be saved while they kept
+        // coming; typing goes on until a save lands (at most 100 edits, ten seconds at the least).
+        var savedWhileTyping = false, edits = 0
+        while !savedWhileTyping, edits < 100 {
+            edits += 1
+            document.edit("a" + String(repeating: "b", count: edits))
             try await Task.sleep(for: .milliseconds(100))
-            if index < 19, (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("ab") == true {
-                savedWhileTyping = true
-            }
+            savedWhileTyping = (try? String(contentsOf: url, encoding: .utf8))?.hasPrefix("ab") == true
         }
         #expect(savedWhileTyping, "no autosave while edits kept coming")
+        document.edit("a" + String(repeating: "b", count: edits + 1))
         #expect(await document.close())
-        #expect(try String(contentsOf: url, encoding: .utf8) == "a" + String(repeating: "b", count: 20))
+        #expect(try String(contentsOf: url, encoding: .utf8) == "a" + String(repeating: "b", count: edits + 1))
     }
 }
 
