@@ -111,7 +111,7 @@ extension ClientSession {
     }
 
     /// Refuses a request only the user's own tools may make.
-    private func userOnly(_ what: String) throws(CoordinationFailure) {
+    func userOnly(_ what: String) throws(CoordinationFailure) {
         if let app { throw CoordinationFailure(kind: .denied, message: "an app (\(app)) may not \(what)") }
     }
 }

@@ -68,6 +68,7 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
             self.client = nil
         }
         context.access.picker.sessionClosed(self)
+        context.index.sessionClosed(self)
     }
 
     /// Handles one frame and returns the frames to write back (none for a notification that
@@ -109,6 +110,7 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         case .typesOf(let path): return try typesOf(path)
         case .status: return arbiter.status()
         case .access(let request): return try access(request, id: id)
+        case .index(let request): return try index(request, id: id)
         case .claim(let claim):
             if let app {
                 for item in claim.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }

@@ -24,8 +24,8 @@ public struct Daemon: Sendable {
     }
 }
 
-/// Builds the daemon: creates the XDG folders, opens the SQLite index, loads the type registry and
-/// prepares the control socket. Tests call it too.
+/// Builds the daemon: creates the XDG folders, opens the SQLite index, loads the type registry,
+/// prepares the control socket and the metadata index (which starts crawling when the daemon runs). Tests call it too.
 ///
 /// - Throws: `DaemonError` when another daemon of this user runs, or the error of the failing step.
 public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) async throws -> Daemon {
@@ -36,12 +36,15 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
-    let arbiter = CoordinationArbiter(
-        configuration: .init(presenterTimeout: configuration.presenterTimeout), logger: logger)
+    let index = MetadataIndex(pool: store.pool, paths: paths, logger: logger)
+    var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)
+    arbiterConfiguration.writeEnded = { change in index.stitch(change) }
+    let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, logger: logger)
-    let context = DaemonContext(arbiter: arbiter, access: access, appSockets: AppSockets(), types: TypeRegistry.shared, logger: logger)
+    let context = DaemonContext(
+        arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, logger: logger)
     let socket = try await ControlSocketService(paths: paths, context: context, logger: logger)
     let group = ServiceGroup(
-        configuration: .init(services: [socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        configuration: .init(services: [IndexService(index: index), socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)
 }

@@ -1,7 +1,8 @@
 import GRDB
 
 /// The daemon's SQLite database (`$XDG_STATE_HOME/folio/index.sqlite`, WAL mode), opened and
-/// migrated at start-up. Later issues add the index, grants, recents and the sync journal.
+/// migrated at start-up. It holds the grants, the metadata index, recents and favorites;
+/// a later issue adds the sync journal.
 final class IndexStore: Sendable {
     let pool: DatabasePool
 
@@ -24,6 +25,10 @@ final class IndexStore: Sendable {
         migrator.registerMigration("v2-grants") { db in
             try GrantStore.createTable(db)
             try db.execute(sql: "UPDATE meta SET value = '2' WHERE key = 'schema'")
+        }
+        migrator.registerMigration("v3-index") { db in
+            try IndexSchema.create(db)
+            try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema'")
         }
         return migrator
     }

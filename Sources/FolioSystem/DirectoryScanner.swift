@@ -55,45 +55,57 @@ public struct DirectoryScanner: Sendable {
     public func scan(_ root: String, visit: (Entry) -> Bool, skipped: (String, Skip) -> Void) {
         var pending = [root]
         while let folder = pending.popLast() {
-            guard let stream = opendir(folder) else {
-                skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
-                continue
-            }
-            let descriptor = FileDescriptor(rawValue: dirfd(stream))
             var children: [String] = []
-            while true {
-                errno = 0
-                guard let record = readdir(stream) else {
-                    if errno != 0 { skipped(folder, .unreadableFolder(Errno(rawValue: errno))) }
-                    break
-                }
-                withUnsafeBytes(of: record.pointee.d_name) { raw in
-                    let bytes = raw.prefix { $0 != 0 }
-                    if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return }
-                    if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return }
-                    guard let name = String(validating: bytes, as: UTF8.self) else {
-                        skipped(folder + "/" + String(decoding: bytes, as: UTF8.self), .invalidName)
-                        return
-                    }
-                    let path = folder == "/" ? "/" + name : folder + "/" + name
-                    guard path.utf8.count <= maximumPathBytes else {
-                        skipped(path, .pathTooLong)
-                        return
-                    }
-                    let status: FileStatus
-                    do {
-                        status = try raw.withMemoryRebound(to: CChar.self) { try FileStatus(in: descriptor, name: $0.baseAddress!) }
-                    } catch {
-                        skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
-                        return
-                    }
-                    let entry = Entry(folder: folder, name: name, path: path, status: status)
-                    if visit(entry), status.kind == .directory { children.append(path) }
-                }
-            }
-            closedir(stream)
+            list(folder, visit: { entry in
+                if visit(entry), entry.status.kind == .directory { children.append(entry.path) }
+            }, skipped: skipped)
             // Reverse so that the walk takes a folder's subfolders in the order they were listed.
             pending.append(contentsOf: children.reversed())
+        }
+    }
+
+    /// Lists one folder: `visit` gets each entry (not `.` and `..`), `skipped` each entry left out.
+    /// Returns false when the folder itself could not be opened or read to the end (then `skipped`
+    /// got the folder's path and the reason, and the entries visited are not all there are).
+    @discardableResult
+    public func list(_ folder: String, visit: (Entry) -> Void, skipped: (String, Skip) -> Void) -> Bool {
+        guard let stream = opendir(folder) else {
+            skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
+            return false
+        }
+        defer { closedir(stream) }
+        let descriptor = FileDescriptor(rawValue: dirfd(stream))
+        while true {
+            errno = 0
+            guard let record = readdir(stream) else {
+                guard errno == 0 else {
+                    skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
+                    return false
+                }
+                return true
+            }
+            withUnsafeBytes(of: record.pointee.d_name) { raw in
+                let bytes = raw.prefix { $0 != 0 }
+                if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return }
+                if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return }
+                guard let name = String(validating: bytes, as: UTF8.self) else {
+                    skipped(folder + "/" + String(decoding: bytes, as: UTF8.self), .invalidName)
+                    return
+                }
+                let path = folder == "/" ? "/" + name : folder + "/" + name
+                guard path.utf8.count <= maximumPathBytes else {
+                    skipped(path, .pathTooLong)
+                    return
+                }
+                let status: FileStatus
+                do {
+                    status = try raw.withMemoryRebound(to: CChar.self) { try FileStatus(in: descriptor, name: $0.baseAddress!) }
+                } catch {
+                    skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
+                    return
+                }
+                visit(Entry(folder: folder, name: name, path: path, status: status))
+            }
         }
     }
 }

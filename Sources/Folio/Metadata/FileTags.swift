@@ -12,7 +12,7 @@ public enum FileTags {
     /// The tags of the item at `url` (none when it has none).
     public static func tags(of url: URL) -> [String] { tags(atPath: url.path) }
 
-    static func tags(atPath path: String) -> [String] {
+    package static func tags(atPath path: String) -> [String] {
         guard let bytes = try? FilePath(path).extendedAttribute(named: attribute, followSymlinks: false) ?? nil,
             let text = String(validating: bytes, as: UTF8.self)
         else { return [] }

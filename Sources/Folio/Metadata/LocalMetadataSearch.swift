@@ -83,8 +83,9 @@ final class LocalMetadataSearch: @unchecked Sendable {
     // MARK: Walking
 
     private func values(_ path: String, _ name: String, _ status: FileStatus) -> [String: MetadataValue]? {
-        guard predicate.evaluate({ MetadataItem.value($0, path: path, name: name, status: status) }) else { return nil }
-        return MetadataItem.values(path: path, name: name, status: status)
+        let facts = MetadataFacts(path: path, name: name, status: status)
+        guard predicate.evaluate({ facts.value($0) }) else { return nil }
+        return facts.values
     }
 
     /// Walks `root`, watching its folders, and reports the matching items in batches.

@@ -1,5 +1,6 @@
 public import Foundation
 import FolioSystem
+import Synchronization
 import UniformTypes
 
 /// One result of a metadata query (Apple's `NSMetadataItem`): an item's attributes by Apple's
@@ -59,44 +60,107 @@ open class MetadataItem: NSObject, @unchecked Sendable {
     /// The attributes of a file, from its name and `lstat` status alone (no content read): the
     /// type comes from the name's extension, or `public.folder` for folders.
     static func values(path: String, name: String, status: FileStatus) -> [String: MetadataValue] {
-        let type = type(name: name, status: status)
+        MetadataFacts(path: path, name: name, status: status).values
+    }
+}
+
+/// What Folio knows of an item, from which its metadata attributes are computed — one place for
+/// the in-process search (from `lstat`) and the daemon's index (from its rows), so both give the
+/// same values. The type and tags, when not given, come from the name and the file.
+package struct MetadataFacts: Sendable {
+    package var path: String
+    package var name: String
+    package var kind: FileStatus.Kind
+    package var size: Int64
+    /// Seconds since 1970.
+    package var modified: Double
+    /// The type identifier; nil: from the name's extension.
+    package var typeIdentifier: String?
+    /// The tags; nil: read from the file when asked.
+    package var tags: [String]?
+    package var lastUsed: Double?
+    package var favoriteRank: Int64?
+
+    package init(
+        path: String, name: String, kind: FileStatus.Kind, size: Int64, modified: Double, typeIdentifier: String? = nil,
+        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil
+    ) {
+        self.path = path
+        self.name = name
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.typeIdentifier = typeIdentifier
+        self.tags = tags
+        self.lastUsed = lastUsed
+        self.favoriteRank = favoriteRank
+    }
+
+    package init(path: String, name: String, status: FileStatus) {
+        self.init(path: path, name: name, kind: status.kind, size: status.size, modified: status.modificationTime)
+    }
+
+    /// The attributes `values` fills (and those set when known).
+    static let fileAttributes: [MetadataAttribute] = [
+        .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
+        .lastUsedDate, .favoriteRank,
+    ]
+
+    /// Every attribute the item has.
+    package var values: [String: MetadataValue] {
+        let type = type
         var result: [String: MetadataValue] = [:]
-        for attribute in fileAttributes { result[attribute.name] = value(attribute, path: path, name: name, status: status, type: type) }
+        for attribute in Self.fileAttributes { result[attribute.name] = value(attribute, type: type) }
         return result
     }
 
-    /// The attributes `values(path:name:status:)` fills.
-    static let fileAttributes: [MetadataAttribute] = [
-        .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
-    ]
-
-    /// One attribute of a file, computed only when asked (a predicate on the name never pays for
-    /// the type lookup).
-    static func value(_ attribute: MetadataAttribute, path: String, name: String, status: FileStatus, type known: UTType? = nil) -> MetadataValue? {
+    /// One attribute, computed only when asked (a predicate on the name never pays for the type
+    /// lookup).
+    package func value(_ attribute: MetadataAttribute, type known: UTType? = nil) -> MetadataValue? {
         switch attribute {
         case .fsName, .displayName: return .string(name)
         case .path, .url: return .string(path)
-        case .fsSize: return .integer(status.kind == .directory ? 0 : status.size)
-        case .fsContentChangeDate, .fsCreationDate: return .date(Date(timeIntervalSince1970: status.modificationTime))
-        case .contentType: return .string((known ?? type(name: name, status: status)).identifier)
-        case .contentTypeTree:
-            let type = known ?? type(name: name, status: status)
-            return .array(([type] + type.supertypesNearestFirst).map { .string($0.identifier) })
+        case .fsSize: return .integer(kind == .directory ? 0 : size)
+        case .fsContentChangeDate, .fsCreationDate: return .date(Date(timeIntervalSince1970: modified))
+        case .contentType: return .string(typeIdentifier ?? (known ?? type).identifier)
+        case .contentTypeTree: return .array(MetadataTypeTrees.shared.tree(of: known ?? type).map { .string($0) })
         case .userTags:
-            let tags = FileTags.tags(atPath: path)
+            let tags = tags ?? FileTags.tags(atPath: path)
             return tags.isEmpty ? nil : .array(tags.map { .string($0) })
+        case .lastUsedDate: return lastUsed.map { .date(Date(timeIntervalSince1970: $0)) }
+        case .favoriteRank: return favoriteRank.map { .integer($0) }
         default: return nil
         }
     }
 
-    private static func type(name: String, status: FileStatus) -> UTType {
-        switch status.kind {
+    /// The item's type: the given identifier's, else `public.folder` for folders, else the name's
+    /// extension's.
+    package var type: UTType {
+        if let typeIdentifier { return UTType(typeIdentifier) ?? .data }
+        return Self.type(name: name, kind: kind)
+    }
+
+    package static func type(name: String, kind: FileStatus.Kind) -> UTType {
+        switch kind {
         case .directory: return .folder
         case .symbolicLink: return .symbolicLink
         default:
             let suffix = (name as NSString).pathExtension
             return suffix.isEmpty ? .data : (UTType(filenameExtension: suffix) ?? .data)
         }
+    }
+}
+
+/// Each type's conformance tree (itself, then what it conforms to, nearest first), worked out once.
+final class MetadataTypeTrees: Sendable {
+    static let shared = MetadataTypeTrees()
+    private let trees = Mutex<[String: [String]]>([:])
+
+    func tree(of type: UTType) -> [String] {
+        if let found = trees.withLock({ $0[type.identifier] }) { return found }
+        let tree = ([type] + type.supertypesNearestFirst).map(\.identifier)
+        trees.withLock { if $0.count < 4096 { $0[type.identifier] = tree } }
+        return tree
     }
 }
 
@@ -147,4 +211,18 @@ public struct MetadataQueryResultGroup {
     public var resultCount: Int { results.count }
     /// One result.
     public func result(at index: Int) -> Any { results[index] }
+}
+
+extension MetadataFacts {
+    /// Text folded as `[cd]` comparisons fold it (case and diacritics), for the index's search
+    /// column: a name matching a pattern in any mode also matches it folded.
+    package static func searchFold(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return text }
+            return String(decoding: text.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        // Canonically equivalent spellings (composed or not, the Kelvin sign and K) fold alike.
+        let composed = text.precomposedStringWithCanonicalMapping
+        return MetadataPredicate.Comparison.fold(composed, [.caseInsensitive, .diacriticInsensitive]).precomposedStringWithCanonicalMapping
+    }
 }

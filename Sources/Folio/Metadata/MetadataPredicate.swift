@@ -16,7 +16,7 @@ public import Foundation
 /// `CAST(seconds, "NSDate")` (since 2001, as Apple's), `{lists}`, and the arguments `%K` `%@`
 /// `%d` `%i` `%ld` `%f` `%lf`.
 public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
-    indirect enum Node: Sendable, Hashable {
+    package indirect enum Node: Sendable, Hashable {
         case constant(Bool)
         case and([Node])
         case or([Node])
@@ -52,21 +52,21 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How a comparison on a multi-valued attribute combines its values.
-    enum Quantifier: String, Sendable, Hashable {
+    package enum Quantifier: String, Sendable, Hashable {
         case any = "ANY"
         case all = "ALL"
         case none = "NONE"
     }
 
-    struct Comparison: Sendable, Hashable {
-        var attribute: MetadataAttribute
-        var op: Operator
-        var value: MetadataValue
-        var options: Options
-        var quantifier: Quantifier
+    package struct Comparison: Sendable, Hashable {
+        package var attribute: MetadataAttribute
+        package var op: Operator
+        package var value: MetadataValue
+        package var options: Options
+        package var quantifier: Quantifier
     }
 
-    let node: Node
+    package let node: Node
 
     init(node: Node) {
         self.node = node

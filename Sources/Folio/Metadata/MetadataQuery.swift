@@ -9,8 +9,11 @@ import Logging
 ///
 /// Scopes are folder URLs or paths, and Apple's scope constants
 /// (`NSMetadataQueryUbiquitousDocumentsScope`, `…UbiquitousDataScope`), which name the app's
-/// ubiquity container in the Drive. In this process the query walks its scopes with raw directory
-/// reads, watches them with inotify, and hears of coordinated writes at once ("stitching").
+/// ubiquity container in the Drive. With a daemon whose index covers the scopes, the daemon runs
+/// the query from its database and keeps it live (every process's coordinated writes are stitched
+/// in before their claims are released). Otherwise the query walks its scopes in this process with
+/// raw directory reads, watches them with inotify, and hears this process's coordinated writes at
+/// once.
 ///
 /// Notifications go to `operationQueue` when set (it must be serial, as Apple requires), else to the
 /// queue `start()` was called on unless that is the main queue, else to a private serial queue.
@@ -92,7 +95,7 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     private var items: [String: MetadataItem] = [:]
     private var order: [MetadataItem]?
     private var pending = MetadataChanges()
-    private var search: LocalMetadataSearch?
+    private var search: (any MetadataSearch)?
     private var delivery: OperationQueue?
     private var streams: [UUID: AsyncStream<MetadataQueryEvent>.Continuation] = [:]
 
@@ -133,16 +136,23 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
             return (predicate, folders, queue)
         }
         guard let (predicate, folders, _) = configuration else { return false }
-        let search = LocalMetadataSearch(predicate: predicate, folders: folders, interval: notificationBatchingInterval, query: self)
-        lock.withLock { self.search = search }
         post(.didStartGathering)
+        let interval = notificationBatchingInterval
+        if LocalMetadataSearch.watchesFileSystem, let daemon = CoordinationEngine.current as? DaemonCoordinationEngine,
+            let remote = DaemonMetadataSearch.start(daemon: daemon, predicate: predicate, folders: folders, interval: interval, query: self)
+        {
+            lock.withLock { self.search = remote }
+            return true
+        }
+        let search = LocalMetadataSearch(predicate: predicate, folders: folders, interval: interval, query: self)
+        lock.withLock { self.search = search }
         search.start()
         return true
     }
 
     /// Stops the query: no more updates; the results stay as they were.
     open func stop() {
-        let search = lock.withLock { () -> LocalMetadataSearch? in
+        let search = lock.withLock { () -> (any MetadataSearch)? in
             guard state == .started else { return nil }
             state = .stopped
             gathering = false
@@ -365,6 +375,18 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
         return folders
     }
 }
+
+/// Where a query's results come from: the daemon's index, or a search in this process.
+protocol MetadataSearch: AnyObject, Sendable {
+    func stop()
+    /// Applies what `disableUpdates` held back.
+    func flushNow()
+    /// Acts on an inotify queue overflow (tests).
+    func simulateOverflow()
+}
+
+extension LocalMetadataSearch: MetadataSearch {}
+extension DaemonMetadataSearch: MetadataSearch {}
 
 /// Changes collected while updates are batched or disabled: the latest value per path.
 struct MetadataChanges {

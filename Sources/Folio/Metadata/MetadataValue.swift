@@ -11,7 +11,7 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible {
     case null
 
     /// The value as a number, for comparisons (dates as seconds since 1970, Booleans as 0 or 1).
-    var number: Double? {
+    package var number: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
@@ -21,7 +21,7 @@ public enum MetadataValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    var string: String? {
+    package var string: String? {
         if case .string(let value) = self { return value }
         return nil
     }

@@ -5,28 +5,28 @@ import Foundation
 
 /// Watches directories with Linux inotify and hands each read's events to a callback, on a thread
 /// of its own. One watch per directory; the owner decides which directories to watch.
-final class InotifyWatcher: @unchecked Sendable {
+package final class InotifyWatcher: @unchecked Sendable {
     /// One event of a watched directory: `name` is empty for the directory itself.
-    struct Event: Sendable {
-        var directory: String
-        var name: String
-        var mask: UInt32
-        var cookie: UInt32
+    package struct Event: Sendable {
+        package var directory: String
+        package var name: String
+        package var mask: UInt32
+        package var cookie: UInt32
 
-        var path: String { name.isEmpty ? directory : (directory == "/" ? "/" + name : directory + "/" + name) }
+        package var path: String { name.isEmpty ? directory : (directory == "/" ? "/" + name : directory + "/" + name) }
         private func has(_ flag: Int32) -> Bool { mask & UInt32(flag) != 0 }
         /// The first half of a rename (pair by `cookie`).
-        var isMovedFrom: Bool { has(IN_MOVED_FROM) }
+        package var isMovedFrom: Bool { has(IN_MOVED_FROM) }
         /// The second half of a rename, or an item moved in from an unwatched place.
-        var isMovedTo: Bool { has(IN_MOVED_TO) }
-        var isCreated: Bool { has(IN_CREATE) }
-        var isDeleted: Bool { has(IN_DELETE) }
+        package var isMovedTo: Bool { has(IN_MOVED_TO) }
+        package var isCreated: Bool { has(IN_CREATE) }
+        package var isDeleted: Bool { has(IN_DELETE) }
         /// Contents written and closed, or attributes changed.
-        var isModified: Bool { has(IN_CLOSE_WRITE) || has(IN_ATTRIB) }
+        package var isModified: Bool { has(IN_CLOSE_WRITE) || has(IN_ATTRIB) }
     }
 
     /// What a read delivered.
-    enum Batch: Sendable {
+    package enum Batch: Sendable {
         case events([Event])
         /// The kernel's queue overflowed: events were lost; rescan what matters.
         case overflow
@@ -43,7 +43,7 @@ final class InotifyWatcher: @unchecked Sendable {
     private var stopped = false
 
     /// Starts watching nothing yet; `onBatch` runs on the watcher's thread.
-    init(onBatch: @escaping @Sendable (Batch) -> Void) throws {
+    package init(onBatch: @escaping @Sendable (Batch) -> Void) throws {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "inotify_init1: \(String(cString: strerror(errno)))"])
@@ -61,7 +61,7 @@ final class InotifyWatcher: @unchecked Sendable {
     }
 
     /// Stops the thread and closes the descriptors.
-    func stop() {
+    package func stop() {
         lock.lock()
         let first = !stopped
         stopped = true
@@ -71,7 +71,7 @@ final class InotifyWatcher: @unchecked Sendable {
 
     /// Watches `directory`; false when it cannot be watched (missing, not a directory, limits).
     @discardableResult
-    func watch(_ directory: String) -> Bool {
+    package func watch(_ directory: String) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if descriptors[directory] != nil { return true }
@@ -85,7 +85,7 @@ final class InotifyWatcher: @unchecked Sendable {
     }
 
     /// Stops watching `directory`.
-    func unwatch(_ directory: String) {
+    package func unwatch(_ directory: String) {
         lock.lock()
         defer { lock.unlock() }
         guard let wd = descriptors.removeValue(forKey: directory) else { return }
@@ -94,10 +94,17 @@ final class InotifyWatcher: @unchecked Sendable {
     }
 
     /// The directories watched now.
-    var watched: Set<String> {
+    package var watched: Set<String> {
         lock.lock()
         defer { lock.unlock() }
         return Set(descriptors.keys)
+    }
+
+    /// How many directories are watched.
+    package var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return descriptors.count
     }
 
     private func run(_ onBatch: @Sendable (Batch) -> Void) {

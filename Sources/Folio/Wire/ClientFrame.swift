@@ -47,6 +47,7 @@ package struct ClientFrameError: Error, Sendable {
 package enum ClientRequest: Sendable {
     case hello(protocolVersion: Int64?, name: String?, app: String?)
     case access(AccessRequest)
+    case index(IndexRequest)
     case typesShow(String)
     case typesOf(String)
     case status
@@ -120,6 +121,10 @@ package enum ClientRequest: Sendable {
             }
             self = .ubiquityChanged(path: CoordinationPath.normalize(try W.path(params, "path")), keys: names)
         default:
+            if let index = try IndexRequest(method: method, params: params) {
+                self = .index(index)
+                return
+            }
             guard let access = try AccessRequest(method: method, params: params) else {
                 throw CoordinationFailure(kind: .unknownMethod, message: "no method \(method)")
             }

@@ -56,7 +56,9 @@ struct QueryCommand: ParsableCommand {
         finished.wait()
         if live {
             printError("folio query: watching for changes (interrupt to stop)")
-            dispatchMain()
+            // Not `dispatchMain()`: on Linux its exit of the main thread upsets libdispatch's
+            // worker threads once they retire (SIGILL in the thread-specific data cleanup).
+            while true { pause() }
         }
         query.stop()
     }

@@ -163,3 +163,11 @@ package enum ArbiterOutput: Sendable, Equatable {
 package protocol ArbiterClient: AnyObject, Sendable {
     func receive(_ outputs: [ArbiterOutput])
 }
+
+/// What a coordinated write did, as the arbiter reports it to the index.
+package enum CoordinatedChange: Sendable, Equatable {
+    /// The writer wrote, created or deleted the item at the path.
+    case wrote(String)
+    /// The writer moved an item (`item(at:didMoveTo:)`).
+    case moved(from: String, to: String)
+}

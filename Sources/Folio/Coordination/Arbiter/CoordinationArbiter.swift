@@ -25,6 +25,9 @@ package final class CoordinationArbiter: @unchecked Sendable {
         package var isPackageExtension: @Sendable (String) -> Bool
         /// Whether uncoordinated writes are watched for (inotify) and reported to presenters.
         package var watchesUncoordinatedChanges: Bool
+        /// Hears each coordinated write as it ends, before waiting claims proceed ("stitching":
+        /// the daemon's index). Called under the arbiter's lock: it must only record and return.
+        package var writeEnded: (@Sendable (CoordinatedChange) -> Void)?
 
         package init(
             presenterTimeout: Duration = .seconds(30),
@@ -168,6 +171,7 @@ package final class CoordinationArbiter: @unchecked Sendable {
                     kind: .invalid, message: "item(at:didMoveTo:) must be called inside a granted coordinated write")
             }
             guard from != to else { return }
+            configuration.writeEnded?(.moved(from: from, to: to))
             applyMove(from: from, to: to, excluding: holder.presenter, state: &state)
         }
     }
@@ -309,6 +313,9 @@ package final class CoordinationArbiter: @unchecked Sendable {
 
     /// Ends a granted claim: reacquirers, then change notifications.
     func finishGranted(_ claim: Claim, state: inout ArbiterState) {
+        if let writeEnded = configuration.writeEnded {
+            for item in claim.items where item.access.isWrite { writeEnded(.wrote(item.path)) }
+        }
         end(claim, state: &state)
         notifyChanges(after: claim, state: &state)
     }

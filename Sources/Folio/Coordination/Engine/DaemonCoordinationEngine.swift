@@ -18,6 +18,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private var closedOnPurpose = false
     private var lastReconnectAttempt = ContinuousClock.now
     private var eventHandler: (@Sendable (WireValue) -> Void)?
+    private var namedEventHandlers: [String: @Sendable (WireValue) -> Void] = [:]
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
@@ -182,9 +183,16 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         set { stateLock.withLock { eventHandler = newValue } }
     }
 
+    /// Receives the daemon's events named `event` (a live query's, say), instead of `onEvent`.
+    package func setEventHandler(_ event: String, _ handler: (@Sendable (WireValue) -> Void)?) {
+        stateLock.withLock { namedEventHandlers[event] = handler }
+    }
+
     private func received(_ frame: WireValue) {
         if let event = frame["event"]?.stringValue, event != "presenter" {
-            if let handler = onEvent { handler(frame) } else { logger.debug("unexpected event from the daemon", metadata: ["event": "\(event)"]) }
+            if let handler = stateLock.withLock({ namedEventHandlers[event] }) {
+                handler(frame)
+            } else if let handler = onEvent { handler(frame) } else { logger.debug("unexpected event from the daemon", metadata: ["event": "\(event)"]) }
             return
         }
         if frame["event"]?.stringValue == "presenter" {

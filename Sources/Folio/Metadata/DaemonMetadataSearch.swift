@@ -1,0 +1,76 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A query's search run by the daemon's index: the daemon gathers from its database, keeps the
+/// query live from its crawl, its inotify watches and the coordinated writes of every process, and
+/// sends the changes (docs/protocol.md, "Index and queries"). Used when the index covers the
+/// query's folders; otherwise the query searches in process (`LocalMetadataSearch`).
+final class DaemonMetadataSearch: @unchecked Sendable {
+    private let daemon: DaemonCoordinationEngine
+    private let spec: IndexQuerySpec
+    private weak var query: MetadataQuery?
+    private let logger = Logger(label: "folio.metadata-query")
+
+    private static let searches = Mutex<[Int64: DaemonMetadataSearch]>([:])
+    private static let numbers = Atomic<Int64>(0)
+
+    /// Asks the daemon to run the query; nil when the daemon does not cover its folders (or
+    /// refuses or is unreachable; the query then searches in process).
+    static func start(daemon: DaemonCoordinationEngine, predicate: MetadataPredicate, folders: [String], interval: TimeInterval, query: MetadataQuery) -> DaemonMetadataSearch? {
+        let number = numbers.wrappingAdd(1, ordering: .relaxed).newValue
+        let search = DaemonMetadataSearch(daemon: daemon, spec: IndexQuerySpec(id: number, predicate: predicate, folders: folders, interval: interval), query: query)
+        daemon.setEventHandler("query") { frame in
+            guard let id = frame["query"]?.intValue, let search = searches.withLock({ $0[id] }) else { return }
+            search.received(frame)
+        }
+        searches.withLock { $0[number] = search }
+        do {
+            let reply = try daemon.request("query.start", params: search.spec.wireValue)
+            if reply["covered"]?.boolValue == true { return search }
+        } catch {
+            search.logger.notice("the daemon's index cannot run this query; searching in process", metadata: ["error": "\(error.message)"])
+        }
+        searches.withLock { $0[number] = nil }
+        return nil
+    }
+
+    private init(daemon: DaemonCoordinationEngine, spec: IndexQuerySpec, query: MetadataQuery) {
+        self.daemon = daemon
+        self.spec = spec
+        self.query = query
+    }
+
+    func stop() {
+        Self.searches.withLock { $0[spec.id] = nil }
+        _ = try? daemon.request("query.stop", params: ["query": .int(spec.id)])
+    }
+
+    /// Applies what `disableUpdates` held back.
+    func flushNow() {
+        query?.changed([:])
+    }
+
+    /// Makes the daemon's index act on a lost-events report (tests).
+    func simulateOverflow() {
+        _ = try? daemon.request("index.overflow")
+    }
+
+    private func received(_ frame: WireValue) {
+        guard let query else { return }
+        let items = (frame["items"]?.arrayValue ?? []).compactMap(IndexWire.decode)
+        switch frame["phase"]?.stringValue {
+        case "gathering":
+            query.gathered(Dictionary(items.map { ($0.path, $0.values) }, uniquingKeysWith: { $1 }), final: false)
+        case "finished":
+            query.gathered([:], final: true)
+        case "update":
+            var changes: [String: [String: MetadataValue]?] = [:]
+            for path in (frame["removed"]?.arrayValue ?? []).compactMap(\.stringValue) { changes[path] = .some(nil) }
+            for facts in items { changes[facts.path] = .some(facts.values) }
+            query.changed(changes)
+        default:
+            logger.debug("unexpected query event", metadata: ["phase": "\(frame["phase"]?.stringValue ?? "?")"])
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// What one index transaction changed, for the live queries: items written (their current
+/// records) and paths that went (an item, or a folder with everything under it).
+struct IndexChanges: Sendable {
+    /// New or changed items, by path.
+    var written: [String: IndexRecord] = [:]
+    /// Items that went, and folders that went with their contents.
+    var removed: Set<String> = []
+
+    var isEmpty: Bool { written.isEmpty && removed.isEmpty }
+
+    mutating func wrote(_ record: IndexRecord) {
+        written[record.path] = record
+        removed.remove(record.path)
+    }
+
+    mutating func removedTree(_ path: String) {
+        removed.insert(path)
+        written = written.filter { !($0.key == path || $0.key.hasPrefix(path + "/")) }
+    }
+
+    mutating func merge(_ other: IndexChanges) {
+        for path in other.removed { removedTree(path) }
+        for record in other.written.values { wrote(record) }
+    }
+}

@@ -1,0 +1,112 @@
+import Folio
+import FolioSystem
+import Foundation
+import GRDB
+import Synchronization
+import UniformTypes
+
+/// One item as the index stores it: what `lstat`, the name and `user.xdg.tags` say.
+struct IndexRecord: Sendable, Equatable {
+    var id: Int64 = 0
+    var path: String
+    var name: String
+    var kind: FileStatus.Kind
+    var size: Int64
+    var modified: Double
+    var type: String
+    /// `"\n"`-separated with a `"\n"` at each end (so one tag is found exactly), nil for none.
+    var tags: String?
+    var device: UInt64
+    var inode: UInt64
+    var lastUsed: Double?
+    var favoriteRank: Int64?
+
+    /// From a file's status; the type from the name (cached per extension), the tags from the file.
+    init(path: String, name: String, status: FileStatus, types: IndexTypes) {
+        self.path = path
+        self.name = name
+        kind = status.kind
+        size = status.kind == .directory ? 0 : status.size
+        modified = status.modificationTime
+        type = types.identifier(name: name, kind: status.kind)
+        tags = status.kind == .symbolicLink ? nil : Self.encode(tags: FileTags.tags(atPath: path))
+        device = status.device
+        inode = status.inode
+    }
+
+    /// The columns `init(row:)` reads.
+    static let columns = "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank"
+
+    init(row: Row) {
+        id = row[0]
+        path = row[1]
+        name = row[2]
+        kind = IndexWire.kind(row[3])
+        size = row[4]
+        modified = row[5]
+        type = row[6]
+        tags = row[7]
+        device = UInt64(bitPattern: row[8])
+        inode = UInt64(bitPattern: row[9])
+        lastUsed = row[10]
+        favoriteRank = row[11]
+    }
+
+    /// Whether what the file system says differs from what the index has.
+    func differs(from other: IndexRecord) -> Bool {
+        kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device
+            || tags != other.tags || type != other.type
+    }
+
+    var facts: MetadataFacts {
+        MetadataFacts(
+            path: path, name: name, kind: kind, size: size, modified: modified, typeIdentifier: type,
+            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank)
+    }
+
+    static func encode(tags: [String]) -> String? {
+        tags.isEmpty ? nil : "\n" + tags.joined(separator: "\n") + "\n"
+    }
+
+    static func decode(tags: String) -> [String] {
+        tags.split(separator: "\n").map(String.init)
+    }
+}
+
+/// Type identifiers by filename extension, looked up once per extension (a crawl meets the same
+/// few hundred over and over).
+final class IndexTypes: Sendable {
+    private let byExtension = Mutex<[String: String]>([:])
+    /// Every identifier the index may hold (a superset: types are never forgotten).
+    private let present = Mutex<Set<String>>([])
+
+    func identifier(name: String, kind: FileStatus.Kind) -> String {
+        guard kind == .regular || kind == .other else { return MetadataFacts.type(name: name, kind: kind).identifier }
+        let suffix = Self.pathExtension(name)
+        if let found = byExtension.withLock({ $0[suffix] }) { return found }
+        let identifier = MetadataFacts.type(name: name, kind: kind).identifier
+        byExtension.withLock { if $0.count < 8192 { $0[suffix] = identifier } }
+        present.withLock { _ = $0.insert(identifier) }
+        return identifier
+    }
+
+    /// Records identifiers found in the database.
+    func note(_ identifiers: [String]) {
+        present.withLock { $0.formUnion(identifiers) }
+    }
+
+    /// The identifiers the index may hold that conform to `identifier`.
+    func conforming(to identifier: String) -> [String] {
+        let candidates = present.withLock { $0.union([UTType.folder.identifier, UTType.symbolicLink.identifier]) }
+        return candidates.filter { candidate in
+            guard let type = UTType(candidate) else { return candidate == identifier }
+            return type.identifier == identifier || type.supertypesNearestFirst.contains { $0.identifier == identifier }
+        }
+    }
+
+    /// The text after the last dot, when the name has one that is not its first character.
+    static func pathExtension(_ name: String) -> String {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.utf8.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+}

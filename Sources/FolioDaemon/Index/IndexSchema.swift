@@ -1,0 +1,81 @@
+import GRDB
+
+/// The metadata index's tables (migration `v3-index`).
+///
+/// `items` has one row per file or folder under the indexed roots. A row's `id` is the item's
+/// identity in the index: it follows renames and moves (inotify's paired move events, or the same
+/// device and inode found at a new path) and survives saves by rename (same path, new inode), so
+/// tags, favorites and last-used dates stay with the document. `fold` is the name folded for
+/// case- and diacritic-insensitive comparison, and `items_fts` indexes it by trigrams for substring
+/// search. A folder's `listed` is 1 only when its children in the index are exactly those on disk as
+/// of its last listing; the crawl lists the folders with `listed = 0`, each in the same transaction
+/// that writes its children, so a crash never leaves a folder marked listed with children missing.
+enum IndexSchema {
+    static func create(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE items (
+                    id INTEGER PRIMARY KEY,
+                    parent INTEGER,
+                    path TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    fold TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    modified REAL NOT NULL,
+                    type TEXT NOT NULL,
+                    tags TEXT,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    listed INTEGER NOT NULL DEFAULT 0,
+                    favorite_rank INTEGER,
+                    last_used REAL,
+                    provider TEXT,
+                    download_status TEXT,
+                    downloading INTEGER,
+                    uploaded INTEGER,
+                    uploading INTEGER,
+                    percent_downloaded REAL,
+                    percent_uploaded REAL,
+                    conflict INTEGER NOT NULL DEFAULT 0,
+                    external INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX items_parent ON items(parent);
+                CREATE INDEX items_inode ON items(inode, device);
+                CREATE INDEX items_size ON items(size);
+                CREATE INDEX items_modified ON items(modified);
+                CREATE INDEX items_type ON items(type);
+                CREATE INDEX items_unlisted ON items(id) WHERE kind = 1 AND listed = 0;
+                CREATE INDEX items_last_used ON items(last_used) WHERE last_used IS NOT NULL;
+                CREATE INDEX items_favorite ON items(favorite_rank) WHERE favorite_rank IS NOT NULL;
+                CREATE VIRTUAL TABLE items_fts USING fts5(fold, content='items', content_rowid='id', tokenize='trigram');
+                CREATE TRIGGER items_fts_insert AFTER INSERT ON items BEGIN
+                    INSERT INTO items_fts(rowid, fold) VALUES (new.id, new.fold);
+                END;
+                CREATE TRIGGER items_fts_delete AFTER DELETE ON items BEGIN
+                    INSERT INTO items_fts(items_fts, rowid, fold) VALUES ('delete', old.id, old.fold);
+                END;
+                CREATE TRIGGER items_fts_rename AFTER UPDATE OF fold ON items BEGIN
+                    INSERT INTO items_fts(items_fts, rowid, fold) VALUES ('delete', old.id, old.fold);
+                    INSERT INTO items_fts(rowid, fold) VALUES (new.id, new.fold);
+                END;
+                CREATE TABLE roots (
+                    path TEXT PRIMARY KEY,
+                    origin TEXT NOT NULL,
+                    added REAL NOT NULL
+                );
+                CREATE TABLE recents (
+                    path TEXT PRIMARY KEY,
+                    used REAL NOT NULL,
+                    event TEXT NOT NULL,
+                    app TEXT,
+                    source TEXT NOT NULL
+                );
+                CREATE INDEX recents_used ON recents(used);
+                CREATE TABLE favorites (
+                    path TEXT PRIMARY KEY,
+                    rank INTEGER NOT NULL
+                );
+                """)
+    }
+}

@@ -1,0 +1,175 @@
+import Folio
+import FolioSystem
+import Foundation
+import GRDB
+import Logging
+import SystemPackage
+
+/// The index's writes, each inside the caller's transaction: listing a folder, bringing one path
+/// in line with the disk, moving and removing. Every write reports to `changes` what live queries
+/// need to hear.
+struct IndexWriter {
+    let types: IndexTypes
+    let logger: Logger
+    var scanner = DirectoryScanner()
+
+    // MARK: Folders
+
+    /// Lists `folder` (row `id`) on disk and makes its children in the index exactly what is there:
+    /// new entries inserted (new folders unlisted, for the crawl), changed ones updated (a folder
+    /// whose time changed unlisted again), vanished ones removed with what was under them. The
+    /// folder is marked listed in the same transaction. Returns the number of entries read.
+    @discardableResult
+    func list(folder path: String, id: Int64, _ db: Database, changes: inout IndexChanges) throws -> Int {
+        var entries: [DirectoryScanner.Entry] = []
+        var failure: DirectoryScanner.Skip?
+        let complete = scanner.list(
+            path, visit: { entries.append($0) },
+            skipped: { skippedPath, reason in
+                if skippedPath == path { failure = reason } else { logger.notice("not indexed", metadata: ["path": "\(skippedPath)", "reason": "\(reason)"]) }
+            })
+        if !complete, case .unreadableFolder(let error)? = failure {
+            if error == .noSuchFileOrDirectory || error == .notDirectory {
+                try removeTree(path, db, changes: &changes)
+                return 0
+            }
+            // Unreadable (permissions): what was indexed below it can no longer be vouched for.
+            logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(failure!)"])
+            if entries.isEmpty { try removeChildren(of: id, db, changes: &changes) }
+        }
+        var existing: [String: IndexRecord] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?", arguments: [id])
+        while let row = try rows.next() {
+            let record = IndexRecord(row: row)
+            existing[record.name] = record
+        }
+        for entry in entries {
+            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types)
+            if let old = existing.removeValue(forKey: entry.name) {
+                guard record.differs(from: old) else { continue }
+                record.id = old.id
+                record.lastUsed = old.lastUsed
+                record.favoriteRank = old.favoriteRank
+                if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
+                let relist = record.kind == .directory && (old.kind != .directory || old.modified != record.modified)
+                try update(record, relist: relist, db)
+            } else {
+                record.id = try insert(record, parent: id, db)
+            }
+            changes.wrote(record)
+        }
+        if complete {
+            for old in existing.values { try removeTree(old.path, db, changes: &changes) }
+        }
+        try db.execute(sql: "UPDATE items SET listed = 1 WHERE id = ?", arguments: [id])
+        return entries.count
+    }
+
+    // MARK: Paths
+
+    /// Brings the row of `path` in line with the disk: removed when the file went, updated or
+    /// inserted (under its parent's row) when it is there. A path whose folder is not indexed is
+    /// left alone. Returns whether anything changed.
+    func refresh(_ path: String, _ db: Database, changes: inout IndexChanges) throws {
+        let old = try record(at: path, db)
+        guard let status = try? FileStatus(path: FilePath(path)) else {
+            if old != nil { try removeTree(path, db, changes: &changes) }
+            return
+        }
+        let name = (path as NSString).lastPathComponent
+        var record = IndexRecord(path: path, name: name, status: status, types: types)
+        if let old {
+            guard record.differs(from: old) else { return }
+            record.id = old.id
+            record.lastUsed = old.lastUsed
+            record.favoriteRank = old.favoriteRank
+            if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
+            try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), db)
+        } else {
+            guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [Self.parentPath(path)]) else {
+                return
+            }
+            record.id = try insert(record, parent: parent, db)
+        }
+        changes.wrote(record)
+    }
+
+    /// Records a move: the row (and everything under it) takes the new path and keeps its identity.
+    /// A file moved over an existing one (a save by rename) leaves the existing row in place,
+    /// refreshed, so the document keeps its identity. A move out of the indexed folders removes;
+    /// a move in from elsewhere inserts.
+    func move(from: String, to: String, _ db: Database, changes: inout IndexChanges) throws {
+        guard let source = try record(at: from, db) else {
+            try refresh(to, db, changes: &changes)
+            return
+        }
+        let target = try record(at: to, db)
+        let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [Self.parentPath(to)])
+        if parent == nil || (target != nil && source.kind != .directory) {
+            try removeTree(from, db, changes: &changes)
+            try refresh(to, db, changes: &changes)
+            return
+        }
+        if target != nil { try removeTree(to, db, changes: &changes) }
+        let name = (to as NSString).lastPathComponent
+        try db.execute(
+            sql: "UPDATE items SET path = ? || substr(path, ?) WHERE path >= ? AND path < ?",
+            arguments: [to, from.utf8.count + 1, from + "/", from + "0"])
+        try db.execute(
+            sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ? WHERE id = ?",
+            arguments: [to, name, MetadataFacts.searchFold(name), parent, source.id])
+        changes.removedTree(from)
+        let moved = try Row.fetchCursor(
+            db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ? OR (path >= ? AND path < ?)", arguments: [to, to + "/", to + "0"])
+        while let row = try moved.next() { changes.wrote(IndexRecord(row: row)) }
+        try refresh(to, db, changes: &changes)
+    }
+
+    /// Removes the row of `path` and every row under it.
+    func removeTree(_ path: String, _ db: Database, changes: inout IndexChanges) throws {
+        try db.execute(sql: "DELETE FROM items WHERE path = ? OR (path >= ? AND path < ?)", arguments: [path, path + "/", path + "0"])
+        if db.changesCount > 0 { changes.removedTree(path) }
+    }
+
+    private func removeChildren(of id: Int64, _ db: Database, changes: inout IndexChanges) throws {
+        let children = try String.fetchAll(db, sql: "SELECT path FROM items WHERE parent = ?", arguments: [id])
+        for child in children { try removeTree(child, db, changes: &changes) }
+    }
+
+    // MARK: Rows
+
+    func record(at path: String, _ db: Database) throws -> IndexRecord? {
+        try Row.fetchOne(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ?", arguments: [path]).map(IndexRecord.init(row:))
+    }
+
+    /// Inserts a row; a folder starts unlisted. Returns its id.
+    func insert(_ record: IndexRecord, parent: Int64?, _ db: Database) throws -> Int64 {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, listed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                """)
+        try statement.execute(arguments: [
+            parent, record.path, record.name, MetadataFacts.searchFold(record.name), IndexWire.kindCode(record.kind), record.size,
+            record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode),
+        ])
+        return db.lastInsertedRowID
+    }
+
+    private func update(_ record: IndexRecord, relist: Bool, _ db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, tags = ?, device = ?, inode = ?,
+                listed = CASE WHEN ? THEN 0 ELSE listed END WHERE id = ?
+                """)
+        try statement.execute(arguments: [
+            IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.tags, Int64(bitPattern: record.device),
+            Int64(bitPattern: record.inode), relist, record.id,
+        ])
+    }
+
+    static func parentPath(_ path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "/" }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+}

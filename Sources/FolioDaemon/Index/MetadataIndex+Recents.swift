@@ -1,0 +1,80 @@
+import Folio
+import Foundation
+import GRDB
+
+extension MetadataIndex {
+    /// How many recents are kept (the oldest go).
+    static let recentsKept = 1000
+
+    /// Records that `path` was opened, created or modified now (by `app`, or the user's tools).
+    func recordUse(_ path: String, event: String, app: String?, source: String = "folio", at date: Date = Date()) throws {
+        try work.sync {
+            var changes = IndexChanges()
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO recents (path, used, event, app, source) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(path) DO UPDATE SET used = max(used, excluded.used), event = excluded.event,
+                        app = coalesce(excluded.app, app), source = excluded.source
+                        """,
+                    arguments: [path, date.timeIntervalSince1970, event, app, source])
+                try db.execute(
+                    sql: "DELETE FROM recents WHERE path NOT IN (SELECT path FROM recents ORDER BY used DESC LIMIT ?)", arguments: [Self.recentsKept])
+                try db.execute(sql: "UPDATE items SET last_used = ? WHERE path = ?", arguments: [date.timeIntervalSince1970, path])
+                if let record = try writer.record(at: path, db) { changes.wrote(record) }
+            }
+            publish(changes)
+        }
+    }
+
+    /// The most recently used items, newest first: path, date, event, app, source, and what the
+    /// index knows of the item (nil when it is not indexed or gone).
+    func recents(limit: Int) throws -> [(path: String, used: Double, event: String, app: String?, source: String, record: IndexRecord?)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT path, used, event, app, source FROM recents ORDER BY used DESC LIMIT ?", arguments: [limit]).map {
+                row in
+                let path: String = row[0]
+                return (path, row[1], row[2], row[3], row[4], try writer.record(at: path, db))
+            }
+        }
+    }
+
+    /// The favorite folders, highest rank first.
+    func favorites() throws -> [(path: String, rank: Int64)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT path, rank FROM favorites ORDER BY rank DESC").map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// Adds a favorite at the top (or moves it there).
+    func addFavorite(_ path: String) throws {
+        try setFavorite(path) { db in ((try Int64.fetchOne(db, sql: "SELECT max(rank) FROM favorites")) ?? 0) + 1 }
+    }
+
+    /// Removes a favorite; false when it was not one.
+    func removeFavorite(_ path: String) throws -> Bool {
+        var removed = false
+        try setFavorite(path) { db in
+            removed = try Int.fetchOne(db, sql: "SELECT count(*) FROM favorites WHERE path = ?", arguments: [path]) ?? 0 > 0
+            return nil
+        }
+        return removed
+    }
+
+    private func setFavorite(_ path: String, rank: (Database) throws -> Int64?) throws {
+        try work.sync {
+            var changes = IndexChanges()
+            try pool.write { db in
+                let value = try rank(db)
+                if let value {
+                    try db.execute(sql: "INSERT OR REPLACE INTO favorites (path, rank) VALUES (?, ?)", arguments: [path, value])
+                } else {
+                    try db.execute(sql: "DELETE FROM favorites WHERE path = ?", arguments: [path])
+                }
+                try db.execute(sql: "UPDATE items SET favorite_rank = ? WHERE path = ?", arguments: [value, path])
+                if let record = try writer.record(at: path, db) { changes.wrote(record) }
+            }
+            publish(changes)
+        }
+    }
+}

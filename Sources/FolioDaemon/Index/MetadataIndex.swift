@@ -1,0 +1,327 @@
+import Folio
+import FolioSystem
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import SystemPackage
+
+/// The daemon's metadata index: a crawl of the indexed roots into the `items` table, an inotify
+/// watch on every indexed folder, coordinated writes stitched in as they end, and the live
+/// queries fed from each transaction's changes.
+///
+/// Every change to the index runs on one serial queue, in bounded steps: a crawl step lists up to
+/// `crawlBudget` entries in one transaction and queues the next step behind whatever arrived
+/// meanwhile (file system events, stitched writes, queries), so a long crawl never holds up a
+/// live update for more than one step. The crawl's to-do list is the database itself (folders with
+/// `listed = 0`), so memory stays bounded by one step and a restart resumes where it stopped.
+final class MetadataIndex: @unchecked Sendable {
+    let pool: DatabasePool
+    let logger: Logger
+    let paths: FolioPaths
+    /// Every index change runs here.
+    let work = DispatchQueue(label: "folio.index", qos: .utility)
+    let writer: IndexWriter
+    let live: LiveQueries
+    /// How many entries one crawl transaction lists at most (whole folders, so a big folder may
+    /// exceed it).
+    static let crawlBudget = 4000
+
+    private var watcher: InotifyWatcher?
+    private var crawling = false
+    private var crawlStarted: ContinuousClock.Instant?
+    private var crawled = 0
+    private var stopped = false
+    private let stitched = Mutex<[CoordinatedChange]>([])
+    /// Whether the file system is watched (tests switch it off to show stitching alone).
+    private let watchesFileSystem: Bool
+
+    init(pool: DatabasePool, paths: FolioPaths, watchesFileSystem: Bool = true, logger: Logger) {
+        self.pool = pool
+        self.paths = paths
+        self.logger = logger
+        self.watchesFileSystem = watchesFileSystem
+        writer = IndexWriter(types: IndexTypes(), logger: logger)
+        live = LiveQueries(logger: logger)
+    }
+
+    // MARK: Life
+
+    /// Adds the default roots (app containers, the Drive), starts watching and resumes or verifies
+    /// the crawl: folders left unlisted by a crash are listed; the rest are listed again, which
+    /// rewrites only what changed while the daemon was not running.
+    func start() {
+        work.async { [self] in
+            if watchesFileSystem {
+                do {
+                    watcher = try InotifyWatcher { [weak self] batch in
+                        guard let self else { return }
+                        self.work.async { self.handle(batch) }
+                    }
+                } catch {
+                    logger.error("the index cannot watch the file system; it is updated by crawls and coordinated writes only", metadata: ["error": "\(error)"])
+                }
+            }
+            do {
+                try pool.write { db in
+                    for (path, origin) in [(paths.containersDirectory, "containers"), (paths.driveDirectory, "drive")] {
+                        try db.execute(
+                            sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, ?, ?)",
+                            arguments: [path, origin, Date().timeIntervalSince1970])
+                    }
+                    writer.types.note(try String.fetchAll(db, sql: "SELECT DISTINCT type FROM items"))
+                    let roots = try String.fetchAll(db, sql: "SELECT path FROM roots")
+                    var changes = IndexChanges()
+                    for root in roots { try ensureRoot(root, db, changes: &changes) }
+                    // Everything is checked again after a restart; only differences are written.
+                    try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1 AND listed = 1")
+                }
+            } catch {
+                logger.error("the index could not start its crawl", metadata: ["error": "\(error)"])
+            }
+            scheduleCrawl()
+        }
+    }
+
+    func stop() {
+        work.sync {
+            stopped = true
+            watcher?.stop()
+            watcher = nil
+        }
+    }
+
+    // MARK: Roots
+
+    /// The roots and where each came from.
+    func roots() throws -> [(path: String, origin: String)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path").map { ($0[0], $0[1]) }
+        }
+    }
+
+    /// Indexes `folder` (and everything under it) from now on.
+    func addRoot(_ folder: String) throws {
+        try work.sync {
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, 'user', ?)", arguments: [folder, Date().timeIntervalSince1970])
+                var changes = IndexChanges()
+                try ensureRoot(folder, db, changes: &changes)
+            }
+            scheduleCrawl()
+        }
+    }
+
+    /// Stops indexing `folder`; its rows go. False when it is not a root the user added.
+    func removeRoot(_ folder: String) throws -> Bool {
+        try work.sync {
+            var changes = IndexChanges()
+            let removed = try pool.write { db -> Bool in
+                try db.execute(sql: "DELETE FROM roots WHERE path = ? AND origin = 'user'", arguments: [folder])
+                guard db.changesCount > 0 else { return false }
+                try writer.removeTree(folder, db, changes: &changes)
+                return true
+            }
+            if let watcher { for watched in watcher.watched where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
+            publish(changes)
+            return removed
+        }
+    }
+
+    /// The root's own row: inserted (unlisted) when missing.
+    private func ensureRoot(_ root: String, _ db: Database, changes: inout IndexChanges) throws {
+        guard try writer.record(at: root, db) == nil else { return }
+        guard let status = try? FileStatus(path: FilePath(root), followSymlinks: true), status.kind == .directory else { return }
+        var record = IndexRecord(path: root, name: (root as NSString).lastPathComponent, status: status, types: writer.types)
+        record.kind = .directory
+        record.id = try writer.insert(record, parent: nil, db)
+        changes.wrote(record)
+    }
+
+    /// Forgets every row and crawls again from the roots.
+    func rebuild() throws {
+        try work.sync {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM items")
+                try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('rebuild')")
+                var changes = IndexChanges()
+                for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
+            }
+            crawled = 0
+            scheduleCrawl()
+        }
+    }
+
+    // MARK: Crawling
+
+    private func scheduleCrawl() {
+        guard !crawling, !stopped else { return }
+        crawling = true
+        crawlStarted = .now
+        work.async { [self] in crawlStep() }
+    }
+
+    /// Lists unlisted folders, up to the budget, in one transaction.
+    private func crawlStep() {
+        guard !stopped else { return }
+        var changes = IndexChanges()
+        let more: Bool
+        do {
+            more = try pool.write { db -> Bool in
+                let folders = try Row.fetchAll(db, sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256")
+                var budget = 0
+                for folder in folders {
+                    let path: String = folder[1]
+                    if let watcher, !watcher.watch(path) {
+                        logger.notice("folder not watched (inotify limit or gone); it is checked at the next crawl", metadata: ["path": "\(path)"])
+                    }
+                    budget += try writer.list(folder: path, id: folder[0], db, changes: &changes)
+                    if budget >= Self.crawlBudget { break }
+                }
+                crawled += budget
+                return !folders.isEmpty
+            }
+        } catch {
+            logger.error("a crawl step failed; retrying", metadata: ["error": "\(error)"])
+            work.asyncAfter(deadline: .now() + 1) { [self] in crawlStep() }
+            return
+        }
+        publish(changes)
+        if more {
+            work.async { [self] in crawlStep() }
+        } else {
+            crawling = false
+            if let crawlStarted {
+                logger.info("index crawl finished", metadata: ["entries": "\(crawled)", "seconds": "\((ContinuousClock.now - crawlStarted).seconds)"])
+            }
+            crawlStarted = nil
+        }
+    }
+
+    // MARK: Changes
+
+    /// A coordinated write ended (called under the arbiter's lock): recorded now, applied on the
+    /// index queue; anything that reads the index first applies what is recorded.
+    func stitch(_ change: CoordinatedChange) {
+        let first = stitched.withLock { pending in
+            pending.append(change)
+            return pending.count == 1
+        }
+        if first { work.async { [self] in applyStitched() } }
+    }
+
+    /// Applies the stitched writes (on the index queue).
+    func applyStitched() {
+        let pending = stitched.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !pending.isEmpty, !stopped else { return }
+        apply(pending.map { change in
+            switch change {
+            case .wrote(let path): .refresh(path)
+            case .moved(let from, let to): .move(from: from, to: to)
+            }
+        })
+    }
+
+    enum Operation {
+        case refresh(String)
+        case move(from: String, to: String)
+    }
+
+    private func apply(_ operations: [Operation]) {
+        var changes = IndexChanges()
+        do {
+            try pool.write { db in
+                for operation in operations {
+                    switch operation {
+                    case .refresh(let path): try writer.refresh(path, db, changes: &changes)
+                    case .move(let from, let to):
+                        try writer.move(from: from, to: to, db, changes: &changes)
+                    }
+                }
+            }
+        } catch {
+            logger.error("an index update failed", metadata: ["error": "\(error)"])
+        }
+        // Moved folders keep their watches under their new names; new folders wait for the crawl.
+        if let watcher {
+            for record in changes.written.values where record.kind == .directory { watcher.watch(record.path) }
+        }
+        publish(changes)
+        scheduleCrawl()
+    }
+
+    private func handle(_ batch: InotifyWatcher.Batch) {
+        guard !stopped else { return }
+        switch batch {
+        case .overflow:
+            logger.warning("inotify queue overflow: every indexed folder is listed again")
+            do {
+                try pool.write { db in try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1") }
+            } catch {
+                logger.error("could not mark the index for a rescan", metadata: ["error": "\(error)"])
+            }
+            scheduleCrawl()
+        case .events(let events):
+            var operations: [Operation] = []
+            var movedFrom: [UInt32: (index: Int, path: String)] = [:]
+            for event in events {
+                if event.name.isEmpty { continue }
+                if event.isMovedFrom {
+                    movedFrom[event.cookie] = (operations.count, event.path)
+                    operations.append(.refresh(event.path))
+                } else if event.isMovedTo, let source = movedFrom.removeValue(forKey: event.cookie) {
+                    operations[source.index] = .move(from: source.path, to: event.path)
+                } else {
+                    operations.append(.refresh(event.path))
+                }
+            }
+            apply(operations)
+        }
+    }
+
+    /// Hands a transaction's changes to the live queries.
+    func publish(_ changes: IndexChanges) {
+        guard !changes.isEmpty else { return }
+        live.apply(changes, on: self)
+    }
+
+    /// Simulates a lost-events report (tests).
+    func simulateOverflow() {
+        work.async { [self] in handle(.overflow) }
+    }
+
+    // MARK: Status
+
+    /// What the index holds and is doing.
+    func status() throws -> WireValue {
+        let crawlingNow = work.sync { crawling }
+        let watches = work.sync { watcher?.count ?? 0 }
+        return try pool.read { db in
+            let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+            let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0
+            var roots: [WireValue] = []
+            for row in try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path") {
+                let path: String = row[0]
+                let count = try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM items WHERE path >= ? AND path < ?", arguments: [path + "/", path + "0"]) ?? 0
+                roots.append(["path": .string(path), "origin": .string(row[1]), "items": .int(Int64(count))])
+            }
+            return [
+                "state": .string(crawlingNow || pending > 0 ? "crawling" : "idle"), "items": .int(Int64(items)),
+                "pending_folders": .int(Int64(pending)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
+                "queries": .int(Int64(live.count)),
+            ]
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Folio
+import Foundation
+
+/// `folio index`: what the daemon's metadata index holds, which folders it covers, rebuilding it.
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index", abstract: "Show and change what the daemon's metadata index covers.",
+        subcommands: [Status.self, Add.self, Remove.self, Rebuild.self])
+
+    /// `folio index status [--json] [--wait]`.
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, roots, watches.")
+        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: "Wait until the crawl is done (printing progress to stderr).") var wait = false
+
+        func run() throws {
+            let status = try withDaemon("index status") { daemon -> WireValue in
+                var status = try daemon.request("index.status")
+                while wait, status["state"]?.stringValue != "idle" {
+                    printError("crawling: \(status["items"]?.intValue ?? 0) items, \(status["pending_folders"]?.intValue ?? 0) folders to go")
+                    Thread.sleep(forTimeInterval: 0.5)
+                    status = try daemon.request("index.status")
+                }
+                return status
+            }
+            if json {
+                print(String(decoding: status.serialized(), as: UTF8.self))
+                return
+            }
+            print("state: \(status["state"]?.stringValue ?? "?")")
+            print("items: \(status["items"]?.intValue ?? 0)")
+            print("folders to crawl: \(status["pending_folders"]?.intValue ?? 0)")
+            print("folders watched: \(status["watched_folders"]?.intValue ?? 0)")
+            print("live queries: \(status["queries"]?.intValue ?? 0)")
+            for root in status["roots"]?.arrayValue ?? [] {
+                print("root: \(root["path"]?.stringValue ?? "?") (\(root["origin"]?.stringValue ?? "?"), \(root["items"]?.intValue ?? 0) items)")
+            }
+        }
+    }
+
+    /// `folio index add <folder>`.
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Index a folder and everything in it from now on.")
+        @Argument(help: "The folder.") var folder: String
+
+        func run() throws {
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            _ = try withDaemon("index add") { try $0.request("index.add", params: ["path": .string(path)]) }
+            print("indexing \(path)")
+        }
+    }
+
+    /// `folio index remove <folder>`.
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop indexing a folder added with `folio index add`.")
+        @Argument(help: "The folder.") var folder: String
+
+        func run() throws {
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            _ = try withDaemon("index remove") { try $0.request("index.remove", params: ["path": .string(path)]) }
+            print("no longer indexing \(path)")
+        }
+    }
+
+    /// `folio index rebuild`.
+    struct Rebuild: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget the index and crawl every root again.")
+
+        func run() throws {
+            _ = try withDaemon("index rebuild") { try $0.request("index.rebuild") }
+            print("rebuilding the index (see `folio index status`)")
+        }
+    }
+}
+
+/// `folio search <text>`: names containing the text, across everything indexed.
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search", abstract: "Find items whose name contains the text (case and accents aside), across everything indexed.")
+    @Argument(help: "Part of a name.") var text: String
+    @Option(help: "At most this many results.") var limit = 50
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let reply = try withDaemon("search") { try $0.request("search", params: ["text": .string(text), "limit": .int(Int64(limit))]) }
+        let items = reply["items"]?.arrayValue ?? []
+        if json {
+            print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
+            return
+        }
+        if items.isEmpty { printError("nothing found") }
+        for item in items { print(item["p"]?.stringValue ?? "?") }
+    }
+}
+
+/// `folio recents`: what was opened, created or modified lately, from Folio and GTK's recents.
+struct RecentsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recents", abstract: "List recently opened, created and modified documents, newest first.")
+    @Option(help: "At most this many.") var limit = 20
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let reply = try withDaemon("recents") { try $0.request("recents", params: ["limit": .int(Int64(limit))]) }
+        let items = reply["items"]?.arrayValue ?? []
+        if json {
+            print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        for item in items {
+            let date = formatter.string(from: Date(timeIntervalSince1970: item["used"].flatMap(Self.seconds) ?? 0))
+            let who = item["app"]?.stringValue ?? item["source"]?.stringValue ?? ""
+            print("\(date)\t\(item["event"]?.stringValue ?? "?")\t\(who)\t\(item["path"]?.stringValue ?? "?")")
+        }
+    }
+
+    private static func seconds(_ value: WireValue) -> Double? {
+        switch value {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
+}
+
+/// `folio favorites list|add|remove`: the favorite folders the browser shows.
+struct FavoritesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "favorites", abstract: "List, add and remove favorite folders.", subcommands: [List.self, Add.self, Remove.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The favorites, first first.")
+        func run() throws {
+            let reply = try withDaemon("favorites") { try $0.request("favorites") }
+            for item in reply["items"]?.arrayValue ?? [] { print(item["path"]?.stringValue ?? "?") }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a folder at the top.")
+        @Argument(help: "The folder.") var folder: String
+        func run() throws {
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            _ = try withDaemon("favorites add") { try $0.request("favorites.add", params: ["path": .string(path)]) }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a favorite.")
+        @Argument(help: "The folder.") var folder: String
+        func run() throws {
+            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
+            _ = try withDaemon("favorites remove") { try $0.request("favorites.remove", params: ["path": .string(path)]) }
+        }
+    }
+}
