@@ -36,7 +36,9 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
-    let index = MetadataIndex(pool: store.pool, paths: paths, logger: logger)
+    let index = MetadataIndex(
+        pool: store.pool, paths: paths, watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay,
+        logger: logger)
     var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)
     arbiterConfiguration.writeEnded = { change in index.stitch(change) }
     let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)

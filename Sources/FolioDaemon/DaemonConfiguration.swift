@@ -1,4 +1,5 @@
 public import Folio
+public import Foundation
 
 /// What the daemon needs to start: where its files live.
 public struct DaemonConfiguration: Sendable {
@@ -9,9 +10,22 @@ public struct DaemonConfiguration: Sendable {
     /// fails (and the presenter is logged as the culprit).
     public var presenterTimeout: Duration
 
+    /// Whether the index watches the file system with inotify (`FOLIO_INDEX_WATCH=off` turns it
+    /// off, so tests can show that coordinated writes alone reach the index).
+    public var indexWatchesFileSystem: Bool
+
+    /// A pause after each crawl step (`FOLIO_INDEX_STEP_DELAY`, milliseconds; tests slow a crawl
+    /// down to kill the daemon in the middle of it).
+    public var indexStepDelay: Duration
+
     /// Creates a configuration; by default from the process environment.
-    public init(paths: FolioPaths = FolioPaths(), presenterTimeout: Duration = .seconds(30)) {
+    public init(
+        paths: FolioPaths = FolioPaths(), presenterTimeout: Duration = .seconds(30),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.paths = paths
         self.presenterTimeout = presenterTimeout
+        indexWatchesFileSystem = environment["FOLIO_INDEX_WATCH"] != "off"
+        indexStepDelay = .milliseconds(Int64(environment["FOLIO_INDEX_STEP_DELAY"].flatMap { Int($0) }.map { min(max($0, 0), 10_000) } ?? 0))
     }
 }

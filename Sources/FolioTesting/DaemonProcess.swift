@@ -14,11 +14,18 @@ public final class DaemonProcess: @unchecked Sendable {
     private let stderrLock = NSLock()
     private var stderrText = ""
 
-    /// Starts `folio daemon` with `environment` and extra `arguments`.
-    public init(environment: [String: String], arguments: [String] = []) throws {
+    /// Starts `folio daemon` with `environment` and extra `arguments`; as the user `uid` (through
+    /// `setpriv`, for tests that need a user other than root) when given.
+    public init(environment: [String: String], arguments: [String] = [], runAs uid: UInt32? = nil) throws {
         self.environment = environment
-        process.executableURL = ProcessRunner.folioExecutable()
-        process.arguments = ["daemon", "--log-level", "warning"] + arguments
+        let daemonArguments = ["daemon", "--log-level", "warning"] + arguments
+        if let uid {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", ProcessRunner.folioExecutable().path] + daemonArguments
+        } else {
+            process.executableURL = ProcessRunner.folioExecutable()
+            process.arguments = daemonArguments
+        }
         process.environment = environment
         process.standardOutput = output
         process.standardError = errors

@@ -226,26 +226,7 @@ struct MetadataQueryTests {
     /// 4096-byte path, a folder of 20,000 entries — never a crash.
     @Test func hostileTreesAreIndexedOrSkipped() async throws {
         let dir = try TemporaryDirectory("query-hostile")
-        try dir.write("line\nbreak.txt", "x")
-        let raw = Array((dir.path + "/bad-").utf8) + [0xFF, 0xFE] + Array(".txt".utf8) + [0]
-        let fd = raw.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
-        #expect(fd >= 0)
-        close(fd)
-        try FileManager.default.createDirectory(at: dir.child("loop"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: dir.path + "/loop/self", withDestinationPath: dir.path + "/loop")
-        // Folders beyond PATH_MAX, made step by step relative to the one before.
-        var folder = open(dir.path, O_RDONLY | O_DIRECTORY)
-        for _ in 0..<22 {
-            let name = String(repeating: "d", count: 200)
-            mkdirat(folder, name, 0o755)
-            let next = openat(folder, name, O_RDONLY | O_DIRECTORY)
-            close(folder)
-            folder = next
-        }
-        close(openat(folder, "deep.txt", O_CREAT | O_WRONLY, 0o644))
-        close(folder)
-        try FileManager.default.createDirectory(at: dir.child("big"), withIntermediateDirectories: true)
-        for index in 0..<20_000 { _ = FileManager.default.createFile(atPath: dir.path + "/big/f\(index).txt", contents: nil) }
+        try HostileTree.build(in: dir.path, bigFolderEntries: 20_000)
         let query = try makeQuery(dir)
         let recorder = QueryRecorder(query)
         #expect(query.start())

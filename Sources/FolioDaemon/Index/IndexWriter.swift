@@ -114,7 +114,14 @@ struct IndexWriter {
         let name = (to as NSString).lastPathComponent
         try db.execute(
             sql: "UPDATE items SET path = ? || substr(path, ?) WHERE path >= ? AND path < ?",
-            arguments: [to, from.utf8.count + 1, from + "/", from + "0"])
+            arguments: [to, from.unicodeScalars.count + 1, from + "/", from + "0"])
+        // Recents and favorites follow.
+        for table in ["recents", "favorites"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE path = ? OR (path >= ? AND path < ?)", arguments: [to, to + "/", to + "0"])
+            try db.execute(
+                sql: "UPDATE \(table) SET path = ? || substr(path, ?) WHERE path = ? OR (path >= ? AND path < ?)",
+                arguments: [to, from.unicodeScalars.count + 1, from, from + "/", from + "0"])
+        }
         try db.execute(
             sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ? WHERE id = ?",
             arguments: [to, name, MetadataFacts.searchFold(name), parent, source.id])
@@ -146,8 +153,9 @@ struct IndexWriter {
     func insert(_ record: IndexRecord, parent: Int64?, _ db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, listed)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0,
+                    (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         try statement.execute(arguments: [
             parent, record.path, record.name, MetadataFacts.searchFold(record.name), IndexWire.kindCode(record.kind), record.size,

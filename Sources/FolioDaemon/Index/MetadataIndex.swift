@@ -35,12 +35,14 @@ final class MetadataIndex: @unchecked Sendable {
     private let stitched = Mutex<[CoordinatedChange]>([])
     /// Whether the file system is watched (tests switch it off to show stitching alone).
     private let watchesFileSystem: Bool
+    private let stepDelay: Duration
 
-    init(pool: DatabasePool, paths: FolioPaths, watchesFileSystem: Bool = true, logger: Logger) {
+    init(pool: DatabasePool, paths: FolioPaths, watchesFileSystem: Bool = true, stepDelay: Duration = .zero, logger: Logger) {
         self.pool = pool
         self.paths = paths
         self.logger = logger
         self.watchesFileSystem = watchesFileSystem
+        self.stepDelay = stepDelay
         writer = IndexWriter(types: IndexTypes(), logger: logger)
         live = LiveQueries(logger: logger)
     }
@@ -188,7 +190,9 @@ final class MetadataIndex: @unchecked Sendable {
             return
         }
         publish(changes)
-        if more {
+        if more, stepDelay > .zero {
+            work.asyncAfter(deadline: .now() + stepDelay.seconds) { [self] in crawlStep() }
+        } else if more {
             work.async { [self] in crawlStep() }
         } else {
             crawling = false

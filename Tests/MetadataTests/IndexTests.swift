@@ -1,0 +1,289 @@
+@testable import Folio
+import FolioTesting
+import Foundation
+import Testing
+
+@Suite("MetadataQuery through the daemon's index (§9 37–41)")
+struct DaemonQueryTests {
+    /// 38 and 41 through the daemon: gathering in order, then every uncoordinated create, modify,
+    /// delete and rename seen live; results carry the attributes and follow the sort.
+    @Test func gathersThenSeesUncoordinatedChangesLive() async throws {
+        let world = try await IndexWorld("index-live") { dir in
+            for index in 0..<5000 { try dir.write("docs/many/\(index / 500)/file\(index).txt", "x") }
+            try dir.write("docs/keep.txt", "1")
+            try dir.write("docs/gone.txt", "1")
+            try dir.write("docs/picture.png", "p")
+        }
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemFSName LIKE '*.txt'")
+        query.sortDescriptors = [MetadataSortDescriptor(key: NSMetadataItemFSNameKey)]
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        #expect(query.resultCount == 5002)
+        let names = recorder.names
+        let finish = try #require(names.firstIndex(of: "finish"))
+        #expect(names.first == "start" && names[1..<finish].allSatisfy { $0 == "progress" }, "\(names)")
+        let first = try #require(query.result(at: 0) as? MetadataItem)
+        #expect(first.value(forAttribute: NSMetadataItemFSNameKey) as? String == "file0.txt")
+        #expect(first.value(forAttribute: NSMetadataItemURLKey) as? URL == world.docs.appendingPathComponent("many/0/file0.txt"))
+        #expect((first.value(forAttribute: NSMetadataItemFSSizeKey) as? NSNumber)?.intValue == 1)
+        #expect(first.value(forAttribute: NSMetadataItemContentTypeKey) as? String == "public.plain-text")
+        #expect((first.value(forAttribute: NSMetadataItemContentTypeTreeKey) as? [String])?.contains("public.data") == true)
+        #expect(first.value(forAttribute: NSMetadataItemFSContentChangeDateKey) is Date)
+
+        let new = try world.dir.write("docs/folder/new.txt", "new")
+        #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(new.path) } })
+        try world.dir.write("docs/keep.txt", "changed, longer")
+        #expect(await recorder.wait { recorder.updates.contains { $0.changed.contains(world.docs.appendingPathComponent("keep.txt").path) } })
+        try FileManager.default.moveItem(at: world.docs.appendingPathComponent("gone.txt"), to: world.docs.appendingPathComponent("renamed.txt"))
+        #expect(await recorder.wait {
+            recorder.updates.contains { $0.removed.contains(world.docs.appendingPathComponent("gone.txt").path) }
+                && recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("renamed.txt").path) }
+        })
+        // A folder moved: its contents are removed at the old paths and added at the new ones.
+        try FileManager.default.moveItem(at: world.docs.appendingPathComponent("many/3"), to: world.docs.appendingPathComponent("moved"))
+        #expect(await recorder.wait {
+            recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("moved/file1500.txt").path) }
+                && recorder.updates.contains { $0.removed.contains(world.docs.appendingPathComponent("many/3/file1500.txt").path) }
+        })
+        try FileManager.default.removeItem(at: world.docs.appendingPathComponent("folder"))
+        #expect(await recorder.wait { recorder.updates.contains { $0.removed.contains(new.path) } })
+        // A file created in the moved folder is seen under its new path (the watch followed it).
+        let later = try world.dir.write("docs/moved/later.txt", "x")
+        #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(later.path) } })
+        #expect(await recorder.wait { query.resultCount == 5003 }, "\(query.resultCount)")
+        query.stop()
+        #expect(await recorder.wait { (try? world.request("index.status")["queries"]?.intValue) == 0 })
+    }
+
+    /// 40 across processes: another process's coordinated create reaches the query through the
+    /// daemon's arbiter, with the file system not watched at all.
+    @Test func coordinatedWritesOfOtherProcessesAreStitchedIn() async throws {
+        let world = try await IndexWorld("index-stitch", watch: false)
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemFSName ENDSWITH '.txt'", interval: 0.2)
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        let target = world.docs.appendingPathComponent("stitched.txt")
+        let started = Date()
+        let writer = try ProcessRunner.folio(
+            ["coordinate", "write", target.path, "--", "sh", "-c", "echo hello > '\(target.path)'"], environment: world.environment)
+        #expect(writer.status == 0, "\(writer.stderr)")
+        #expect(await recorder.wait(5) { recorder.updates.contains { $0.added.contains(target.path) } })
+        let update = try #require(recorder.updates.first { $0.added.contains(target.path) })
+        #expect(update.at.timeIntervalSince(started) < 5)
+        // An uncoordinated write is not seen: nothing watches the file system.
+        try world.dir.write("docs/unseen.txt", "x")
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(!recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("unseen.txt").path) })
+        // A lost-events report makes the index list everything again, and the write is found.
+        _ = try world.request("index.overflow")
+        #expect(await recorder.wait(10) { recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("unseen.txt").path) } })
+        // A coordinated move keeps the item (and what the index knows of it, such as its last use).
+        _ = try world.request("recents.add", ["path": .string(target.path), "event": "opened"])
+        let moved = world.docs.appendingPathComponent("moved.txt")
+        let mover = try ProcessRunner.folio(
+            ["coordinate", "move", target.path, moved.path, "--", "mv", target.path, moved.path], environment: world.environment)
+        #expect(mover.status == 0, "\(mover.stderr)")
+        #expect(await recorder.wait(5) { recorder.updates.contains { $0.added.contains(moved.path) } })
+        let item = try world.request("item", ["path": .string(moved.path)])["item"]
+        #expect(item?["u"] != nil, "the moved item lost its last-used date: \(String(describing: item))")
+        query.stop()
+    }
+
+    /// 37 and 39 through the daemon: start rules, and updates held while disabled arrive as one.
+    @Test func disabledUpdatesArriveInOneBatch() async throws {
+        let world = try await IndexWorld("index-disable") { dir in try dir.write("docs/a.txt", "a") }
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemFSName LIKE '*.txt'")
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(CoordinationEngine.$override.withValue(world.engine) { !query.start() })
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        query.disableUpdates()
+        query.disableUpdates()
+        try world.dir.write("docs/b.txt", "b")
+        query.enableUpdates()
+        try world.dir.write("docs/c.txt", "c")
+        try FileManager.default.removeItem(at: world.docs.appendingPathComponent("a.txt"))
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(recorder.updates.isEmpty && query.resultCount == 1)
+        query.enableUpdates()
+        #expect(await recorder.wait { !recorder.updates.isEmpty })
+        try await Task.sleep(for: .milliseconds(200))
+        let updates = recorder.updates
+        #expect(updates.count == 1, "\(updates)")
+        #expect(Set(updates.first?.added ?? []) == [world.docs.appendingPathComponent("b.txt").path, world.docs.appendingPathComponent("c.txt").path])
+        #expect(updates.first?.removed == [world.docs.appendingPathComponent("a.txt").path])
+        query.stop()
+    }
+
+    /// The daemon's answers equal the in-process search's for the same predicates on the same
+    /// tree: the SQL only narrows, the predicate decides.
+    @Test func daemonAndInProcessAgree() async throws {
+        let names = [
+            "Report.txt", "report final.TXT", "Café au lait.md", "CAFE.md", "naïve résumé.pdf", "big.bin", "photo.JPG", "x.png",
+            "50%_off.txt", "under_score.txt", "back\\slash.txt", "star*name.txt", "K\u{212A}elvin.txt", "e\u{301}cole.txt", "école.txt",
+        ]
+        let world = try await IndexWorld("index-agree") { dir in
+            for (index, name) in names.enumerated() { try dir.write("docs/sub\(index % 3)/\(name)", String(repeating: "x", count: index * 100)) }
+            try dir.write("docs/empty/.hidden", "")
+        }
+        try FileTags.setTags(["Work", "red"], of: world.docs.appendingPathComponent("sub0/Report.txt"))
+        try FileTags.setTags(["home"], of: world.docs.appendingPathComponent("sub0/CAFE.md"))
+        try await world.waitUntilIdle()
+        let formats = [
+            "kMDItemFSName CONTAINS[cd] 'cafe'", "kMDItemFSName CONTAINS 'Caf'", "kMDItemFSName BEGINSWITH[c] 'report'",
+            "kMDItemFSName ENDSWITH[c] '.txt'", "kMDItemFSName LIKE[c] '*e?o*'", "kMDItemFSName LIKE '50%*'", "kMDItemFSName CONTAINS '_'",
+            "kMDItemFSName CONTAINS '\\\\'", "kMDItemFSName LIKE 'star\\\\*name.txt'", "kMDItemFSName ==[cd] 'ecole.txt'",
+            "kMDItemFSName == 'école.txt'", "kMDItemFSName CONTAINS[c] 'kkelvin'", "kMDItemFSName MATCHES '.*[0-9]+.*'",
+            "kMDItemFSSize > 500", "kMDItemFSSize >= 500 AND kMDItemFSSize <= 900", "NOT kMDItemFSSize BETWEEN {100, 1000}",
+            "kMDItemFSSize IN {0, 300, 700}", "kMDItemContentTypeTree == 'public.image'", "kMDItemContentTypeTree == 'public.text'",
+            "kMDItemContentType == 'public.folder'", "kMDItemUserTags == 'red'", "kMDItemUserTags ==[c] 'WORK'", "kMDItemUserTags CONTAINS 'o'",
+            "NOT kMDItemUserTags == 'red'", "kMDItemLastUsedDate == nil", "kMDItemFavoriteRank != 3", "kMDItemFSName != 'CAFE.md'",
+            "kMDItemPath BEGINSWITH '\(world.docs.path)/sub1'", "kMDItemFSName == 'CAFE.md' OR kMDItemFSSize < 200",
+            "NOT (kMDItemFSName CONTAINS[c] 'e' OR kMDItemFSSize > 1000)", "TRUEPREDICATE", "FALSEPREDICATE",
+            "kMDItemFSContentChangeDate > CAST(0, 'NSDate')",
+        ]
+        // Some answers checked outright, so that agreement cannot come from both finding nothing.
+        let expected = [
+            "kMDItemFSName CONTAINS[cd] 'cafe'": 2, "kMDItemFSName ==[cd] 'ecole.txt'": 2, "kMDItemUserTags == 'red'": 1,
+            "kMDItemUserTags ==[c] 'WORK'": 1, "kMDItemContentTypeTree == 'public.image'": 2, "kMDItemFSName LIKE '50%*'": 1,
+            "kMDItemFSName CONTAINS '_'": 2, "TRUEPREDICATE": names.count + 5, "FALSEPREDICATE": 0, "kMDItemFSSize IN {0, 300, 700}": 8,
+        ]
+        for format in formats {
+            let predicate = try MetadataPredicate(format: format)
+            let local = try await results(predicate, scope: world.docs, engine: nil, world: world)
+            let daemon = try await results(predicate, scope: world.docs, engine: world.engine, world: world)
+            #expect(local == daemon, "\(format): in process \(local.sorted()), daemon \(daemon.sorted())")
+            if let count = expected[format] { #expect(daemon.count == count, "\(format): \(daemon.sorted())") }
+        }
+    }
+
+    private func results(_ predicate: MetadataPredicate, scope: URL, engine: DaemonCoordinationEngine?, world: IndexWorld) async throws -> Set<String> {
+        let query = MetadataQuery()
+        query.predicate = predicate
+        query.searchScopes = [scope]
+        let recorder = QueryRecorder(query)
+        if let engine {
+            try world.start(query)
+            _ = engine
+        } else {
+            #expect(CoordinationEngine.$override.withValue(LocalCoordinationEngine()) { query.start() })
+        }
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        defer { query.stop() }
+        return Set((query.results as? [MetadataItem])?.map(\.path) ?? [])
+    }
+}
+
+@Suite("The daemon's index: crawl, crash, hostile trees, identity")
+struct IndexCrawlTests {
+    /// A crawl killed with SIGKILL in the middle: no folder is marked listed with children
+    /// missing, and the next daemon resumes and completes the index.
+    @Test func crashMidCrawlIsRecovered() async throws {
+        let folders = 120, perFolder = 100
+        let world = try await IndexWorld("index-crash", stepDelay: 150) { dir in
+            for folder in 0..<folders {
+                for file in 0..<perFolder { try dir.write("docs/f\(folder)/n\(file).txt", "") }
+            }
+        }
+        // Kill once some folders are listed and some are not.
+        let deadline = Date().addingTimeInterval(60)
+        var status = try world.request("index.status")
+        while Date() < deadline, (status["items"]?.intValue ?? 0) < Int64(perFolder * 5) {
+            try await Task.sleep(for: .milliseconds(10))
+            status = try world.request("index.status")
+        }
+        world.kill()
+        #expect((status["pending_folders"]?.intValue ?? 0) > 0, "the crawl finished before the kill: \(status)")
+        // Every folder marked listed has exactly its children on disk.
+        let listed = try world.sql("SELECT path FROM items WHERE kind = 1 AND listed = 1").map { $0[0] }
+        let children = try world.sql("SELECT p.path, c.name FROM items c JOIN items p ON c.parent = p.id WHERE p.listed = 1")
+        var indexed: [String: Set<String>] = [:]
+        for row in children { indexed[row[0], default: []].insert(row[1]) }
+        #expect(!listed.isEmpty)
+        for folder in listed {
+            let onDisk = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+            #expect(indexed[folder, default: []] == onDisk, "\(folder) is marked listed with \(indexed[folder]?.count ?? 0) of \(onDisk.count) children")
+        }
+        let unlisted = try world.sql("SELECT count(*) FROM items WHERE kind = 1 AND listed = 0")
+        #expect(Int(unlisted.first?.first ?? "0") ?? 0 > 0, "nothing was left to resume")
+        try world.restart()
+        try await world.waitUntilIdle()
+        let count = try world.sql("SELECT count(*) FROM items WHERE path >= '\(world.docs.path)/' AND path < '\(world.docs.path)0'")
+        #expect(count.first?.first == String(folders + folders * perFolder))
+        let found = try world.request("search", ["text": .string("n99.txt"), "limit": 1000])["items"]?.arrayValue ?? []
+        #expect(found.count == folders)
+    }
+
+    /// Names with newlines, invalid UTF-8, paths beyond PATH_MAX, symbolic-link loops and a folder
+    /// of 100,000 entries: indexed, or skipped with a logged reason.
+    @Test func hostileTreesAreIndexedOrSkipped() async throws {
+        let world = try await IndexWorld("index-hostile", arguments: ["--log-level", "notice"]) { dir in
+            try HostileTree.build(in: dir.path + "/docs", bigFolderEntries: 100_000)
+        }
+        try await world.waitUntilIdle(300)
+        let inBig = try world.sql("SELECT count(*) FROM items WHERE parent = (SELECT id FROM items WHERE path = '\(world.docs.path)/big')")
+        #expect(inBig.first?.first == "100000")
+        let newline = try world.request("search", ["text": "line\nbreak", "limit": 5])["items"]?.arrayValue ?? []
+        #expect(newline.count == 1)
+        #expect(try world.sql("SELECT count(*) FROM items WHERE name = 'deep.txt'").first?.first == "0", "a path beyond PATH_MAX was indexed")
+        #expect(try world.sql("SELECT count(*) FROM items WHERE name LIKE 'bad-%'").first?.first == "0")
+        #expect(try world.sql("SELECT kind FROM items WHERE name = 'self'").first?.first == "2", "the loop is a symbolic link, not followed")
+        #expect(world.daemon.log.contains("name is not valid UTF-8") && world.daemon.log.contains("path longer than PATH_MAX"), "\(world.daemon.log.suffix(2000))")
+    }
+
+    /// A save by rename (a new file renamed over the document) keeps the document's identity in the
+    /// index: its last-used date and favorite rank stay.
+    @Test func savesByRenameKeepIdentity() async throws {
+        let world = try await IndexWorld("index-identity") { dir in try dir.write("docs/notes.txt", "v1") }
+        try await world.waitUntilIdle()
+        let path = world.docs.appendingPathComponent("notes.txt").path
+        _ = try world.request("recents.add", ["path": .string(path), "event": "modified"])
+        let before = try #require(try world.sql("SELECT id, last_used FROM items WHERE path = '\(path)'").first)
+        let temporary = try world.dir.write("docs/.notes.txt.tmp", "v2, saved by rename")
+        #expect(rename(temporary.path, path) == 0)
+        let deadline = Date().addingTimeInterval(10)
+        var after: [String] = []
+        while Date() < deadline {
+            after = try world.sql("SELECT id, last_used, size FROM items WHERE path = '\(path)'").first ?? []
+            if after.count == 3, after[2] == "19" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(after.count == 3 && after[0] == before[0] && after[1] == before[1], "before \(before), after \(after)")
+        #expect(try world.sql("SELECT count(*) FROM items WHERE name = '.notes.txt.tmp'").first?.first == "0")
+    }
+}
+
+@Suite("The daemon's index from the command line")
+struct IndexCommandTests {
+    @Test func statusSearchRecentsFavoritesAndRebuild() async throws {
+        let world = try await IndexWorld("index-cli") { dir in
+            try dir.write("docs/Quarterly Report.txt", "q")
+            try dir.write("docs/archive/old report.txt", "o")
+            try dir.write("docs/other.md", "m")
+        }
+        let status = try ProcessRunner.folio(["index", "status", "--wait"], environment: world.environment)
+        #expect(status.status == 0 && status.stdout.contains("state: idle") && status.stdout.contains("root: \(world.docs.path) (user"), "\(status)")
+        let search = try ProcessRunner.folio(["search", "REPORT"], environment: world.environment)
+        #expect(search.stdout == world.docs.path + "/Quarterly Report.txt\n" + world.docs.path + "/archive/old report.txt\n" || search.stdout.split(separator: "\n").count == 2, "\(search)")
+        #expect(search.stdout.split(separator: "\n").first?.hasSuffix("report.txt") == true || search.stdout.contains("Report"))
+        let none = try ProcessRunner.folio(["search", "zzz"], environment: world.environment)
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("nothing found"))
+        _ = try world.request("recents.add", ["path": .string(world.docs.path + "/other.md"), "event": "opened"])
+        let recents = try ProcessRunner.folio(["recents"], environment: world.environment)
+        #expect(recents.stdout.contains("opened") && recents.stdout.contains("/other.md"), "\(recents)")
+        #expect(try ProcessRunner.folio(["favorites", "add", world.docs.path + "/archive"], environment: world.environment).status == 0)
+        #expect(try ProcessRunner.folio(["favorites"], environment: world.environment).stdout == world.docs.path + "/archive\n")
+        let rank = try world.request("item", ["path": .string(world.docs.path + "/archive")])["item"]?["f"]?.intValue
+        #expect(rank == 1)
+        #expect(try ProcessRunner.folio(["index", "rebuild"], environment: world.environment).status == 0)
+        try await world.waitUntilIdle()
+        #expect(try ProcessRunner.folio(["search", "quarterly"], environment: world.environment).stdout.contains("Quarterly Report.txt"))
+        let bad = try ProcessRunner.folio(["index", "remove", "/nowhere"], environment: world.environment)
+        #expect(bad.status != 0 && bad.stderr.contains("is not a folder added to the index"), "\(bad)")
+    }
+}
