@@ -236,6 +236,40 @@ struct IndexCrawlTests {
         #expect(world.daemon.log.contains("name is not valid UTF-8") && world.daemon.log.contains("path longer than PATH_MAX"), "\(world.daemon.log.suffix(2000))")
     }
 
+    /// Run as another user (nobody), the daemon meets folders it may not read: each is skipped with
+    /// a logged reason, the rest is indexed, and the crawl finishes.
+    @Test func permissionDeniedFoldersAreSkipped() async throws {
+        let dir = try TemporaryDirectory("index-nobody")
+        let docs = dir.path + "/docs"
+        try dir.write("docs/open/visible.txt", "v")
+        try dir.write("docs/locked/secret.txt", "s")
+        try dir.write("docs/unlistable/hidden.txt", "h")
+        let environment = dir.xdgEnvironment()
+        for folder in ["home", "data", "config", "state", "run"] { try FileManager.default.createDirectory(atPath: dir.path + "/" + folder, withIntermediateDirectories: true) }
+        _ = chmod(dir.path + "/run", 0o700)
+        let chown = try ProcessRunner.run(URL(fileURLWithPath: "/bin/chown"), ["-R", "65534:65534", dir.path])
+        #expect(chown.status == 0)
+        _ = chmod(docs + "/locked", 0o000)
+        _ = chmod(docs + "/unlistable", 0o311)
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "notice"], runAs: 65534)
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        func folio(_ arguments: [String]) throws -> ProcessRunner.Output {
+            try ProcessRunner.run(
+                URL(fileURLWithPath: "/usr/bin/setpriv"),
+                ["--reuid=65534", "--regid=65534", "--clear-groups", ProcessRunner.folioExecutable().path] + arguments, environment: environment)
+        }
+        #expect(try folio(["index", "add", docs]).status == 0)
+        let status = try folio(["index", "status", "--wait"])
+        #expect(status.status == 0 && status.stdout.contains("state: idle"), "\(status)")
+        #expect(try folio(["search", "visible"]).stdout == docs + "/open/visible.txt\n")
+        #expect(try folio(["search", "secret"]).stdout.isEmpty)
+        #expect(try folio(["search", "hidden"]).stdout.isEmpty)
+        for folder in ["locked", "unlistable"] {
+            #expect(daemon.log.contains("path=\(docs)/\(folder) reason=folder not readable: Permission denied"), "\(daemon.log.suffix(1500))")
+        }
+    }
+
     /// A save by rename (a new file renamed over the document) keeps the document's identity in the
     /// index: its last-used date and favorite rank stay.
     @Test func savesByRenameKeepIdentity() async throws {
