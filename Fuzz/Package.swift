@@ -28,6 +28,9 @@ let package = Package(
         // Metadata query predicates in Apple's format syntax.
         .executableTarget(
             name: "FuzzPredicate", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // GTK's recently-used.xbel, read into the index's recents.
+        .executableTarget(
+            name: "FuzzRecentlyUsed", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The version store's manifests and document identity attributes.
         .executableTarget(
             name: "FuzzVersionStore", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

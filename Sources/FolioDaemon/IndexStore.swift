@@ -9,6 +9,11 @@ final class IndexStore: Sendable {
     init(path: String) throws {
         var configuration = Configuration()
         configuration.label = "folio.index"
+        configuration.prepareDatabase { db in
+            // The writer crawls: a larger page cache keeps the index b-trees in memory (64 MiB at
+            // most; readers keep SQLite's default).
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }

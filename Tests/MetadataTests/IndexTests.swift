@@ -184,8 +184,9 @@ struct IndexCrawlTests {
     /// A crawl killed with SIGKILL in the middle: no folder is marked listed with children
     /// missing, and the next daemon resumes and completes the index.
     @Test func crashMidCrawlIsRecovered() async throws {
-        let folders = 120, perFolder = 100
-        let world = try await IndexWorld("index-crash", stepDelay: 150) { dir in
+        let folders = 200, perFolder = 100
+        // A second between crawl steps of about 4,000 entries: the kill lands between two steps.
+        let world = try await IndexWorld("index-crash", stepDelay: 1000) { dir in
             for folder in 0..<folders {
                 for file in 0..<perFolder { try dir.write("docs/f\(folder)/n\(file).txt", "") }
             }
@@ -319,5 +320,82 @@ struct IndexCommandTests {
         #expect(try ProcessRunner.folio(["search", "quarterly"], environment: world.environment).stdout.contains("Quarterly Report.txt"))
         let bad = try ProcessRunner.folio(["index", "remove", "/nowhere"], environment: world.environment)
         #expect(bad.status != 0 && bad.stderr.contains("is not a folder added to the index"), "\(bad)")
+    }
+}
+
+/// A plain text document, for recents recorded by opening and saving.
+final class NoteDocument: Document, @unchecked Sendable {
+    private let textLock = NSLock()
+    private var storedText = ""
+    var text: String {
+        get { textLock.withLock { storedText } }
+        set { textLock.withLock { storedText = newValue } }
+    }
+
+    override func contents(forType typeName: String) throws -> Any { Data(text.utf8) }
+
+    override func load(fromContents contents: Any, ofType typeName: String?) throws {
+        text = String(decoding: contents as? Data ?? Data(), as: UTF8.self)
+    }
+}
+
+@Suite("Recents: Folio's documents and GTK's list")
+struct RecentsTests {
+    @Test func gtkRecentsAndFolioDocumentsAppear() async throws {
+        let world = try await IndexWorld("index-recents") { dir in
+            try dir.write("docs/report.txt", "r")
+            try FileManager.default.createDirectory(atPath: dir.path + "/data", withIntermediateDirectories: true)
+            try Data(gtkRecents.utf8).write(to: URL(fileURLWithPath: dir.path + "/data/recently-used.xbel"))
+        }
+        try await world.waitUntilIdle()
+        func recents() throws -> [WireValue] { try world.request("recents", ["limit": 50])["items"]?.arrayValue ?? [] }
+        // Read at start.
+        let first = try recents()
+        #expect(first.first?["path"]?.stringValue == "/home/u/a&b.odt" && first.first?["app"]?.stringValue == "Evince" && first.first?["source"]?.stringValue == "gtk", "\(first)")
+        // Rewritten (atomically, as GLib does) while the daemon runs.
+        let report = world.docs.appendingPathComponent("report.txt").path
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        let rewritten = gtkRecents.replacingOccurrences(
+            of: "<!-- web pages are not files -->",
+            with: "<bookmark href=\"file://\(report)\" added=\"\(stamp)\" modified=\"\(stamp)\" visited=\"\(stamp)\"/>")
+        let xbel = URL(fileURLWithPath: world.dir.path + "/data/recently-used.xbel")
+        try Data(rewritten.utf8).write(to: xbel, options: .atomic)
+        var found = false
+        for _ in 0..<500 where !found {
+            found = try recents().contains { $0["path"]?.stringValue == report && $0["source"]?.stringValue == "gtk" }
+            if !found { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let afterRewrite = try recents()
+        #expect(found, "\(afterRewrite)")
+        let item = try world.request("item", ["path": .string(report)])["item"]
+        #expect(item?["u"] != nil, "the item's last-used date was not set")
+        // A broken list is refused whole and changes nothing.
+        let before = try recents()
+        try Data("<xbel><bookmark href='file:///x".utf8).write(to: xbel, options: .atomic)
+        try await Task.sleep(for: .milliseconds(500))
+        let afterBroken = try recents()
+        #expect(afterBroken == before)
+        #expect(world.daemon.log.contains("GTK's recents were not read"), "\(world.daemon.log.suffix(1000))")
+        // A document opened and saved through Folio.
+        let notes = try world.dir.write("docs/notes.txt", "hello")
+        let document = CoordinationEngine.$override.withValue(world.engine) { NoteDocument(fileURL: notes) }
+        #expect(await document.open())
+        var opened = false
+        for _ in 0..<500 where !opened {
+            opened = try recents().first.map { $0["path"]?.stringValue == notes.path && $0["event"]?.stringValue == "opened" && $0["source"]?.stringValue == "folio" } ?? false
+            if !opened { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        let latest = try recents().prefix(3)
+        #expect(opened, "\(latest)")
+        document.text = "hello again"
+        document.updateChangeCount(.done)
+        #expect(await document.autosave())
+        var modified = false
+        for _ in 0..<500 where !modified {
+            modified = try recents().first.map { $0["path"]?.stringValue == notes.path && $0["event"]?.stringValue == "modified" } ?? false
+            if !modified { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(modified)
+        #expect(await document.close())
     }
 }

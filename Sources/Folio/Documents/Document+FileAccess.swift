@@ -66,6 +66,7 @@ extension Document {
             }
             updateState { $0.remove(.closed) }
             refreshConflictState()
+            RecentDocuments.note(fileURL, .opened, engine: engine)
             deliver(on: caller) { completionHandler?(true) }
         }
     }
@@ -187,6 +188,7 @@ extension Document {
             $0.remove([.savingError, .closed])
             if conflict { $0.insert(.inConflict) }
         }
+        RecentDocuments.note(url, saveOperation == .forCreating ? .created : .modified, engine: engine)
         return true
     }
 

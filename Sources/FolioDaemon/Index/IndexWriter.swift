@@ -122,9 +122,11 @@ struct IndexWriter {
                 sql: "UPDATE \(table) SET path = ? || substr(path, ?) WHERE path = ? OR (path >= ? AND path < ?)",
                 arguments: [to, from.unicodeScalars.count + 1, from, from + "/", from + "0"])
         }
+        let fold = MetadataFacts.searchFold(name)
         try db.execute(
-            sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ? WHERE id = ?",
-            arguments: [to, name, MetadataFacts.searchFold(name), parent, source.id])
+            sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE id = ?", arguments: [source.id])
+        try db.execute(sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ? WHERE id = ?", arguments: [to, name, fold, parent, source.id])
+        try db.execute(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)", arguments: [source.id, fold])
         changes.removedTree(from)
         let moved = try Row.fetchCursor(
             db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ? OR (path >= ? AND path < ?)", arguments: [to, to + "/", to + "0"])
@@ -134,7 +136,10 @@ struct IndexWriter {
 
     /// Removes the row of `path` and every row under it.
     func removeTree(_ path: String, _ db: Database, changes: inout IndexChanges) throws {
-        try db.execute(sql: "DELETE FROM items WHERE path = ? OR (path >= ? AND path < ?)", arguments: [path, path + "/", path + "0"])
+        let range = "path = ? OR (path >= ? AND path < ?)"
+        let arguments: StatementArguments = [path, path + "/", path + "0"]
+        try db.execute(sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE \(range)", arguments: arguments)
+        try db.execute(sql: "DELETE FROM items WHERE \(range)", arguments: arguments)
         if db.changesCount > 0 { changes.removedTree(path) }
     }
 
@@ -157,11 +162,14 @@ struct IndexWriter {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
+        let fold = MetadataFacts.searchFold(record.name)
         try statement.execute(arguments: [
-            parent, record.path, record.name, MetadataFacts.searchFold(record.name), IndexWire.kindCode(record.kind), record.size,
+            parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
             record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode),
         ])
-        return db.lastInsertedRowID
+        let id = db.lastInsertedRowID
+        try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
+        return id
     }
 
     private func update(_ record: IndexRecord, relist: Bool, _ db: Database) throws {

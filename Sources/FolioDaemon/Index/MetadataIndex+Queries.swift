@@ -7,6 +7,8 @@ import SystemPackage
 extension MetadataIndex {
     /// How many results one gathering event carries.
     static let gatherBatch = 2000
+    /// A scope with fewer rows than this is walked by path whatever the predicate.
+    static let smallScope = 5000
 
     /// Starts a live query for `sink`: replies to request `requestID` with whether the index covers
     /// the scopes (every folder in them crawled; if not, the client searches by itself), then sends
@@ -88,7 +90,15 @@ extension MetadataIndex {
             let compiler = PredicateCompiler(typesConforming: writer.types.conforming(to:))
             let clause = compiler.compile(predicate)
             if let clause, clause.exact, clause.sql == "0" { return }
-            var conditions = ["(" + folders.map { _ in "(path >= ? AND path < ?)" }.joined(separator: " OR ") + ")"]
+            // A scope of many rows with a condition: let the condition's index drive (`+path` keeps
+            // SQLite from walking the scope by path), else the scope's path range.
+            let large = try clause != nil && folders.contains { folder in
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM (SELECT 1 FROM items WHERE path >= ? AND path < ? LIMIT ?)",
+                    arguments: [folder + "/", folder + "0", Self.smallScope]) == Self.smallScope
+            }
+            let column = large ? "+path" : "path"
+            var conditions = ["(" + folders.map { _ in "(\(column) >= ? AND \(column) < ?)" }.joined(separator: " OR ") + ")"]
             var arguments: [(any DatabaseValueConvertible)?] = folders.flatMap { [$0 + "/", $0 + "0"] as [(any DatabaseValueConvertible)?] }
             if let clause {
                 conditions.append("(" + clause.sql + ")")
@@ -115,23 +125,22 @@ extension MetadataIndex {
     func search(_ text: String, limit: Int, allowed: (String) -> Bool) throws -> [IndexRecord] {
         work.sync { applyStitched() }
         let folded = MetadataFacts.searchFold(text)
-        let pattern = "%" + PredicateCompiler.escapeLike(folded) + "%"
+        let source = PredicateCompiler.like([.any, .text(folded), .any], literal: folded)
         let prefix = PredicateCompiler.escapeLike(folded) + "%"
-        let source =
-            folded.unicodeScalars.count >= 3
-            ? "id IN (SELECT rowid FROM items_fts WHERE fold LIKE ? ESCAPE '\\')" : "fold LIKE ? ESCAPE '\\'"
         return try pool.read { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT \(IndexRecord.columns) FROM items WHERE \(source) AND parent IS NOT NULL
+                    SELECT \(IndexRecord.columns) FROM items WHERE \(source.sql) AND parent IS NOT NULL
                     ORDER BY fold LIKE ? ESCAPE '\\' DESC, last_used DESC NULLS LAST, length(name), name LIMIT ?
                     """,
-                arguments: [pattern, prefix, limit * 4])
+                arguments: StatementArguments(source.arguments + [prefix, limit * 4 + 100]))
             var results: [IndexRecord] = []
+            // The trigram index's LIKE treats `%` and `_` in the text as wildcards: keep only names
+            // that really contain the text.
             while let row = try rows.next(), results.count < limit {
                 let record = IndexRecord(row: row)
-                if allowed(record.path) { results.append(record) }
+                if MetadataFacts.searchFold(record.name).contains(folded), allowed(record.path) { results.append(record) }
             }
             return results
         }

@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import GRDB
+import Logging
 
 extension MetadataIndex {
     /// How many recents are kept (the oldest go).
@@ -25,6 +26,42 @@ extension MetadataIndex {
             }
             publish(changes)
         }
+    }
+
+    /// Reads GTK's `recently-used.xbel` into the recents (on the index queue). A list that does not
+    /// parse is refused whole, with the reason logged; the recents keep what they had.
+    func importRecentlyUsed() {
+        guard let data = FileManager.default.contents(atPath: recentlyUsedPath) else { return }
+        let list: RecentlyUsedList
+        do {
+            list = try RecentlyUsedList(bytes: Array(data))
+        } catch {
+            logger.warning("GTK's recents were not read", metadata: ["path": "\(recentlyUsedPath)", "reason": "\(error)"])
+            return
+        }
+        var changes = IndexChanges()
+        do {
+            try pool.write { db in
+                for entry in list.entries.prefix(Self.recentsKept) {
+                    let used = entry.date.timeIntervalSince1970
+                    try db.execute(
+                        sql: """
+                            INSERT INTO recents (path, used, event, app, source) VALUES (?, ?, 'opened', ?, 'gtk')
+                            ON CONFLICT(path) DO UPDATE SET used = excluded.used, event = excluded.event, app = excluded.app,
+                            source = excluded.source WHERE excluded.used > used
+                            """,
+                        arguments: [entry.path, used, entry.application])
+                    try db.execute(
+                        sql: "UPDATE items SET last_used = ? WHERE path = ? AND (last_used IS NULL OR last_used < ?)", arguments: [used, entry.path, used])
+                    if db.changesCount > 0, let record = try writer.record(at: entry.path, db) { changes.wrote(record) }
+                }
+                try db.execute(
+                    sql: "DELETE FROM recents WHERE path NOT IN (SELECT path FROM recents ORDER BY used DESC LIMIT ?)", arguments: [Self.recentsKept])
+            }
+        } catch {
+            logger.error("GTK's recents could not be stored", metadata: ["error": "\(error)"])
+        }
+        publish(changes)
     }
 
     /// The most recently used items, newest first: path, date, event, app, source, and what the

@@ -81,9 +81,15 @@ final class MetadataIndex: @unchecked Sendable {
             } catch {
                 logger.error("the index could not start its crawl", metadata: ["error": "\(error)"])
             }
+            // GTK's recents, now and whenever the list is rewritten.
+            if (try? FileStatus(path: FilePath(paths.dataHome)))?.kind == .directory { watcher?.watch(paths.dataHome) }
+            importRecentlyUsed()
             scheduleCrawl()
         }
     }
+
+    /// Where GTK keeps its recents.
+    var recentlyUsedPath: String { paths.dataHome + "/recently-used.xbel" }
 
     func stop() {
         work.sync {
@@ -146,7 +152,7 @@ final class MetadataIndex: @unchecked Sendable {
         try work.sync {
             try pool.write { db in
                 try db.execute(sql: "DELETE FROM items")
-                try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('rebuild')")
+                try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
                 var changes = IndexChanges()
                 for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
             }
@@ -272,8 +278,13 @@ final class MetadataIndex: @unchecked Sendable {
         case .events(let events):
             var operations: [Operation] = []
             var movedFrom: [UInt32: (index: Int, path: String)] = [:]
+            var recentsChanged = false
             for event in events {
                 if event.name.isEmpty { continue }
+                if event.path == recentlyUsedPath {
+                    recentsChanged = true
+                    continue
+                }
                 if event.isMovedFrom {
                     movedFrom[event.cookie] = (operations.count, event.path)
                     operations.append(.refresh(event.path))
@@ -284,6 +295,7 @@ final class MetadataIndex: @unchecked Sendable {
                 }
             }
             apply(operations)
+            if recentsChanged { importRecentlyUsed() }
         }
     }
 

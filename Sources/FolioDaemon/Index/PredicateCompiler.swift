@@ -117,35 +117,46 @@ struct PredicateCompiler {
         let folded = MetadataFacts.searchFold(text)
         switch comparison.op {
         case .equal: return Clause(sql: "fold = ?", arguments: [folded], exact: false)
-        case .beginsWith: return like(Self.escapeLike(folded) + "%", literal: folded)
-        case .endsWith: return like("%" + Self.escapeLike(folded), literal: folded)
-        case .contains: return folded.isEmpty ? nil : like("%" + Self.escapeLike(folded) + "%", literal: folded)
+        case .beginsWith: return Self.like([.text(folded), .any], literal: folded)
+        case .endsWith: return Self.like([.any, .text(folded)], literal: folded)
+        case .contains: return folded.isEmpty ? nil : Self.like([.any, .text(folded), .any], literal: folded)
         case .like:
             // `?` is one character to Swift and may be several code points to SQLite: any run.
-            var pattern = "", longest = "", run = ""
+            var parts: [LikePart] = [], longest = "", run = ""
             for character in folded {
                 if character == "*" || character == "?" {
-                    pattern += "%"
+                    if !run.isEmpty { parts.append(.text(run)) }
+                    parts.append(.any)
                     if run.count > longest.count { longest = run }
                     run = ""
                 } else {
-                    pattern += Self.escapeLike(String(character))
                     run.append(character)
                 }
             }
+            if !run.isEmpty { parts.append(.text(run)) }
             if run.count > longest.count { longest = run }
-            return like(pattern, literal: longest)
+            return Self.like(parts, literal: longest)
         default:
             return nil
         }
     }
 
-    /// A `LIKE` on the folded name, through the trigram index when the pattern has a literal run of
-    /// at least three characters (the trigram tokenizer needs three).
-    private func like(_ pattern: String, literal: String) -> Clause {
+    /// A piece of a `LIKE` pattern: literal text, or any run of characters.
+    enum LikePart {
+        case text(String)
+        case any
+    }
+
+    /// A `LIKE` on the folded name. With a literal run of at least three characters (the trigram
+    /// tokenizer needs three) it goes through `items_fts`, whose `LIKE` takes no `ESCAPE`: there a
+    /// literal `%` or `_` stays a wildcard, which only widens the candidates. Otherwise it scans
+    /// `fold` with the wildcards escaped.
+    static func like(_ parts: [LikePart], literal: String) -> Clause {
         if literal.unicodeScalars.count >= 3 {
-            return Clause(sql: "id IN (SELECT rowid FROM items_fts WHERE fold LIKE ? ESCAPE '\\')", arguments: [pattern], exact: false)
+            let pattern = parts.map { part in if case .text(let text) = part { text } else { "%" } }.joined()
+            return Clause(sql: "id IN (SELECT rowid FROM items_fts WHERE fold LIKE ?)", arguments: [pattern], exact: false)
         }
+        let pattern = parts.map { part in if case .text(let text) = part { escapeLike(text) } else { "%" } }.joined()
         return Clause(sql: "fold LIKE ? ESCAPE '\\'", arguments: [pattern], exact: false)
     }
 

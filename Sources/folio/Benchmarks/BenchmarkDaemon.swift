@@ -11,6 +11,7 @@ final class BenchmarkDaemon {
     private let echo: Child
 
     init(root: String) throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         for (key, folder) in [("XDG_RUNTIME_DIR", "run"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config")] {
             environment[key] = root + "/" + folder
@@ -24,6 +25,9 @@ final class BenchmarkDaemon {
         try CoordinationBenchmarks.waitForSocket(socket)
         try CoordinationBenchmarks.waitForSocket(echoSocket)
     }
+
+    /// The daemon's process id.
+    var daemonPID: Int32 { daemon.process.processIdentifier }
 
     func stop() {
         echo.stop()

@@ -15,33 +15,25 @@ enum MetadataBenchmarks {
 
     private static func run(files: Int, rounds: Int, root: String) throws {
         let tree = root + "/tree"
-        let perFolder = 200
         let generated = Date()
-        for folder in 0..<((files + perFolder - 1) / perFolder) {
-            let path = "\(tree)/g\(folder / 100)/f\(folder)"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            for file in 0..<min(perFolder, files - folder * perFolder) {
-                let name = "\(path)/doc\(file)\(file % 10 == 0 ? ".pdf" : ".txt")"
-                close(open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644))
-            }
-        }
-        print("metadata: a tree of \(files) files in folders of \(perFolder), made in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s; median of \(rounds) rounds (warm cache)")
+        BenchmarkTree.generate(tree, files: files)
+        print("metadata: a tree of \(files) files in folders of 200, made in \(String(format: "%.1f", Date().timeIntervalSince(generated))) s; median of \(rounds) rounds (warm cache)")
         var harness = BenchmarkHarness(rounds: rounds)
         var sink = 0
         let find = ["/usr/bin/find", tree, "-printf", "%s %T@ %p\\n"]
         harness.duration(
             "DirectoryScanner walk (readdir + fstatat)", baselineName: "find -printf '%s %T@ %p' > /dev/null",
             work: { DirectoryScanner().scan(tree, visit: { sink &+= Int($0.status.size) + 1; return true }, skipped: { _, _ in }) },
-            baseline: { runQuietly(find) })
+            baseline: { BenchmarkTree.runQuietly(find) })
         harness.duration(
             "MetadataQuery gather, kMDItemFSName LIKE '*.pdf' (in process)", baselineName: "find -printf '%s %T@ %p' > /dev/null",
             work: { sink &+= gather(tree, "kMDItemFSName LIKE '*.pdf'") },
-            baseline: { runQuietly(find) })
+            baseline: { BenchmarkTree.runQuietly(find) })
         harness.report()
         // Peak memory of a gathering process of its own, against find's.
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let queryRSS = peakRSS([executable, "query", "kMDItemFSName LIKE '*.pdf'", "--scope", tree])
-        let findRSS = peakRSS(find)
+        let queryRSS = BenchmarkTree.peakRSS([executable, "query", "kMDItemFSName LIKE '*.pdf'", "--scope", tree])
+        let findRSS = BenchmarkTree.peakRSS(find)
         print("peak RSS: folio query (all \(files / 10) results held) \(queryRSS / 1024) MB | baseline find \(findRSS / 1024) MB")
         if sink == 42 { print("") }
     }
@@ -60,38 +52,5 @@ enum MetadataBenchmarks {
         let count = query.resultCount
         query.stop()
         return count
-    }
-
-    private static func runQuietly(_ command: [String]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-        process.waitUntilExit()
-    }
-
-    /// The peak resident set of `command`, in KiB: its `VmHWM`, read while it runs (`ru_maxrss`
-    /// would count the spawning process's memory, which a child inherits at exec).
-    private static func peakRSS(_ command: [String]) -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return 0 }
-        let status = "/proc/\(process.processIdentifier)/status"
-        var peak = 0
-        while process.isRunning {
-            if let text = try? String(contentsOfFile: status, encoding: .utf8),
-                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-            {
-                peak = max(peak, kib)
-            }
-            usleep(2000)
-        }
-        return peak
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `folio bench <name>`: benchmarks, each printing its figure beside a same-run baseline.
 struct BenchCommand: ParsableCommand {
@@ -7,7 +8,7 @@ struct BenchCommand: ParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata.")
+    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata, index.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -17,6 +18,8 @@ struct BenchCommand: ParsableCommand {
     var seconds = 2.0
     @Option(help: "Files in the generated tree (metadata).")
     var files = 200_000
+    @Option(help: "Files in each generated tree, comma-separated (index).")
+    var sizes = "200000,1000000"
 
     func run() throws {
         switch name {
@@ -25,7 +28,11 @@ struct BenchCommand: ParsableCommand {
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
         case "bookmarks": try BookmarkBenchmarks.run(iterations: iterations, rounds: rounds)
         case "metadata": try MetadataBenchmarks.run(files: files, rounds: rounds)
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata")
+        case "index":
+            let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+            guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
+            try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata, index")
         }
     }
 }

@@ -30,10 +30,12 @@ struct BenchWorkerCommand: ParsableCommand {
             for (i, byte) in socketPath.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
         }
         unlink(socketPath)
-        _ = withUnsafePointer(to: &address) {
+        let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        listen(listener, 8)
+        guard bound == 0, listen(listener, 8) == 0 else {
+            throw ValidationError("cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
+        }
         let reply = [UInt8](repeating: UInt8(ascii: "b"), count: PingPong.replySize - 1) + [UInt8(ascii: "\n")]
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -109,6 +109,9 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         }
     }
 
+    /// Sends a notification (no reply; a failure is logged).
+    package func post(_ method: String, params: WireValue) { notify(method, params) }
+
     private func notify(_ method: String, _ params: WireValue) {
         do { try send(["method": .string(method), "params": params]) } catch {
             logger.warning("daemon notification not sent", metadata: ["method": "\(method)", "error": "\(error.message)"])
