@@ -22,24 +22,15 @@ final class ControlSocketService: Service, Sendable {
     let activated: Bool
     private let group: MultiThreadedEventLoopGroup
     private let logger: Logger
-    private let lock: SystemPackage.FileDescriptor
+    private let lock: DaemonLock
     private let channel: any Channel
 
-    /// Takes the single-instance lock, prepares the folder, removes a stale socket and binds (or
-    /// adopts the activated socket), so the socket accepts connections as soon as this returns.
-    init(paths: FolioPaths, context: DaemonContext, logger: Logger) async throws {
+    /// Removes a stale socket and binds (or adopts the activated socket), so the socket accepts
+    /// connections as soon as this returns. The caller holds the single-instance `lock`, which the
+    /// service lets go when it stops.
+    init(paths: FolioPaths, lock: DaemonLock, context: DaemonContext, logger: Logger) async throws {
         socketPath = paths.socketPath
         self.logger = logger
-        try FileManager.default.createDirectory(
-            atPath: paths.socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        _ = chmod(paths.socketDirectory, 0o700)
-        let lock = try SystemPackage.FileDescriptor.open(
-            FilePath(paths.socketDirectory + "/daemon.lock"), .readWrite, options: [.create, .closeOnExec],
-            permissions: [.ownerReadWrite])
-        guard try lock.tryLock(.exclusive) else {
-            try? lock.close()
-            throw DaemonError("another folio daemon is already running for this user (socket \(paths.socketPath))")
-        }
         self.lock = lock
         let inherited = Self.activatedSocket()
         activated = inherited != nil
@@ -79,7 +70,7 @@ final class ControlSocketService: Service, Sendable {
             }
         } catch {
             try? await group.shutdownGracefully()
-            try? lock.close()
+            lock.release()
             throw DaemonError("cannot listen on \(socketPath): \(error)")
         }
     }
@@ -108,6 +99,6 @@ final class ControlSocketService: Service, Sendable {
         if !activated { unlink(socketPath) }
         try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent + "/apps")
         try await group.shutdownGracefully()
-        try? lock.close()
+        lock.release()
     }
 }

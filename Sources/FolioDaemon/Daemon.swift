@@ -30,6 +30,8 @@ public struct Daemon: Sendable {
 /// - Throws: `DaemonError` when another daemon of this user runs, or the error of the failing step.
 public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) async throws -> Daemon {
     let paths = configuration.paths
+    // First: a second daemon must fail before it touches the running one's database.
+    let lock = try DaemonLock(paths: paths)
     for directory in [paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.stateDirectory, paths.configDirectory] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
@@ -45,7 +47,8 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, logger: logger)
     let context = DaemonContext(
         arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, logger: logger)
-    let socket = try await ControlSocketService(paths: paths, context: context, logger: logger)
+    index.start()
+    let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let group = ServiceGroup(
         configuration: .init(services: [IndexService(index: index), socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)

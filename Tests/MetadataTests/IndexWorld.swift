@@ -7,7 +7,7 @@ import Testing
 /// for queries (through `CoordinationEngine.override`) and index requests.
 final class IndexWorld: @unchecked Sendable {
     let dir: TemporaryDirectory
-    let environment: [String: String]
+    private(set) var environment: [String: String]
     let docs: URL
     private(set) var daemon: DaemonProcess
     private(set) var engine: DaemonCoordinationEngine
@@ -59,8 +59,9 @@ final class IndexWorld: @unchecked Sendable {
         daemon.process.waitUntilExit()
     }
 
-    /// Starts a new daemon on the same data (after `kill()` or a stop).
+    /// Starts a new daemon on the same data (after `kill()` or a stop), without a crawl delay.
     func restart() throws {
+        environment["FOLIO_INDEX_STEP_DELAY"] = nil
         if daemon.process.isRunning {
             engine.disconnect()
             daemon.stop()

@@ -51,6 +51,14 @@ enum Thumbnails {
     static func thumbnail(for url: URL, in directory: String = cacheDirectory) -> Data? {
         FileManager.default.contents(atPath: cachePath(for: url, in: directory))
     }
+
+    /// The stored thumbnail when it is not older than the file (modified `modified`, seconds since
+    /// 1970); else a new one from the thumbnailers, or the old one when none can be made.
+    static func current(for url: URL, modified: Double, in directory: String = cacheDirectory) -> Data? {
+        let cached = ItemStamp(path: cachePath(for: url, in: directory))
+        if cached.exists, cached.modificationTime + 1 >= modified, let png = thumbnail(for: url, in: directory) { return png }
+        return ThumbnailGenerator.generate(for: url, cache: directory) ?? thumbnail(for: url, in: directory)
+    }
 }
 
 /// Resource values Folio knows of an item without reading its contents: what
@@ -80,16 +88,46 @@ extension URL {
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
     public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
         let stamp = ItemStamp(path: path)
-        guard stamp.exists else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        guard stamp.exists else {
+            // Not here: what the daemon's index knows (an item whose content is not local).
+            guard let facts = Self.indexedFacts(path) else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+            var values = ItemResourceValues()
+            if keys.contains(.nameKey) { values.name = facts.name }
+            if keys.contains(.isDirectoryKey) { values.isDirectory = facts.kind == .directory }
+            if keys.contains(.fileSizeKey) { values.fileSize = Int(facts.size) }
+            if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: facts.modified) }
+            if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = facts.type }
+            if keys.contains(.thumbnailDictionaryKey) {
+                values.thumbnailDictionary = Thumbnails.thumbnail(for: self).map { [Thumbnails.largestKey: $0] } ?? [:]
+            }
+            return values
+        }
         var values = ItemResourceValues()
         if keys.contains(.nameKey) { values.name = lastPathComponent }
         if keys.contains(.isDirectoryKey) { values.isDirectory = stamp.isDirectory }
         if keys.contains(.fileSizeKey) { values.fileSize = Int(stamp.size) }
         if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: stamp.modificationTime) }
         if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = try? UTType.contentType(ofItemAt: self).type }
-        if keys.contains(.thumbnailDictionaryKey) {
-            values.thumbnailDictionary = Thumbnails.thumbnail(for: self).map { [Thumbnails.largestKey: $0] } ?? [:]
+        if keys.contains(.thumbnailDictionaryKey), !stamp.isDirectory {
+            values.thumbnailDictionary = Thumbnails.current(for: self, modified: stamp.modificationTime).map { [Thumbnails.largestKey: $0] } ?? [:]
         }
         return values
+    }
+
+    /// Whether the item exists, here or as an item the daemon's index knows whose content is not
+    /// local (Apple's `checkPromisedItemIsReachable()`).
+    ///
+    /// - Throws: `CocoaError.fileReadNoSuchFile` when neither.
+    public func checkPromisedItemIsReachable() throws -> Bool {
+        if ItemStamp(path: path).exists || Self.indexedFacts(path) != nil { return true }
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+    }
+
+    /// What the daemon's index knows of `path`, when a daemon runs and knows it.
+    static func indexedFacts(_ path: String) -> MetadataFacts? {
+        guard let daemon = AccessClient.daemon, let reply = try? daemon.request("item", params: ["path": .string(path)]),
+            let item = reply["item"]
+        else { return nil }
+        return IndexWire.decode(item)
     }
 }

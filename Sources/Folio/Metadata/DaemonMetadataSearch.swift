@@ -61,13 +61,13 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         let items = (frame["items"]?.arrayValue ?? []).compactMap(IndexWire.decode)
         switch frame["phase"]?.stringValue {
         case "gathering":
-            query.gathered(Dictionary(items.map { ($0.path, $0.values) }, uniquingKeysWith: { $1 }), final: false)
+            query.gathered(Dictionary(items.map { ($0.path, $0) }, uniquingKeysWith: { $1 }), final: false)
         case "finished":
             query.gathered([:], final: true)
         case "update":
-            var changes: [String: [String: MetadataValue]?] = [:]
+            var changes: [String: MetadataFacts?] = [:]
             for path in (frame["removed"]?.arrayValue ?? []).compactMap(\.stringValue) { changes[path] = .some(nil) }
-            for facts in items { changes[facts.path] = .some(facts.values) }
+            for facts in items { changes[facts.path] = .some(facts) }
             query.changed(changes)
         default:
             logger.debug("unexpected query event", metadata: ["phase": "\(frame["phase"]?.stringValue ?? "?")"])

@@ -82,16 +82,16 @@ final class LocalMetadataSearch: @unchecked Sendable {
 
     // MARK: Walking
 
-    private func values(_ path: String, _ name: String, _ status: FileStatus) -> [String: MetadataValue]? {
+    private func values(_ path: String, _ name: String, _ status: FileStatus) -> MetadataFacts? {
         let facts = MetadataFacts(path: path, name: name, status: status)
         guard predicate.evaluate({ facts.value($0) }) else { return nil }
-        return facts.values
+        return facts.resolvingTags()
     }
 
     /// Walks `root`, watching its folders, and reports the matching items in batches.
-    private func walk(_ root: String, report: ([String: [String: MetadataValue]]) -> Void) {
+    private func walk(_ root: String, report: ([String: MetadataFacts]) -> Void) {
         var seen = 0
-        var batch: [String: [String: MetadataValue]] = [:]
+        var batch: [String: MetadataFacts] = [:]
         DirectoryScanner().scan(
             root,
             visit: { entry in
@@ -150,10 +150,10 @@ final class LocalMetadataSearch: @unchecked Sendable {
     private func flush() {
         flushScheduled = false
         guard !stopped, let query else { return }
-        var changes: [String: [String: MetadataValue]?] = [:]
+        var changes: [String: MetadataFacts?] = [:]
         let current = query.currentPaths
         for tree in dirtyTrees where inScope(tree) || folders.contains(tree) {
-            var found: [String: [String: MetadataValue]] = [:]
+            var found: [String: MetadataFacts] = [:]
             walk(tree) { found.merge($0) { $1 } }
             for (path, values) in found { changes[path] = .some(values) }
             for path in current where CoordinationPath.isAncestor(tree, of: path) && path != tree && found[path] == nil {

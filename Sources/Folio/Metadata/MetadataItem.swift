@@ -4,20 +4,22 @@ import Synchronization
 import UniformTypes
 
 /// One result of a metadata query (Apple's `NSMetadataItem`): an item's attributes by Apple's
-/// names. The same object stands for the same file across a query's updates.
+/// names. The same object stands for the same file across a query's updates. Attributes are worked
+/// out from the item's facts when first asked, then kept.
 open class MetadataItem: NSObject, @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: [String: MetadataValue]
+    private var facts: MetadataFacts
+    private var cache: [String: MetadataValue?] = [:]
 
-    init(values: [String: MetadataValue]) {
-        stored = values
+    init(facts: MetadataFacts) {
+        self.facts = facts
     }
 
     /// The value of `key` (`NSMetadataItemFSNameKey` …): a `String`, `URL`, `Date`, `NSNumber` or
     /// `[String]`; nil when the item has none.
     open func value(forAttribute key: String) -> Any? {
-        guard let value = lock.withLock({ stored[key] }) else { return nil }
-        if key == MetadataAttribute.url.name, case .string(let path) = value { return URL(fileURLWithPath: path) }
+        guard let attribute = MetadataAttribute.named(key), let value = metadataValue(attribute) else { return nil }
+        if attribute == .url, case .string(let path) = value { return URL(fileURLWithPath: path) }
         return Self.object(value)
     }
 
@@ -29,18 +31,26 @@ open class MetadataItem: NSObject, @unchecked Sendable {
     }
 
     /// The attributes the item has.
-    open var attributes: [String] { lock.withLock { Array(stored.keys).sorted() } }
+    open var attributes: [String] { MetadataFacts.fileAttributes.filter { metadataValue($0) != nil }.map(\.name).sorted() }
 
     /// The typed value, as predicates see it.
-    func metadataValue(_ attribute: MetadataAttribute) -> MetadataValue? { lock.withLock { stored[attribute.name] } }
-
-    var path: String { lock.withLock { stored[MetadataAttribute.path.name]?.string ?? "" } }
-
-    /// Replaces the values; returns whether anything changed.
-    func update(_ values: [String: MetadataValue]) -> Bool {
+    func metadataValue(_ attribute: MetadataAttribute) -> MetadataValue? {
         lock.withLock {
-            guard stored != values else { return false }
-            stored = values
+            if let known = cache[attribute.name] { return known }
+            let value = facts.value(attribute)
+            cache[attribute.name] = .some(value)
+            return value
+        }
+    }
+
+    var path: String { lock.withLock { facts.path } }
+
+    /// Replaces the facts; returns whether anything changed.
+    func update(_ facts: MetadataFacts) -> Bool {
+        lock.withLock {
+            guard self.facts != facts else { return false }
+            self.facts = facts
+            cache.removeAll()
             return true
         }
     }
@@ -56,18 +66,12 @@ open class MetadataItem: NSObject, @unchecked Sendable {
         case .null: return nil
         }
     }
-
-    /// The attributes of a file, from its name and `lstat` status alone (no content read): the
-    /// type comes from the name's extension, or `public.folder` for folders.
-    static func values(path: String, name: String, status: FileStatus) -> [String: MetadataValue] {
-        MetadataFacts(path: path, name: name, status: status).values
-    }
 }
 
 /// What Folio knows of an item, from which its metadata attributes are computed — one place for
 /// the in-process search (from `lstat`) and the daemon's index (from its rows), so both give the
 /// same values. The type and tags, when not given, come from the name and the file.
-package struct MetadataFacts: Sendable {
+package struct MetadataFacts: Sendable, Equatable {
     package var path: String
     package var name: String
     package var kind: FileStatus.Kind
@@ -100,19 +104,18 @@ package struct MetadataFacts: Sendable {
         self.init(path: path, name: name, kind: status.kind, size: status.size, modified: status.modificationTime)
     }
 
-    /// The attributes `values` fills (and those set when known).
+    /// The facts with the tags read from the file (so that two readings compare).
+    func resolvingTags() -> MetadataFacts {
+        var copy = self
+        if copy.tags == nil { copy.tags = kind == .symbolicLink ? [] : FileTags.tags(atPath: path) }
+        return copy
+    }
+
+    /// The attributes an item may have (the rest need a provider).
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
         .lastUsedDate, .favoriteRank,
     ]
-
-    /// Every attribute the item has.
-    package var values: [String: MetadataValue] {
-        let type = type
-        var result: [String: MetadataValue] = [:]
-        for attribute in Self.fileAttributes { result[attribute.name] = value(attribute, type: type) }
-        return result
-    }
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
     /// lookup).

@@ -294,10 +294,10 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     // MARK: From the search
 
     /// The initial results grew (`final`: they are complete).
-    func gathered(_ found: [String: [String: MetadataValue]], final: Bool) {
+    func gathered(_ found: [String: MetadataFacts], final: Bool) {
         let count = lock.withLock { () -> Int? in
             guard state == .started else { return nil }
-            for (path, values) in found where items[path] == nil { items[path] = MetadataItem(values: values) }
+            for (path, facts) in found where items[path] == nil { items[path] = MetadataItem(facts: facts) }
             order = nil
             if final { gathering = false }
             return items.count
@@ -308,7 +308,7 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
 
     /// Live changes: the current values of paths (nil: gone or no longer matching). Held while
     /// updates are disabled; otherwise applied and posted.
-    func changed(_ values: [String: [String: MetadataValue]?]) {
+    func changed(_ values: [String: MetadataFacts?]) {
         let update = lock.withLock { () -> (added: [MetadataItem], changed: [MetadataItem], removed: [MetadataItem])? in
             guard state == .started else { return nil }
             for (path, value) in values { pending.record(path, value) }
@@ -319,7 +319,7 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
             for (path, value) in changes.values {
                 switch (items[path], value) {
                 case (nil, let value?):
-                    let item = MetadataItem(values: value)
+                    let item = MetadataItem(facts: value)
                     items[path] = item
                     added.append(item)
                 case (let item?, let value?):
@@ -390,7 +390,7 @@ extension DaemonMetadataSearch: MetadataSearch {}
 
 /// Changes collected while updates are batched or disabled: the latest value per path.
 struct MetadataChanges {
-    var values: [String: [String: MetadataValue]?] = [:]
+    var values: [String: MetadataFacts?] = [:]
     var isEmpty: Bool { values.isEmpty }
-    mutating func record(_ path: String, _ value: [String: MetadataValue]?) { values[path] = .some(value) }
+    mutating func record(_ path: String, _ value: MetadataFacts?) { values[path] = .some(value) }
 }

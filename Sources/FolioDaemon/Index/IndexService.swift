@@ -1,12 +1,11 @@
 import ServiceLifecycle
 
-/// Runs the metadata index for the daemon's lifetime: crawling and watching start with the
-/// daemon and stop at its graceful shutdown.
+/// Stops the metadata index at the daemon's graceful shutdown (it starts in `buildDaemon`, before
+/// the socket takes its first request, so that its start-up work is queued ahead of any request's).
 struct IndexService: Service {
     let index: MetadataIndex
 
     func run() async throws {
-        index.start()
         try? await gracefulShutdown()
         index.stop()
     }

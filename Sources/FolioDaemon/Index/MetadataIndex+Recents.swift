@@ -11,7 +11,7 @@ extension MetadataIndex {
     func recordUse(_ path: String, event: String, app: String?, source: String = "folio", at date: Date = Date()) throws {
         try work.sync {
             var changes = IndexChanges()
-            try pool.write { db in
+            try write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO recents (path, used, event, app, source) VALUES (?, ?, ?, ?, ?)
@@ -41,7 +41,7 @@ extension MetadataIndex {
         }
         var changes = IndexChanges()
         do {
-            try pool.write { db in
+            try write { db in
                 for entry in list.entries.prefix(Self.recentsKept) {
                     let used = entry.date.timeIntervalSince1970
                     try db.execute(
@@ -101,7 +101,7 @@ extension MetadataIndex {
     private func setFavorite(_ path: String, rank: (Database) throws -> Int64?) throws {
         try work.sync {
             var changes = IndexChanges()
-            try pool.write { db in
+            try write { db in
                 let value = try rank(db)
                 if let value {
                     try db.execute(sql: "INSERT OR REPLACE INTO favorites (path, rank) VALUES (?, ?)", arguments: [path, value])

@@ -65,7 +65,7 @@ final class MetadataIndex: @unchecked Sendable {
                 }
             }
             do {
-                try pool.write { db in
+                try write { db in
                     for (path, origin) in [(paths.containersDirectory, "containers"), (paths.driveDirectory, "drive")] {
                         try db.execute(
                             sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, ?, ?)",
@@ -111,7 +111,7 @@ final class MetadataIndex: @unchecked Sendable {
     /// Indexes `folder` (and everything under it) from now on.
     func addRoot(_ folder: String) throws {
         try work.sync {
-            try pool.write { db in
+            try write { db in
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, 'user', ?)", arguments: [folder, Date().timeIntervalSince1970])
                 var changes = IndexChanges()
@@ -125,7 +125,7 @@ final class MetadataIndex: @unchecked Sendable {
     func removeRoot(_ folder: String) throws -> Bool {
         try work.sync {
             var changes = IndexChanges()
-            let removed = try pool.write { db -> Bool in
+            let removed = try write { db -> Bool in
                 try db.execute(sql: "DELETE FROM roots WHERE path = ? AND origin = 'user'", arguments: [folder])
                 guard db.changesCount > 0 else { return false }
                 try writer.removeTree(folder, db, changes: &changes)
@@ -150,7 +150,7 @@ final class MetadataIndex: @unchecked Sendable {
     /// Forgets every row and crawls again from the roots.
     func rebuild() throws {
         try work.sync {
-            try pool.write { db in
+            try write { db in
                 try db.execute(sql: "DELETE FROM items")
                 try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
                 var changes = IndexChanges()
@@ -158,6 +158,23 @@ final class MetadataIndex: @unchecked Sendable {
             }
             crawled = 0
             scheduleCrawl()
+        }
+    }
+
+    /// One transaction of the index's, without waiting for the disk: a crash keeps every
+    /// committed transaction (WAL), and a power cut may lose the last ones, which the next start's
+    /// listing redoes. The connection's setting is put back for the grants, which wait.
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction { db in
+            let previous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? 2
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = \(previous)") }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            return result!
         }
     }
 
@@ -174,9 +191,10 @@ final class MetadataIndex: @unchecked Sendable {
     private func crawlStep() {
         guard !stopped else { return }
         var changes = IndexChanges()
+        changes.recording = live.count > 0
         let more: Bool
         do {
-            more = try pool.write { db -> Bool in
+            more = try write { db -> Bool in
                 let folders = try Row.fetchAll(db, sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256")
                 var budget = 0
                 for folder in folders {
@@ -244,7 +262,7 @@ final class MetadataIndex: @unchecked Sendable {
     private func apply(_ operations: [Operation]) {
         var changes = IndexChanges()
         do {
-            try pool.write { db in
+            try write { db in
                 for operation in operations {
                     switch operation {
                     case .refresh(let path): try writer.refresh(path, db, changes: &changes)
@@ -270,7 +288,7 @@ final class MetadataIndex: @unchecked Sendable {
         case .overflow:
             logger.warning("inotify queue overflow: every indexed folder is listed again")
             do {
-                try pool.write { db in try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1") }
+                try write { db in try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1") }
             } catch {
                 logger.error("could not mark the index for a rescan", metadata: ["error": "\(error)"])
             }

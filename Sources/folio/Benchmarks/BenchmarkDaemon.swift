@@ -10,13 +10,14 @@ final class BenchmarkDaemon {
     private let daemon: Child
     private let echo: Child
 
-    init(root: String) throws {
+    init(root: String, environment extra: [String: String] = [:]) throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         for (key, folder) in [("XDG_RUNTIME_DIR", "run"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CONFIG_HOME", "config")] {
             environment[key] = root + "/" + folder
         }
         environment["FOLIO_COORDINATION"] = "daemon"
+        environment.merge(extra) { $1 }
         self.environment = environment
         socket = root + "/run/folio/folio.sock"
         echoSocket = root + "/echo.sock"

@@ -58,10 +58,10 @@ enum IndexBenchmarks {
             "search <4 hex digits> at \(items) rows (\(found / needles.count) hits each on average)", samples: search,
             baselineName: "find -name '*<text>*'", baselineSamples: findName)
 
-        // An attribute query: the newest 0.1% by modification date, gathered by a MetadataQuery the
-        // daemon runs.
+        // An attribute query: the newest 0.1% of the documents by modification date, gathered by a
+        // MetadataQuery the daemon runs.
         let cutoff = newest - Double(files) / 1000
-        let format = "kMDItemFSContentChangeDate > %@"
+        let format = "kMDItemFSContentChangeDate > %@ AND kMDItemContentType != 'public.folder'"
         let predicate = try MetadataPredicate(format: format, argumentArray: [Date(timeIntervalSince1970: cutoff)])
         var results = 0
         let attribute = (0..<40).map { _ in timed { results = gather(predicate, tree, engine) } }
@@ -69,13 +69,23 @@ enum IndexBenchmarks {
             timed { BenchmarkTree.runQuietly(["/usr/bin/find", tree, "-newermt", "@\(String(format: "%.3f", cutoff))"]) }
         }
         harness.latency(
-            "MetadataQuery gather, kMDItemFSContentChangeDate > newest 0.1% (\(results) results) at \(items) rows", samples: attribute,
+            "MetadataQuery gather, documents changed in the newest 0.1% (\(results) results) at \(items) rows", samples: attribute,
             baselineName: "find -newermt", baselineSamples: findNewer)
 
-        // Write → didUpdate, coordinated (stitched) and not (inotify), against the raw floors.
+        // Write → didUpdate, coordinated and not, against the raw floors. The coordinated writes go
+        // to a daemon that does not watch the file system, so only stitching can report them.
         let live = tree + "/live"
         try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
-        let (coordinated, uncoordinated) = try updateLatencies(live, engine)
+        let uncoordinated = try updateLatencies(live, engine, coordinated: false)
+        let stitching = try BenchmarkDaemon(root: root + "/stitching", environment: ["FOLIO_INDEX_WATCH": "off"])
+        defer { stitching.stop() }
+        let stitchingEngine = try DaemonCoordinationEngine(socketPath: stitching.socket, app: nil)
+        defer { stitchingEngine.disconnect() }
+        let stitched = root + "/stitched"
+        try FileManager.default.createDirectory(atPath: stitched, withIntermediateDirectories: true)
+        _ = try stitchingEngine.request("index.add", params: ["path": .string(stitched)])
+        while try stitchingEngine.request("index.status")["state"]?.stringValue != "idle" { usleep(10_000) }
+        let coordinated = try updateLatencies(stitched, stitchingEngine, coordinated: true)
         let pingPong = try PingPong(socket: daemon.echoSocket, requestSize: 200)
         let roundTrips = (0..<coordinated.count).map { _ in timed { pingPong.roundTrip() } }
         harness.latency("coordinated write → didUpdate", samples: coordinated, baselineName: "raw socket round trip", baselineSamples: roundTrips)
@@ -107,9 +117,9 @@ enum IndexBenchmarks {
         return count
     }
 
-    /// Times from the end of a write to the live query's `didUpdate` naming the file: first
-    /// coordinated writes (the daemon stitches them in at release), then plain ones (inotify).
-    private static func updateLatencies(_ folder: String, _ engine: DaemonCoordinationEngine) throws -> (coordinated: [UInt64], uncoordinated: [UInt64]) {
+    /// Times from the end of a write to the live query's `didUpdate` naming the file: coordinated
+    /// writes (the daemon stitches them in at release), or plain ones (inotify).
+    private static func updateLatencies(_ folder: String, _ engine: DaemonCoordinationEngine, coordinated: Bool) throws -> [UInt64] {
         let query = MetadataQuery()
         query.predicate = try MetadataPredicate(format: "kMDItemFSName BEGINSWITH 'w-'")
         query.searchScopes = [folder]
@@ -133,37 +143,32 @@ enum IndexBenchmarks {
         gathered.wait()
         NotificationCenter.default.removeObserver(gatherObserver)
         defer { query.stop() }
-        /// `write` writes the file and returns when the write was done (the clock starts there).
-        func measure(_ count: Int, _ prefix: String, write: (String) -> UInt64) -> [UInt64] {
-            var samples: [UInt64] = []
-            for index in 0..<count {
-                let name = "w-\(prefix)\(index).txt"
-                let written = write(folder + "/" + name)
-                while arrived.wait(timeout: .now() + 2) == .success {
-                    if let at = arrivals.withLock({ $0[name] }) {
-                        samples.append(at > written ? at - written : 0)
-                        break
-                    }
+        let coordinator = CoordinationEngine.$override.withValue(engine) { FileCoordinator() }
+        var samples: [UInt64] = []
+        for index in 0..<300 {
+            let name = "w-\(index).txt"
+            let path = folder + "/" + name
+            // The clock starts at the end of a coordinated write's accessor (before the claim is
+            // released), and before an uncoordinated create.
+            var written = DispatchTime.now().uptimeNanoseconds
+            if coordinated {
+                var error: NSError?
+                coordinator.coordinate(writingItemAt: URL(fileURLWithPath: path), options: [], error: &error) { url in
+                    try? Data("x".utf8).write(to: url)
+                    written = DispatchTime.now().uptimeNanoseconds
+                }
+            } else {
+                // From before the create: the file appears at open.
+                close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644))
+            }
+            while arrived.wait(timeout: .now() + 2) == .success {
+                if let at = arrivals.withLock({ $0[name] }) {
+                    samples.append(at > written ? at - written : 0)
+                    break
                 }
             }
-            return samples
         }
-        let coordinator = CoordinationEngine.$override.withValue(engine) { FileCoordinator() }
-        // From the end of the accessor (the claim is released after it).
-        let coordinated = measure(300, "c") { path in
-            var error: NSError?
-            var end: UInt64 = 0
-            coordinator.coordinate(writingItemAt: URL(fileURLWithPath: path), options: [], error: &error) { url in
-                try? Data("x".utf8).write(to: url)
-                end = DispatchTime.now().uptimeNanoseconds
-            }
-            return end
-        }
-        let uncoordinated = measure(300, "u") { path in
-            close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644))
-            return DispatchTime.now().uptimeNanoseconds
-        }
-        return (coordinated, uncoordinated)
+        return samples
     }
 
     /// The floor of an uncoordinated update: from creating a file to an inotify watch in this
