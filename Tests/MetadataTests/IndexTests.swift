@@ -71,9 +71,11 @@ struct DaemonQueryTests {
         let writer = try ProcessRunner.folio(
             ["coordinate", "write", target.path, "--", "sh", "-c", "echo hello > '\(target.path)'"], environment: world.environment)
         #expect(writer.status == 0, "\(writer.stderr)")
-        #expect(await recorder.wait(5) { recorder.updates.contains { $0.added.contains(target.path) } })
+        // Within a batching interval on an idle machine; the bound leaves room for a loaded one (the
+        // latency itself is measured by `folio bench index`).
+        #expect(await recorder.wait(20) { recorder.updates.contains { $0.added.contains(target.path) } })
         let update = try #require(recorder.updates.first { $0.added.contains(target.path) })
-        #expect(update.at.timeIntervalSince(started) < 5)
+        #expect(update.at.timeIntervalSince(started) < 20)
         // An uncoordinated write is not seen: nothing watches the file system.
         try world.dir.write("docs/unseen.txt", "x")
         try await Task.sleep(for: .milliseconds(600))
@@ -87,7 +89,7 @@ struct DaemonQueryTests {
         let mover = try ProcessRunner.folio(
             ["coordinate", "move", target.path, moved.path, "--", "mv", target.path, moved.path], environment: world.environment)
         #expect(mover.status == 0, "\(mover.stderr)")
-        #expect(await recorder.wait(5) { recorder.updates.contains { $0.added.contains(moved.path) } })
+        #expect(await recorder.wait(20) { recorder.updates.contains { $0.added.contains(moved.path) } })
         let item = try world.request("item", ["path": .string(moved.path)])["item"]
         #expect(item?["u"] != nil, "the moved item lost its last-used date: \(String(describing: item))")
         query.stop()

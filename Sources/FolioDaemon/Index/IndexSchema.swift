@@ -3,14 +3,18 @@ import GRDB
 /// The metadata index's tables (migration `v3-index`).
 ///
 /// `items` has one row per file or folder under the indexed roots. A row's `id` is the item's
-/// identity in the index: it follows renames and moves (inotify's paired move events, or the same
-/// device and inode found at a new path) and survives saves by rename (same path, new inode), so
-/// tags, favorites and last-used dates stay with the document. `fold` is the name folded for
-/// case- and diacritic-insensitive comparison, and `items_fts` indexes it by trigrams for substring
-/// search. `IndexWriter` keeps `items_fts` in step with explicit statements, not triggers: a
-/// trigger makes every row its own statement savepoint, at which FTS5 flushes a segment, which
-/// made a crawl four times slower. A folder's `listed` is 1 only when its children in the index are exactly those on disk as
-/// of its last listing; the crawl lists the folders with `listed = 0`, each in the same transaction
+/// identity in the index: it follows renames and moves (inotify's paired move events, coordinated
+/// moves) and survives saves by rename (same path, new inode), so tags, favorites and last-used
+/// dates stay with the document. `device` and `inode` tell a replaced file from a changed one; they
+/// are not indexed, which would cost every crawl.
+///
+/// `fold` is the name folded for case- and diacritic-insensitive comparison, and `items_fts`
+/// indexes it by trigrams for substring search. `IndexWriter` keeps `items_fts` in step with
+/// explicit statements, not triggers: a trigger makes every row its own statement savepoint, at
+/// which FTS5 flushes a segment, which made a crawl four times slower.
+///
+/// A folder's `listed` is 1 only when its children in the index are exactly those on disk as of
+/// its last listing; the crawl lists the folders with `listed = 0`, each in the same transaction
 /// that writes its children, so a crash never leaves a folder marked listed with children missing.
 enum IndexSchema {
     static func create(_ db: Database) throws {
@@ -43,7 +47,6 @@ enum IndexSchema {
                     external INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX items_parent ON items(parent);
-                CREATE INDEX items_inode ON items(inode, device);
                 CREATE INDEX items_size ON items(size);
                 CREATE INDEX items_modified ON items(modified);
                 CREATE INDEX items_type ON items(type);

@@ -74,8 +74,9 @@ extension MetadataIndex {
                     continue
                 }
                 guard row[0] as Int == 1, row[1] as Int == 1 else { return row[0] as Int != 1 }
+                // `+path`: through the (small) index of unlisted folders, not the scope's paths.
                 let unlisted = try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0 AND path >= ? AND path < ?",
+                    db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0 AND +path >= ? AND +path < ?",
                     arguments: [folder + "/", folder + "0"]) ?? 0
                 if unlisted > 0 { return false }
             }

@@ -20,12 +20,14 @@ final class MetadataIndex: @unchecked Sendable {
     let logger: Logger
     let paths: FolioPaths
     /// Every index change runs here.
-    let work = DispatchQueue(label: "folio.index", qos: .utility)
+    let work = DispatchQueue(label: "folio.index")
     let writer: IndexWriter
     let live: LiveQueries
     /// How many entries one crawl transaction lists at most (whole folders, so a big folder may
-    /// exceed it).
-    static let crawlBudget = 4000
+    /// exceed it). Each commit flushes an FTS5 segment of the names' trigrams, so bigger steps crawl
+    /// faster (4,000: 5.8 s for 200k files here, 16,000: 4.1 s); an event or a stitched write waits
+    /// for at most one step (about 0.3 s here).
+    static let crawlBudget = 16000
 
     private var watcher: InotifyWatcher?
     private var crawling = false
