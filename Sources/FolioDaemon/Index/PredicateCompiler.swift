@@ -193,10 +193,13 @@ struct PredicateCompiler {
         return escaped
     }
 
+    /// Type identifiers are ASCII (dynamic ones too), where SQL's byte comparison is Swift's:
+    /// exact then, and negatable.
     private func contentType(_ comparison: MetadataPredicate.Comparison) -> Clause? {
         guard comparison.options.isEmpty else { return nil }
         switch (comparison.op, comparison.value) {
-        case (.equal, .string(let type)): return Clause(sql: "type = ?", arguments: [type], exact: false)
+        case (.equal, .string(let type)): return Clause(sql: "type = ?", arguments: [type], exact: type.utf8.allSatisfy { $0 < 0x80 })
+        case (.notEqual, .string(let type)): return Clause(sql: "type != ?", arguments: [type], exact: type.utf8.allSatisfy { $0 < 0x80 })
         case (.in, .array(let values)):
             let types = values.compactMap(\.string)
             guard !types.isEmpty else { return nil }
