@@ -124,7 +124,8 @@ extension MetadataIndex {
     /// Items whose name contains `text` (case and diacritics aside), names starting with it first,
     /// then shorter names; `allowed` filters what the asker may see.
     func search(_ text: String, limit: Int, allowed: (String) -> Bool) throws -> [IndexRecord] {
-        work.sync { applyStitched() }
+        dispatchPrecondition(condition: .onQueue(work))
+        applyStitched()
         let folded = MetadataFacts.searchFold(text)
         let source = PredicateCompiler.like([.any, .text(folded), .any], literal: folded)
         let prefix = PredicateCompiler.escapeLike(folded) + "%"
@@ -149,7 +150,8 @@ extension MetadataIndex {
 
     /// What the index knows of the item at `path`.
     func item(at path: String) throws -> IndexRecord? {
-        work.sync { applyStitched() }
+        dispatchPrecondition(condition: .onQueue(work))
+        applyStitched()
         return try pool.read { db in try writer.record(at: path, db) }
     }
 }

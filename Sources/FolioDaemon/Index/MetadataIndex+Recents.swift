@@ -9,7 +9,8 @@ extension MetadataIndex {
 
     /// Records that `path` was opened, created or modified now (by `app`, or the user's tools).
     func recordUse(_ path: String, event: String, app: String?, source: String = "folio", at date: Date = Date()) throws {
-        try work.sync {
+        dispatchPrecondition(condition: .onQueue(work))
+        do {
             var changes = IndexChanges()
             try write { db in
                 try db.execute(
@@ -99,7 +100,8 @@ extension MetadataIndex {
     }
 
     private func setFavorite(_ path: String, rank: (Database) throws -> Int64?) throws {
-        try work.sync {
+        dispatchPrecondition(condition: .onQueue(work))
+        do {
             var changes = IndexChanges()
             try write { db in
                 let value = try rank(db)

@@ -110,33 +110,32 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
-    /// Indexes `folder` (and everything under it) from now on.
+    /// Indexes `folder` (and everything under it) from now on. On the index queue, as every method
+    /// that reads or changes the index.
     func addRoot(_ folder: String) throws {
-        try work.sync {
-            try write { db in
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, 'user', ?)", arguments: [folder, Date().timeIntervalSince1970])
-                var changes = IndexChanges()
-                try ensureRoot(folder, db, changes: &changes)
-            }
-            scheduleCrawl()
+        dispatchPrecondition(condition: .onQueue(work))
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, 'user', ?)", arguments: [folder, Date().timeIntervalSince1970])
+            var changes = IndexChanges()
+            try ensureRoot(folder, db, changes: &changes)
         }
+        scheduleCrawl()
     }
 
     /// Stops indexing `folder`; its rows go. False when it is not a root the user added.
     func removeRoot(_ folder: String) throws -> Bool {
-        try work.sync {
-            var changes = IndexChanges()
-            let removed = try write { db -> Bool in
-                try db.execute(sql: "DELETE FROM roots WHERE path = ? AND origin = 'user'", arguments: [folder])
-                guard db.changesCount > 0 else { return false }
-                try writer.removeTree(folder, db, changes: &changes)
-                return true
-            }
-            if let watcher { for watched in watcher.watched where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
-            publish(changes)
-            return removed
+        dispatchPrecondition(condition: .onQueue(work))
+        var changes = IndexChanges()
+        let removed = try write { db -> Bool in
+            try db.execute(sql: "DELETE FROM roots WHERE path = ? AND origin = 'user'", arguments: [folder])
+            guard db.changesCount > 0 else { return false }
+            try writer.removeTree(folder, db, changes: &changes)
+            return true
         }
+        if let watcher { for watched in watcher.watched where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
+        publish(changes)
+        return removed
     }
 
     /// The root's own row: inserted (unlisted) when missing.
@@ -151,16 +150,15 @@ final class MetadataIndex: @unchecked Sendable {
 
     /// Forgets every row and crawls again from the roots.
     func rebuild() throws {
-        try work.sync {
-            try write { db in
-                try db.execute(sql: "DELETE FROM items")
-                try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
-                var changes = IndexChanges()
-                for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
-            }
-            crawled = 0
-            scheduleCrawl()
+        dispatchPrecondition(condition: .onQueue(work))
+        try write { db in
+            try db.execute(sql: "DELETE FROM items")
+            try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
+            var changes = IndexChanges()
+            for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
         }
+        crawled = 0
+        scheduleCrawl()
     }
 
     /// One transaction of the index's, without waiting for the disk: a crash keeps every
@@ -334,8 +332,9 @@ final class MetadataIndex: @unchecked Sendable {
 
     /// What the index holds and is doing.
     func status() throws -> WireValue {
-        let crawlingNow = work.sync { crawling }
-        let watches = work.sync { watcher?.count ?? 0 }
+        dispatchPrecondition(condition: .onQueue(work))
+        let crawlingNow = crawling
+        let watches = watcher?.count ?? 0
         return try pool.read { db in
             let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0
