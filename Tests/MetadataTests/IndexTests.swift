@@ -122,6 +122,31 @@ struct DaemonQueryTests {
         query.stop()
     }
 
+    /// A live query survives a daemon restart: its process reconnects by itself, the new daemon
+    /// runs the query again, and what changed while no daemon ran arrives as one update.
+    @Test func liveQueriesComeBackAfterADaemonRestart() async throws {
+        let world = try await IndexWorld("index-restart") { dir in
+            try dir.write("docs/keep.txt", "1")
+            try dir.write("docs/gone.txt", "1")
+        }
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemFSName LIKE '*.txt'")
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        world.kill(disconnecting: false)
+        let during = try world.dir.write("docs/while-down.txt", "x")
+        try FileManager.default.removeItem(at: world.docs.appendingPathComponent("gone.txt"))
+        try world.restart()
+        #expect(await recorder.wait(60) {
+            recorder.updates.contains { $0.added.contains(during.path) && $0.removed.contains(world.docs.appendingPathComponent("gone.txt").path) }
+        }, "\(recorder.updates)")
+        let after = try world.dir.write("docs/after.txt", "x")
+        #expect(await recorder.wait(20) { recorder.updates.contains { $0.added.contains(after.path) } })
+        #expect(Set((query.results as? [MetadataItem])?.map(\.path) ?? []) == [world.docs.appendingPathComponent("keep.txt").path, during.path, after.path])
+        query.stop()
+    }
+
     /// The daemon's answers equal the in-process search's for the same predicates on the same
     /// tree: the SQL only narrows, the predicate decides.
     @Test func daemonAndInProcessAgree() async throws {

@@ -52,9 +52,10 @@ final class IndexWorld: @unchecked Sendable {
         throw TestFailure("the index did not finish crawling in \(seconds) s: \(try request("index.status"))")
     }
 
-    /// Kills the daemon with SIGKILL (no shutdown at all).
-    func kill() {
-        engine.disconnect()
+    /// Kills the daemon with SIGKILL (no shutdown at all); `disconnecting`: this world's connection
+    /// is closed first (else it finds the daemon gone, as an app would).
+    func kill(disconnecting: Bool = true) {
+        if disconnecting { engine.disconnect() }
         Glibc.kill(daemon.process.processIdentifier, SIGKILL)
         daemon.process.waitUntilExit()
     }

@@ -27,7 +27,10 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         searches.withLock { $0[number] = search }
         do {
             let reply = try daemon.request("query.start", params: search.spec.wireValue)
-            if reply["covered"]?.boolValue == true { return search }
+            if reply["covered"]?.boolValue == true {
+                daemon.setReconnectHandler(for: search) { [weak search] in search?.resync() }
+                return search
+            }
         } catch {
             search.logger.notice("the daemon's index cannot run this query; searching in process", metadata: ["error": "\(error.message)"])
         }
@@ -42,6 +45,8 @@ final class DaemonMetadataSearch: @unchecked Sendable {
     }
 
     func stop() {
+        state.withLock { $0.stopped = true }
+        daemon.setReconnectHandler(for: self, nil)
         Self.searches.withLock { $0[spec.id] = nil }
         _ = try? daemon.request("query.stop", params: ["query": .int(spec.id)])
     }
@@ -56,9 +61,48 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         _ = try? daemon.request("index.overflow")
     }
 
+    /// After the daemon restarted: asks the new one to run the query (once its index covers the
+    /// folders again: a restarted daemon first checks its index), then reports what changed
+    /// meanwhile as one update.
+    private func resync() {
+        for _ in 0..<600 {
+            guard state.withLock({ state in
+                guard !state.stopped else { return false }
+                state.resyncing = [:]
+                return true
+            }) else { return }
+            if (try? daemon.request("query.start", params: spec.wireValue))?["covered"]?.boolValue == true { return }
+            state.withLock { $0.resyncing = nil }
+            Thread.sleep(forTimeInterval: 1)
+        }
+        logger.warning("the restarted daemon did not take the query back; it no longer updates")
+    }
+
+    private struct State {
+        var stopped = false
+        /// While the query is gathered again after a reconnection: what the new daemon sent so far.
+        var resyncing: [String: MetadataFacts]?
+    }
+
+    private let state = Mutex(State())
+
     private func received(_ frame: WireValue) {
         guard let query else { return }
         let items = (frame["items"]?.arrayValue ?? []).compactMap(IndexWire.decode)
+        if let resynced = state.withLock({ state -> [String: MetadataFacts]? in
+            guard state.resyncing != nil else { return nil }
+            for facts in items { state.resyncing?[facts.path] = facts }
+            guard frame["phase"]?.stringValue == "finished" else { return [:] }
+            defer { state.resyncing = nil }
+            return state.resyncing
+        }) {
+            guard frame["phase"]?.stringValue == "finished" else { return }
+            var changes: [String: MetadataFacts?] = [:]
+            for path in query.currentPaths where resynced[path] == nil { changes[path] = .some(nil) }
+            for (path, facts) in resynced { changes[path] = .some(facts) }
+            query.changed(changes)
+            return
+        }
         switch frame["phase"]?.stringValue {
         case "gathering":
             query.gathered(Dictionary(items.map { ($0.path, $0) }, uniquingKeysWith: { $1 }), final: false)

@@ -19,6 +19,9 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private var lastReconnectAttempt = ContinuousClock.now
     private var eventHandler: (@Sendable (WireValue) -> Void)?
     private var namedEventHandlers: [String: @Sendable (WireValue) -> Void] = [:]
+    private var reconnectHandlers: [ObjectIdentifier: @Sendable () -> Void] = [:]
+    private var reconnectingInBackground = false
+    private let reconnectLock = NSLock()
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
@@ -73,6 +76,11 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     /// After the daemon went away (a restart, say): connects again, at most once a second, and
     /// registers this process's presenters anew. Claims that were waiting have failed already.
     private func reconnect() throws(CoordinationFailure) {
+        // One attempt at a time (the next use and the background retry may race); the second finds
+        // the connection back and does nothing.
+        reconnectLock.lock()
+        defer { reconnectLock.unlock() }
+        guard stateLock.withLock({ lost != nil }) else { return }
         let fresh: DaemonConnection
         do {
             fresh = try Self.connect(socketPath, app: app)
@@ -88,6 +96,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         for (number, purpose, path) in presenterRegistrations() {
             try transportAddPresenter(number, purpose: purpose, path: path)
         }
+        for handler in stateLock.withLock({ Array(reconnectHandlers.values) }) { DispatchQueue.global().async(execute: handler) }
     }
 
     // MARK: Sending
@@ -186,6 +195,39 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         set { stateLock.withLock { eventHandler = newValue } }
     }
 
+    /// Calls `handler` (on a global queue) after each reconnection to a restarted daemon. While an owner is registered,
+    /// a lost connection is retried in the background (once a second), not only at the next use: a
+    /// live query sends nothing, yet must hear of changes again.
+    package func setReconnectHandler(for owner: AnyObject, _ handler: (@Sendable () -> Void)?) {
+        stateLock.withLock { reconnectHandlers[ObjectIdentifier(owner)] = handler }
+    }
+
+    /// Retries the connection once a second while it is lost and someone waits for it.
+    private func reconnectInBackground() {
+        let start = stateLock.withLock { () -> Bool in
+            guard !reconnectingInBackground, !reconnectHandlers.isEmpty else { return false }
+            reconnectingInBackground = true
+            return true
+        }
+        guard start else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
+    }
+
+    private func retryInBackground() {
+        let (needed, waiting) = stateLock.withLock { (lost != nil && !closedOnPurpose, !reconnectHandlers.isEmpty) }
+        guard needed, waiting else {
+            stateLock.withLock { reconnectingInBackground = false }
+            return
+        }
+        do {
+            try reconnect()
+        } catch {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
+            return
+        }
+        stateLock.withLock { reconnectingInBackground = false }
+    }
+
     /// Receives the daemon's events named `event` (a live query's, say), instead of `onEvent`.
     package func setEventHandler(_ event: String, _ handler: (@Sendable (WireValue) -> Void)?) {
         stateLock.withLock { namedEventHandlers[event] = handler }
@@ -247,6 +289,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         if !expected { logger.warning("lost the Folio daemon; reconnecting on next use", metadata: ["reason": "\(reason)"]) }
         for waiter in waiting.values { waiter(.failure(failure)) }
         failAllPending(failure)
+        if !expected { reconnectInBackground() }
     }
 }
 
