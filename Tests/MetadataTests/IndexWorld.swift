@@ -43,7 +43,7 @@ final class IndexWorld: @unchecked Sendable {
     }
 
     /// Waits (suspending) until the index has nothing left to crawl.
-    func waitUntilIdle(_ seconds: Double = 60) async throws {
+    func waitUntilIdle(_ seconds: Double = 180) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try request("index.status")["state"]?.stringValue == "idle" { return }
