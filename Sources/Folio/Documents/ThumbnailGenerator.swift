@@ -1,3 +1,4 @@
+import FolioSystem
 import Foundation
 import Logging
 import UniformTypes
@@ -63,7 +64,7 @@ enum ThumbnailGenerator {
                 guard let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= 65_536,
                     let text = String(data: data, encoding: .utf8), let thumbnailer = Thumbnailer(text: text)
                 else { continue }
-                if let tryExec = thumbnailer.tryExec, executable(tryExec) == nil { continue }
+                if let tryExec = thumbnailer.tryExec, ExecutableSearch.locate(tryExec) == nil { continue }
                 found.append(thumbnailer)
             }
         }
@@ -91,12 +92,12 @@ enum ThumbnailGenerator {
                     .replacingOccurrences(of: "%i", with: url.path).replacingOccurrences(of: "%o", with: temporary)
                     .replacingOccurrences(of: "%%", with: "%")
             }
-        } else if type.conforms(to: .pdf), let pdftoppm = executable("pdftoppm") {
+        } else if type.conforms(to: .pdf), let pdftoppm = ExecutableSearch.locate("pdftoppm") {
             command = [pdftoppm, "-png", "-singlefile", "-scale-to", String(size), url.path, String(temporary.dropLast(4))]
-        } else if type.conforms(to: .image) || type.conforms(to: .pdf), let convert = executable("convert") {
+        } else if type.conforms(to: .image) || type.conforms(to: .pdf), let convert = ExecutableSearch.locate("convert") {
             command = [convert, url.path + "[0]", "-thumbnail", "\(size)x\(size)", "png:" + temporary]
         }
-        guard var command, let program = executable(command[0]) else { return nil }
+        guard var command, let program = ExecutableSearch.locate(command[0]) else { return nil }
         command[0] = program
         guard run(sandboxed(command, input: url.path, output: temporary)), let png = FileManager.default.contents(atPath: temporary),
             png.starts(with: [0x89, 0x50, 0x4E, 0x47])
@@ -122,7 +123,7 @@ enum ThumbnailGenerator {
 
     /// bubblewrap, when it is installed and can make namespaces here (a container may forbid it).
     static let usableBubblewrap: String? = {
-        guard let bwrap = executable("bwrap") else { return nil }
+        guard let bwrap = ExecutableSearch.locate("bwrap") else { return nil }
         guard run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true"]) else {
             logger.warning("bubblewrap cannot make namespaces here; thumbnailers run without a sandbox")
             return nil
@@ -146,13 +147,5 @@ enum ThumbnailGenerator {
             return false
         }
         return process.terminationStatus == 0
-    }
-
-    /// The full path of an executable named or given by path, found on `PATH`.
-    static func executable(_ name: String) -> String? {
-        if name.hasPrefix("/") { return access(name, X_OK) == 0 ? name : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":") where access("\(folder)/\(name)", X_OK) == 0 { return "\(folder)/\(name)" }
-        return nil
     }
 }

@@ -111,7 +111,7 @@ final class LocalMetadataSearch: @unchecked Sendable {
     // MARK: Changes
 
     private func inScope(_ path: String) -> Bool {
-        folders.contains { path != $0 && CoordinationPath.isAncestor($0, of: path) }
+        folders.contains { CoordinationPath.isAncestor($0, of: path) }
     }
 
     private func takeStitched() {

@@ -21,9 +21,4 @@ struct IndexChanges: Sendable {
         removed.insert(path)
         written = written.filter { !($0.key == path || $0.key.hasPrefix(path + "/")) }
     }
-
-    mutating func merge(_ other: IndexChanges) {
-        for path in other.removed { removedTree(path) }
-        for record in other.written.values { wrote(record) }
-    }
 }

@@ -86,7 +86,7 @@ struct IndexWriter {
             if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
             try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), db)
         } else {
-            guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [Self.parentPath(path)]) else {
+            guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
                 return
             }
             record.id = try insert(record, parent: parent, db)
@@ -104,7 +104,7 @@ struct IndexWriter {
             return
         }
         let target = try record(at: to, db)
-        let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [Self.parentPath(to)])
+        let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: to).first ?? "/"])
         if parent == nil || (target != nil && source.kind != .directory) {
             try removeTree(from, db, changes: &changes)
             try refresh(to, db, changes: &changes)
@@ -182,10 +182,5 @@ struct IndexWriter {
             IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.tags, Int64(bitPattern: record.device),
             Int64(bitPattern: record.inode), relist, record.id,
         ])
-    }
-
-    static func parentPath(_ path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "/" }
-        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
     }
 }

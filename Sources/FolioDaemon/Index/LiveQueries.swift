@@ -26,7 +26,7 @@ final class LiveQueries: @unchecked Sendable {
         }
 
         func inScope(_ path: String) -> Bool {
-            spec.folders.contains { CoordinationPath.isAncestor($0, of: path) && $0 != path }
+            spec.folders.contains { CoordinationPath.isAncestor($0, of: path) }
         }
     }
 

@@ -103,13 +103,6 @@ final class MetadataIndex: @unchecked Sendable {
 
     // MARK: Roots
 
-    /// The roots and where each came from.
-    func roots() throws -> [(path: String, origin: String)] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path").map { ($0[0], $0[1]) }
-        }
-    }
-
     /// Indexes `folder` (and everything under it) from now on. On the index queue, as every method
     /// that reads or changes the index.
     func addRoot(_ folder: String) throws {

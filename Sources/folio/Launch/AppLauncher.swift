@@ -47,7 +47,7 @@ struct AppLauncher {
 
     private func spawn(_ arguments: [String], environment: [String: String], directory: String?) throws -> Int32 {
         let process = Process()
-        guard let executable = Self.locate(arguments[0], path: environment["PATH"]) else {
+        guard let executable = ExecutableSearch.locate(arguments[0], path: environment["PATH"]) else {
             printError("folio: no command \(arguments[0])")
             throw ExitCode(127)
         }
@@ -58,15 +58,5 @@ struct AppLauncher {
         try process.run()
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-    }
-
-    /// `name` as an executable path: itself when it has a slash, else the first match on `PATH`.
-    static func locate(_ name: String, path: String?) -> String? {
-        if name.contains("/") { return access(name, X_OK) == 0 ? URL(fileURLWithPath: name).standardizedFileURL.path : nil }
-        for folder in (path ?? "/usr/bin:/bin").split(separator: ":") {
-            let candidate = "\(folder)/\(name)"
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Folio
+import FolioSystem
 import Foundation
 
 /// The bubblewrap command line that confines an app: the system's read-only folders, its container
@@ -15,14 +16,14 @@ struct SandboxArguments {
     static let systemFolders = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
 
     /// Where bubblewrap is, or nil.
-    static var bubblewrap: String? { AppLauncher.locate("bwrap", path: ProcessInfo.processInfo.environment["PATH"]) }
+    static var bubblewrap: String? { ExecutableSearch.locate("bwrap") }
 
     func arguments(for command: [String], environment: inout [String: String]) throws -> [String] {
         guard let bwrap = Self.bubblewrap else {
             printError("folio: --sandbox needs bubblewrap (apt install bubblewrap), which is not installed")
             throw ExitCode.failure
         }
-        guard let executable = AppLauncher.locate(command[0], path: environment["PATH"]) else {
+        guard let executable = ExecutableSearch.locate(command[0], path: environment["PATH"]) else {
             printError("folio: no command \(command[0])")
             throw ExitCode(127)
         }
