@@ -64,18 +64,29 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Providers: the local folder (WebDAV and S3 follow) and the provider validation suite.
+        .target(
+            name: "FolioProviders",
+            dependencies: [
+                "Folio",
+                "FolioSystem",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The `folio` command: daemon, types, bench.
         .executableTarget(
             name: "folio",
             dependencies: [
                 "Folio",
                 "FolioDaemon",
+                "FolioProviders",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Fixtures shared by the project's tests and by apps' tests.
-        .target(name: "FolioTesting", dependencies: ["Folio"]),
+        .target(name: "FolioTesting", dependencies: ["Folio", .product(name: "Crypto", package: "swift-crypto")]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
@@ -85,6 +96,7 @@ let package = Package(
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "folio"]),
         .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
+        .testTarget(name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "folio"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
     ]

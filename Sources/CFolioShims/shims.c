@@ -29,4 +29,12 @@ short cfolio_lock_unlock(void) { return F_UNLCK; }
 int cfolio_fnmatch(const char *pattern, const char *name, int casefold) {
     return fnmatch(pattern, name, casefold ? FNM_CASEFOLD : 0);
 }
+
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/fs.h>
+int cfolio_rename_noreplace(const char *oldpath, const char *newpath) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, oldpath, AT_FDCWD, newpath, RENAME_NOREPLACE);
+}
 #endif

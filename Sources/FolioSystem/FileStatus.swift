@@ -24,6 +24,8 @@ public struct FileStatus: Sendable, Hashable {
     public var device: UInt64
     /// Modification time, seconds since 1970.
     public var modificationTime: Double
+    /// Status change time (content, attributes, links or mode), seconds since 1970.
+    public var changeTime: Double
     /// Permission bits.
     public var mode: UInt32
     /// The number of hard links to the object.
@@ -64,6 +66,7 @@ public struct FileStatus: Sendable, Hashable {
         inode = UInt64(st.st_ino)
         device = UInt64(st.st_dev)
         modificationTime = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+        changeTime = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9
         mode = UInt32(st.st_mode & 0o7777)
         linkCount = UInt64(st.st_nlink)
     }

@@ -27,6 +27,10 @@ struct cfolio_ucred {
 
 /// fnmatch(3) with GNU's FNM_CASEFOLD when `casefold` != 0. Returns 0 on a match.
 int cfolio_fnmatch(const char *pattern, const char *name, int casefold);
+
+/// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing `newpath`.
+/// Returns 0 or -1 with errno set (EINVAL where the file system cannot do it).
+int cfolio_rename_noreplace(const char *oldpath, const char *newpath);
 #endif
 
 #endif

@@ -35,7 +35,7 @@ enum Thumbnails {
 
     static func cachePath(for url: URL, in directory: String = cacheDirectory) -> String {
         let uri = URL(fileURLWithPath: url.path).absoluteString
-        let digest = Insecure.MD5.hash(data: Data(uri.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Insecure.MD5.hash(data: Data(uri.utf8)).hexadecimal
         return directory + "/x-large/" + digest + ".png"
     }
 

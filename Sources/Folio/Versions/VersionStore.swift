@@ -63,7 +63,7 @@ package final class VersionStore: Sendable {
 
     /// Stores `data`, once per distinct content; returns its hash.
     package func storeObject(_ data: Data) throws -> String {
-        let hash = SHA256.hash(data: data).hexString
+        let hash = SHA256.hash(data: data).hexadecimal
         let path = objectPath(hash)
         if access(path, F_OK) == 0 { return hash }
         try writeObject(to: path) { fd in try fd.writeAll(data) }
@@ -92,7 +92,7 @@ package final class VersionStore: Sendable {
                 }
                 guard fsync(output.rawValue) == 0 else { throw Errno(rawValue: errno) }
             }
-            let hash = hasher.finalize().hexString
+            let hash = hasher.finalize().hexadecimal
             let path = objectPath(hash)
             if access(path, F_OK) == 0 {
                 unlink(temporary)
@@ -135,7 +135,7 @@ package final class VersionStore: Sendable {
                 .fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "version contents missing from the store"])
         }
         let data = Data(bytes)
-        guard SHA256.hash(data: data).hexString == hash else {
+        guard SHA256.hash(data: data).hexadecimal == hash else {
             logger.error("corrupt version object", metadata: ["object": "\(path)"])
             throw CocoaError(
                 .fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "version contents are damaged (hash mismatch)"])
@@ -223,18 +223,5 @@ package final class VersionStore: Sendable {
         } catch {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-    }
-}
-
-extension Digest {
-    /// The digest as lowercase hex.
-    var hexString: String {
-        var text = ""
-        text.reserveCapacity(Self.byteCount * 2)
-        for byte in self {
-            text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + byte >> 4 + (byte >> 4 > 9 ? 39 : 0))))
-            text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + byte & 0xF + (byte & 0xF > 9 ? 39 : 0))))
-        }
-        return text
     }
 }

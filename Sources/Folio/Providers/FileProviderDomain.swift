@@ -1,0 +1,42 @@
+public import Foundation
+
+/// A provider's account or root (Apple's `NSFileProviderDomain`): what the system replicates into one
+/// local folder.
+public struct FileProviderDomain: Hashable, Sendable, Codable {
+    /// The domain's identifier, unique among the user's domains.
+    public var identifier: FileProviderDomainIdentifier
+    /// The name shown to the user.
+    public var displayName: String
+    /// Whether the domain is cut off from its server for now.
+    public var isDisconnected = false
+    /// Whether the user turned the domain on.
+    public var userEnabled = true
+    /// Whether the domain is hidden from the user.
+    public var isHidden = false
+    /// Whether the system replicates the domain on disk (always, here).
+    public var isReplicated: Bool { true }
+
+    /// A domain with its identifier and display name.
+    public init(identifier: FileProviderDomainIdentifier, displayName: String) {
+        self.identifier = identifier
+        self.displayName = displayName
+    }
+}
+
+/// Who asked for a call, and where the provider may put files (Apple's `NSFileProviderRequest`).
+public struct FileProviderRequest: Sendable {
+    /// The executable that caused the request, when known.
+    public var requestingExecutable: URL?
+    /// Whether the system itself asked (a sync pass), not an app.
+    public var isSystemRequest: Bool
+    /// A folder on the replica's volume where the provider writes fetched contents; the system moves
+    /// the file it returns out of it, so the provider must not touch that file afterwards.
+    public var temporaryDirectory: URL
+
+    /// A request.
+    public init(requestingExecutable: URL? = nil, isSystemRequest: Bool = true, temporaryDirectory: URL) {
+        self.requestingExecutable = requestingExecutable
+        self.isSystemRequest = isSystemRequest
+        self.temporaryDirectory = temporaryDirectory
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Folio
+import FolioProviders
+import Foundation
+
+/// `folio provider validate`: the provider conformance suite.
+struct ProviderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "provider", abstract: "Work with file providers.", subcommands: [Validate.self])
+
+    /// `folio provider validate <folder>`.
+    struct Validate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the conformance suite against a provider and print each case, then “N passed, N failed”.",
+            discussion: """
+                The suite works in a scratch folder it creates in the provider's root and deletes afterwards. \
+                A folder path validates the local folder provider over that folder.
+                """)
+
+        @Argument(help: "The provider: a folder (the local folder provider).") var provider: String
+        @Option(help: "The size of the large streamed file, in bytes or with K, M or G (e.g. 3G).") var largeSize = "64M"
+        @Option(help: "How many files the paging case creates.") var pagingItems = 120
+        @Option(help: "Run only cases whose names contain this text (repeatable).") var only: [String] = []
+        @Flag(help: "List the cases and exit.") var list = false
+
+        func run() async throws {
+            if list {
+                for name in ProviderValidation.caseNames { print(name) }
+                return
+            }
+            guard let size = ByteCount.parse(largeSize) else {
+                throw ValidationError("--large-size: “\(largeSize)” is not a size (examples: 4096, 64M, 3G)")
+            }
+            let target: any FileProvider
+            do {
+                target = try LocalFolderProvider(root: provider)
+            } catch {
+                printError("folio provider validate: \(error.localizedDescription)")
+                throw ExitCode(2)
+            }
+            var options = ProviderValidation.Options()
+            options.largeFileSize = size
+            options.pagingItems = pagingItems
+            options.only = only
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-validate-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let outcomes = await ProviderValidation(provider: target, temporaryDirectory: scratch, options: options).run { outcome in
+                let time = outcome.duration.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))
+                if let failure = outcome.failure {
+                    print("FAIL  \(outcome.name): \(failure) (\(time))")
+                } else {
+                    print("pass  \(outcome.name) (\(time))")
+                }
+            }
+            let failed = outcomes.filter { !$0.passed }.count
+            print("\(outcomes.count - failed) passed, \(failed) failed")
+            if failed > 0 { throw ExitCode.failure }
+        }
+    }
+}
+
+/// Sizes written as bytes or with a K, M or G suffix (powers of 1024).
+enum ByteCount {
+    static func parse(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        if let last = text.uppercased().last, let unit = units[last] {
+            return Int64(text.dropLast()).map { $0 * unit }
+        }
+        return Int64(text).flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
