@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "folio"]),
         .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
-        .testTarget(name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "folio"]),
+        .testTarget(
+            name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "folio"], exclude: ["Fixtures"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
     ]

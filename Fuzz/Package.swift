@@ -22,6 +22,9 @@ let package = Package(
         // The daemon's wire protocol: client frames (claims, presenters, answers) and daemon events.
         .executableTarget(
             name: "FuzzWireFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // The provider protocol: replies of out-of-process providers (items, pages, anchors, errors).
+        .executableTarget(
+            name: "FuzzProviderFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // Bookmark data: the signed envelope and the payload behind it.
         .executableTarget(
             name: "FuzzBookmark", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Logging
 
 /// The `folio` command: the daemon, the type system, apps and benchmarks.
 @main
@@ -11,4 +13,28 @@ struct FolioCommand: AsyncParsableCommand {
             BenchCommand.self, BenchWorkerCommand.self,
         ]
     )
+
+    /// Parses the command line, sends logs to standard error (standard output carries results), and runs.
+    ///
+    /// The level is `FOLIO_LOG_LEVEL` (trace, debug, info, notice, warning, error, critical); by default
+    /// `info` for the daemon and `warning` for everything else.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            let level = ProcessInfo.processInfo.environment["FOLIO_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+                ?? (command is DaemonCommand ? .info : .warning)
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -12,4 +12,21 @@ public enum WireFuzzing {
         let again = try? WireValue(parsing: value.serialized())
         precondition(again == value, "a parsed frame did not survive serialization")
     }
+
+    /// Decodes `bytes` as a provider-protocol reply (docs/provider-protocol.md): items, pages,
+    /// anchors, versions and errors are refused or read, and an item read survives encoding again.
+    public static func exerciseProviderFrame(_ bytes: [UInt8]) {
+        guard let value = try? WireValue(parsing: bytes) else { return }
+        let result = value["result"] ?? value
+        if let item = try? ProviderWire.item(result["item"]) {
+            let again = try? ProviderWire.item(ProviderWire.encode(item))
+            precondition(again == item, "an item read did not survive encoding")
+        }
+        _ = try? ProviderWire.items(result["items"], "items")
+        _ = try? ProviderWire.items(result["updated"], "updated")
+        _ = try? ProviderWire.page(result["nextPage"])
+        _ = try? ProviderWire.anchor(result["anchor"])
+        _ = try? ProviderWire.version(result["version"], "version")
+        _ = ProviderWire.error(value["error"], context: "fuzz")
+    }
 }

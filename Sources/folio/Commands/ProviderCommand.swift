@@ -6,7 +6,23 @@ import Foundation
 /// `folio provider validate`: the provider conformance suite.
 struct ProviderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "provider", abstract: "Work with file providers.", subcommands: [Validate.self])
+        commandName: "provider", abstract: "Work with file providers.", subcommands: [Validate.self, Serve.self])
+
+    /// `folio provider serve local <folder>`: a built-in provider over the provider protocol on
+    /// standard input and output, as the daemon runs out-of-process providers.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a built-in provider over the provider protocol on standard input and output.", shouldDisplay: false)
+
+        @Argument(help: "The provider kind: local.") var kind: String
+        @Argument(help: "The folder served.") var folder: String
+
+        func run() async throws {
+            guard kind == "local" else { throw ValidationError("unknown provider kind “\(kind)” (known: local)") }
+            let provider = try LocalFolderProvider(root: folder)
+            await FileProviderServer(provider: provider).run()
+        }
+    }
 
     /// `folio provider validate <folder>`.
     struct Validate: AsyncParsableCommand {
@@ -14,10 +30,12 @@ struct ProviderCommand: AsyncParsableCommand {
             abstract: "Run the conformance suite against a provider and print each case, then “N passed, N failed”.",
             discussion: """
                 The suite works in a scratch folder it creates in the provider's root and deletes afterwards. \
-                A folder path validates the local folder provider over that folder.
+                A folder validates the local folder provider over that folder; an executable file is run as an \
+                out-of-process provider (docs/provider-protocol.md), with the arguments after `--`.
                 """)
 
-        @Argument(help: "The provider: a folder (the local folder provider).") var provider: String
+        @Argument(help: "The provider: a folder (the local folder provider) or a provider executable.") var provider: String
+        @Argument(parsing: .postTerminator, help: "Arguments for a provider executable.") var providerArguments: [String] = []
         @Option(help: "The size of the large streamed file, in bytes or with K, M or G (e.g. 3G).") var largeSize = "64M"
         @Option(help: "How many files the paging case creates.") var pagingItems = 120
         @Option(help: "Run only cases whose names contain this text (repeatable).") var only: [String] = []
@@ -31,20 +49,28 @@ struct ProviderCommand: AsyncParsableCommand {
             guard let size = ByteCount.parse(largeSize) else {
                 throw ValidationError("--large-size: “\(largeSize)” is not a size (examples: 4096, 64M, 3G)")
             }
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-validate-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: scratch) }
             let target: any FileProvider
-            do {
-                target = try LocalFolderProvider(root: provider)
-            } catch {
-                printError("folio provider validate: \(error.localizedDescription)")
-                throw ExitCode(2)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: provider, isDirectory: &isFolder), !isFolder.boolValue {
+                let domain = FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "validate"), displayName: provider)
+                target = ProviderProcess(
+                    executable: URL(fileURLWithPath: provider), arguments: providerArguments, domain: domain,
+                    temporaryDirectory: scratch.appendingPathComponent("provider"))
+            } else {
+                do {
+                    target = try LocalFolderProvider(root: provider)
+                } catch {
+                    printError("folio provider validate: \(error.localizedDescription)")
+                    throw ExitCode(2)
+                }
             }
             var options = ProviderValidation.Options()
             options.largeFileSize = size
             options.pagingItems = pagingItems
             options.only = only
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-validate-\(getpid())")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            let outcomes = await ProviderValidation(provider: target, temporaryDirectory: scratch, options: options).run { outcome in
+            let outcomes = await ProviderValidation(provider: target, temporaryDirectory: scratch.appendingPathComponent("provider"), options: options).run { outcome in
                 let time = outcome.duration.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))
                 if let failure = outcome.failure {
                     print("FAIL  \(outcome.name): \(failure) (\(time))")
@@ -53,6 +79,7 @@ struct ProviderCommand: AsyncParsableCommand {
                 }
             }
             let failed = outcomes.filter { !$0.passed }.count
+            (target as? ProviderProcess)?.stop()
             print("\(outcomes.count - failed) passed, \(failed) failed")
             if failed > 0 { throw ExitCode.failure }
         }
