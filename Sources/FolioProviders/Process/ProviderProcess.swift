@@ -179,9 +179,12 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
             }
         }
         close(descriptor)
-        connection.process.waitUntilExit()
-        let status = connection.process.terminationReason == .uncaughtSignal
-            ? "was killed by signal \(connection.process.terminationStatus)" : "exited with status \(connection.process.terminationStatus)"
+        // Its output ended, so it is exiting: give it two seconds (never wait forever on a child).
+        for _ in 0..<200 where connection.process.isRunning { usleep(10_000) }
+        let status =
+            connection.process.isRunning
+            ? "stopped answering" : connection.process.terminationReason == .uncaughtSignal
+                ? "was killed by signal \(connection.process.terminationStatus)" : "exited with status \(connection.process.terminationStatus)"
         let orphans = lock.withLock { () -> [Pending] in
             connection.ended = true
             if running === connection { running = nil }

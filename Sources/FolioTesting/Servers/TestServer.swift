@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+public import Foundation
+
+/// A real server started on 127.0.0.1 for a test, on a free port, stopped when the value goes away:
+/// Apache httpd with mod_dav_fs, WsgiDAV, `rclone serve webdav` (a server that ignores If-Match),
+/// and moto (S3).
+public final class TestServer: @unchecked Sendable {
+    /// The servers.
+    public enum Kind: String, Sendable, CaseIterable {
+        case apache, wsgidav, rclone, moto
+    }
+
+    /// Which server.
+    public let kind: Kind
+    /// Its port on 127.0.0.1.
+    public let port: Int
+    /// The folder a WebDAV server serves (nil for moto).
+    public let root: URL?
+    /// The server's base URL.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+
+    private let process: Process
+    private let directory: TemporaryDirectory
+    private let logFile: URL
+
+    /// What the server logged so far.
+    public var log: String {
+        var text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        if kind == .apache, let errors = try? String(contentsOf: directory.child("logs/error.log"), encoding: .utf8) { text += errors }
+        return text
+    }
+
+    /// Why `kind` cannot run here (with the install hint), or nil when it can.
+    public static func unavailability(_ kind: Kind) -> String? {
+        switch kind {
+        case .apache:
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/apache2") ? nil : "apache2 is not installed (apt-get install apache2; scripts/test does it)"
+        case .rclone:
+            ProcessRunner.which("rclone") == nil ? "rclone is not installed (apt-get install rclone; scripts/test does it)" : nil
+        case .wsgidav:
+            venvTool("wsgidav") == nil ? "WsgiDAV is not installed (scripts/test puts it in .venv-test)" : nil
+        case .moto:
+            motoPython == nil ? "moto is not installed (pip install 'moto[server]'; scripts/test does it)" : nil
+        }
+    }
+
+    /// Whether a test of `kind` should run: when the server is installed, and always in CI (where a
+    /// missing server is a failure with the install hint, not a skip).
+    public static func shouldRun(_ kind: Kind) -> Bool {
+        unavailability(kind) == nil || ProcessInfo.processInfo.environment["CI"] != nil
+    }
+
+    /// Starts a server of `kind` and waits until it answers.
+    ///
+    /// - Throws: the reason it cannot run, or its log when it did not start.
+    public init(_ kind: Kind) throws {
+        if let reason = Self.unavailability(kind) { throw TestServerError(reason) }
+        self.kind = kind
+        directory = try TemporaryDirectory("folio-\(kind.rawValue)")
+        logFile = directory.child("server.log")
+        root = kind == .moto ? nil : directory.child("root")
+        if let root { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            let port = try LoopbackHTTP.freePort()
+            let process = Process()
+            do {
+                try Self.configure(process, kind: kind, port: port, directory: directory, root: root)
+                _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+                let log = try FileHandle(forWritingTo: logFile)
+                process.standardOutput = log
+                process.standardError = log
+                process.standardInput = FileHandle.nullDevice
+                try process.run()
+                try Self.waitUntilReady(kind, port: port, process: process)
+                self.process = process
+                self.port = port
+                return
+            } catch {
+                lastError = error
+                kill(process.processIdentifier, SIGKILL)
+                for leftover in Self.processes(mentioning: directory.path) { kill(leftover, SIGKILL) }
+            }
+        }
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        throw TestServerError("\(kind) did not start: \(lastError.map { "\($0)" } ?? "unknown"); log: \(text.suffix(2000))")
+    }
+
+    deinit { stop() }
+
+    /// Stops the server: SIGTERM, SIGKILL if it is still there after 5 s, and SIGKILL for any process
+    /// it left (Apache's workers outlive a parent that is killed).
+    public func stop() {
+        let pid = process.processIdentifier
+        if Self.isAlive(pid) {
+            kill(pid, SIGTERM)
+            for _ in 0..<100 where Self.isAlive(pid) { usleep(50_000) }
+            if Self.isAlive(pid) { kill(pid, SIGKILL) }
+        }
+        for leftover in Self.processes(mentioning: directory.path) { kill(leftover, SIGKILL) }
+        for _ in 0..<100 where LoopbackHTTP.isListening(port) { usleep(20_000) }
+    }
+
+    /// Whether `pid` runs (a zombie, exited but not yet collected, does not).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+    }
+
+    /// The processes whose command line mentions `text`.
+    static func processes(mentioning text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard pid != getpid(), let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }
+            return String(decoding: line.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self).contains(text)
+        }
+    }
+
+    /// A Python interpreter that can import moto (the test venv's, or the machine's `python3`):
+    /// moto runs as `python -m moto.server`, not through a launcher script that may not pass signals on.
+    static let motoPython: String? = {
+        var candidates: [String] = []
+        if let venv = venvTool("python3") { candidates.append(venv) }
+        if let system = ProcessRunner.which("python3") { candidates.append(system) }
+        for candidate in candidates {
+            guard let output = try? ProcessRunner.run(URL(fileURLWithPath: candidate), ["-c", "import sys, moto.server; print(sys.executable)"]),
+                output.status == 0
+            else { continue }
+            return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return nil
+    }()
+
+    /// Changes the served tree's owner to the server's user (Apache runs as www-data when started
+    /// as root): call after writing into ``root`` directly.
+    public func fixOwnership() {
+        guard kind == .apache, getuid() == 0, let root else { return }
+        _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/chown"), ["-R", "www-data:www-data", root.path])
+    }
+
+    // MARK: Launching
+
+    static func venvTool(_ name: String, filePath: String = #filePath) -> String? {
+        var folder = URL(fileURLWithPath: filePath)
+        while folder.path != "/" {
+            folder.deleteLastPathComponent()
+            let candidate = folder.appendingPathComponent(".venv-test/bin/\(name)")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+        }
+        return nil
+    }
+
+    private static func configure(_ process: Process, kind: Kind, port: Int, directory: TemporaryDirectory, root: URL?) throws {
+        switch kind {
+        case .apache:
+            let base = directory.path
+            for folder in ["run", "logs"] { try FileManager.default.createDirectory(atPath: "\(base)/\(folder)", withIntermediateDirectories: true) }
+            let modules = "/usr/lib/apache2/modules"
+            let asRoot = getuid() == 0
+            let config = """
+                ServerRoot \(base)
+                ServerName 127.0.0.1
+                Listen 127.0.0.1:\(port)
+                PidFile \(base)/run/httpd.pid
+                LoadModule mpm_event_module \(modules)/mod_mpm_event.so
+                LoadModule authz_core_module \(modules)/mod_authz_core.so
+                LoadModule dav_module \(modules)/mod_dav.so
+                LoadModule dav_fs_module \(modules)/mod_dav_fs.so
+                LoadModule mime_module \(modules)/mod_mime.so
+                TypesConfig /etc/mime.types
+                ErrorLog \(base)/logs/error.log
+                DefaultRuntimeDir \(base)/run
+                DAVLockDB \(base)/run/DAVLock
+                DocumentRoot \(root!.path)
+                \(asRoot ? "User www-data\nGroup www-data" : "")
+                <Directory \(root!.path)>
+                  Dav On
+                  Require all granted
+                </Directory>
+                """
+            try config.write(toFile: "\(base)/httpd.conf", atomically: true, encoding: .utf8)
+            if asRoot {
+                _ = try ProcessRunner.run(URL(fileURLWithPath: "/bin/chown"), ["-R", "www-data:www-data", root!.path, "\(base)/run", "\(base)/logs"])
+                // www-data must be able to reach the served folder through its parents.
+                chmod(base, 0o755)
+            }
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/apache2")
+            process.arguments = ["-f", "\(base)/httpd.conf", "-DFOREGROUND"]
+        case .wsgidav:
+            process.executableURL = URL(fileURLWithPath: venvTool("wsgidav")!)
+            process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--root", root!.path, "--auth", "anonymous", "--server", "cheroot", "-q"]
+        case .rclone:
+            process.executableURL = URL(fileURLWithPath: ProcessRunner.which("rclone")!)
+            process.arguments = ["serve", "webdav", root!.path, "--addr", "127.0.0.1:\(port)", "--etag-hash", "MD5", "--config", "/dev/null"]
+        case .moto:
+            process.executableURL = URL(fileURLWithPath: motoPython!)
+            process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+        }
+    }
+
+    private static func waitUntilReady(_ kind: Kind, port: Int, process: Process) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard process.isRunning else { throw TestServerError("exited with status \(process.terminationStatus)") }
+            if LoopbackHTTP.isListening(port) {
+                let probe =
+                    kind == .moto
+                    ? try? LoopbackHTTP.request(port: port, method: "GET", path: "/moto-api/", timeout: 5)
+                    : try? LoopbackHTTP.request(port: port, method: "OPTIONS", path: "/", timeout: 5)
+                if let probe, probe.status == 200 { return }
+            }
+            usleep(50_000)
+        }
+        throw TestServerError("not ready within 30 s")
+    }
+}
+
+/// Why a test server could not run.
+public struct TestServerError: Error, CustomStringConvertible {
+    /// The reason.
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
