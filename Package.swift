@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // SHA-256 for the content-addressed version store (later: HMAC for signed bookmarks, SigV4).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // HTTP for the WebDAV and S3 providers (TLS included, for real servers).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
@@ -64,7 +66,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // Providers: the local folder (WebDAV and S3 follow) and the provider validation suite.
+        // Providers: the local folder, WebDAV (S3 follows), out-of-process providers and the validation suite.
         .target(
             name: "FolioProviders",
             dependencies: [
@@ -72,6 +74,9 @@ let package = Package(
                 "FolioSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The `folio` command: daemon, types, bench.

@@ -30,11 +30,13 @@ struct ProviderCommand: AsyncParsableCommand {
             abstract: "Run the conformance suite against a provider and print each case, then “N passed, N failed”.",
             discussion: """
                 The suite works in a scratch folder it creates in the provider's root and deletes afterwards. \
-                A folder validates the local folder provider over that folder; an executable file is run as an \
-                out-of-process provider (docs/provider-protocol.md), with the arguments after `--`.
+                A folder validates the local folder provider over that folder; an http(s) URL the WebDAV provider \
+                (with --user, and the password in $FOLIO_PASSWORD); an executable file is run as an out-of-process \
+                provider (docs/provider-protocol.md), with the arguments after `--`.
                 """)
 
-        @Argument(help: "The provider: a folder (the local folder provider) or a provider executable.") var provider: String
+        @Argument(help: "The provider: a folder (the local folder provider), a WebDAV URL, or a provider executable.") var provider: String
+        @Option(help: "The WebDAV user (the password comes from $FOLIO_PASSWORD, never the command line).") var user: String?
         @Argument(parsing: .postTerminator, help: "Arguments for a provider executable.") var providerArguments: [String] = []
         @Option(help: "The size of the large streamed file, in bytes or with K, M or G (e.g. 3G).") var largeSize = "64M"
         @Option(help: "How many files the paging case creates.") var pagingItems = 120
@@ -53,7 +55,9 @@ struct ProviderCommand: AsyncParsableCommand {
             defer { try? FileManager.default.removeItem(at: scratch) }
             let target: any FileProvider
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: provider, isDirectory: &isFolder), !isFolder.boolValue {
+            if provider.hasPrefix("http://") || provider.hasPrefix("https://"), let url = URL(string: provider) {
+                target = WebDAVProvider(baseURL: url, user: user, password: ProcessInfo.processInfo.environment["FOLIO_PASSWORD"])
+            } else if FileManager.default.fileExists(atPath: provider, isDirectory: &isFolder), !isFolder.boolValue {
                 let domain = FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "validate"), displayName: provider)
                 target = ProviderProcess(
                     executable: URL(fileURLWithPath: provider), arguments: providerArguments, domain: domain,

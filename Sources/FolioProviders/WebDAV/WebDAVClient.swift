@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AsyncHTTPClient
+import Crypto
+import Folio
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP side of the WebDAV provider: requests with the provider's credentials, status codes
+/// mapped to provider errors, bodies streamed from and to files.
+struct WebDAVClient: Sendable {
+    /// The base URL (ending in `/`).
+    let base: URL
+    /// The `Authorization` header value, when the server needs one (never logged).
+    let authorization: String?
+    let client: HTTPClient
+    /// The longest PROPFIND reply read.
+    static let maximumListing = 64 << 20
+
+    /// A response with the body read (for small replies).
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        func header(_ name: String) -> String? { headers.first(name: name) }
+    }
+
+    /// The URL of `relative` (already decoded; encoded here).
+    func url(_ relative: String) -> String {
+        base.absoluteString + DAVPath.encode(relative)
+    }
+
+    /// The path part of the base URL (for matching hrefs).
+    var basePath: String { base.path.hasSuffix("/") ? base.path : base.path + "/" }
+
+    private func request(_ method: String, _ relative: String, headers: [(String, String)]) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url(relative))
+        request.method = HTTPMethod(rawValue: method)
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        return request
+    }
+
+    /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
+    func send(
+        _ method: String, _ relative: String, headers: [(String, String)] = [], body: [UInt8]? = nil, limit: Int = 1 << 20,
+        timeout: TimeAmount = .seconds(60)
+    ) async throws -> Reply {
+        var request = request(method, relative, headers: headers)
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            var collected = try await response.body.collect(upTo: limit)
+            return Reply(status: Int(response.status.code), headers: response.headers, body: collected.readBytes(length: collected.readableBytes) ?? [])
+        } catch {
+            throw Self.transportError(error, method, relative)
+        }
+    }
+
+    /// PUTs the file at `source` (or nothing) to `relative`.
+    func upload(_ relative: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
+        var request = request("PUT", relative, headers: headers)
+        if let source {
+            let size = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as? Int64 ?? 0
+            request.body = .stream(FileChunks(path: source.path), length: .known(size))
+        } else {
+            request.body = .bytes(ByteBuffer())
+        }
+        do {
+            let response = try await client.execute(request, timeout: .hours(1))
+            var collected = try await response.body.collect(upTo: 1 << 20)
+            return Reply(status: Int(response.status.code), headers: response.headers, body: collected.readBytes(length: collected.readableBytes) ?? [])
+        } catch {
+            throw Self.transportError(error, "PUT", relative)
+        }
+    }
+
+    /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag.
+    /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
+    func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64) {
+        let request = request("GET", relative, headers: [])
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+        var done: Int64 = 0
+        do {
+            defer { close(descriptor) }
+            let response = try await client.execute(request, timeout: .hours(1))
+            let status = Int(response.status.code)
+            guard status == 200 else {
+                throw Self.statusError(status, "GET", relative)
+            }
+            let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+            if let expected { progress.totalUnitCount = expected }
+            for try await buffer in response.body {
+                if progress.isCancelled || Task.isCancelled {
+                    throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
+                }
+                try buffer.withUnsafeReadableBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])
+                        }
+                        offset += written
+                    }
+                }
+                done += Int64(buffer.readableBytes)
+                progress.completedUnitCount = done
+            }
+            if let expected, expected != done {
+                throw FileProviderError(.serverUnreachable, message: "the download of \(relative) ended after \(done) of \(expected) bytes")
+            }
+            guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+            return (response.headers.first(name: "ETag"), done)
+        } catch {
+            unlink(destination)
+            if error is FileProviderError || error is CocoaError { throw error }
+            throw Self.transportError(error, "GET", relative)
+        }
+    }
+
+    /// The resources of a PROPFIND at `depth` (0 or 1).
+    func propfind(_ relative: String, depth: Int) async throws -> [DAVResource] {
+        let body = Array(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getetag/><D:getcontentlength/><D:getlastmodified/><D:getcontenttype/></D:prop></D:propfind>
+            """.utf8)
+        let reply = try await send(
+            "PROPFIND", relative, headers: [("Depth", "\(depth)"), ("Content-Type", "application/xml; charset=utf-8")], body: body,
+            limit: Self.maximumListing)
+        guard reply.status == 207 else { throw Self.statusError(reply.status, "PROPFIND", relative) }
+        do {
+            return try MultistatusParser.parse(reply.body)
+        } catch {
+            throw FileProviderError(.serverUnreachable, message: "the server's listing of /\(relative) was refused: \(error)")
+        }
+    }
+
+    // MARK: Errors
+
+    /// The provider error for an HTTP status that is not success.
+    static func statusError(_ status: Int, _ method: String, _ relative: String) -> any Error {
+        let what = "\(method) /\(relative): HTTP \(status)"
+        switch status {
+        case 401, 403: return FileProviderError(.notAuthenticated, message: what)
+        case 404, 409, 410: return FileProviderError(.noSuchItem, message: what)
+        case 412: return FileProviderError(.baseVersionMismatch, message: what)
+        case 507, 413: return FileProviderError(.insufficientQuota, message: what)
+        default: return FileProviderError(.serverUnreachable, message: what)
+        }
+    }
+
+    /// The provider error for a failure below HTTP (refused connection, timeout, reset).
+    static func transportError(_ error: any Error, _ method: String, _ relative: String) -> any Error {
+        if error is FileProviderError || error is CancellationError { return error }
+        return FileProviderError(.serverUnreachable, message: "\(method) /\(relative): \(error)")
+    }
+}
+
+/// A file's bytes as an async sequence of buffers, read 256 KiB at a time: an upload body that is
+/// never all in memory.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: FileHandle?
+        mutating func next() async throws -> ByteBuffer? {
+            guard let handle, let data = try handle.read(upToCount: 256 << 10), !data.isEmpty else {
+                try? handle?.close()
+                return nil
+            }
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: FileHandle(forReadingAtPath: path)) }
+}

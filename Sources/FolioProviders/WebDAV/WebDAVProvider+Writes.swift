@@ -1,0 +1,187 @@
+public import Folio
+public import Foundation
+
+extension WebDAVProvider {
+    public func createItem(
+        basedOn template: any FileProviderItem, fields: FileProviderItemFields, contents: URL?, options: FileProviderCreateItemOptions,
+        request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
+        try FileProviderFilename.validate(template.filename)
+        guard !template.filename.hasPrefix(Self.temporaryPrefix) else {
+            throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "names starting with \(Self.temporaryPrefix) are the provider's"])
+        }
+        let parent = Self.relative(template.parentItemIdentifier)
+        if !parent.isEmpty, try await current(parent).isFolder == false {
+            throw FileProviderError(.noSuchItem, message: "\(template.parentItemIdentifier) is not a folder")
+        }
+        let target = parent.isEmpty ? template.filename : parent + "/" + template.filename
+        await lock(target)
+        defer { unlock(target) }
+        if let existing = try await existing(target) {
+            if options.contains(.mayAlreadyExist), existing.isFolder, template.contentType == .folder { return FileProviderItemResult(item: existing) }
+            throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(template.filename)” exists in its folder")
+        }
+        if template.contentType == .folder {
+            let reply = try await dav.send("MKCOL", target)
+            switch reply.status {
+            case 200..<300: break
+            case 405: throw FileProviderError.collision(with: Self.identifier(target))
+            default: throw WebDAVClient.statusError(reply.status, "MKCOL", target)
+            }
+        } else if try await conditionsHonoured() {
+            let reply = try await dav.upload(target, from: contents, headers: [("If-None-Match", "*")])
+            switch reply.status {
+            case 200..<300: break
+            case 412: throw FileProviderError.collision(with: Self.identifier(target), message: "“\(template.filename)” exists in its folder")
+            default: throw WebDAVClient.statusError(reply.status, "PUT", target)
+            }
+        } else {
+            try await uploadThroughTemporary(target, from: contents, parent: parent, overwrite: false)
+        }
+        let item = try await current(target)
+        remember(item)
+        return FileProviderItemResult(item: item)
+    }
+
+    public func modifyItem(
+        _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, contents: URL?,
+        options: FileProviderModifyItemOptions, request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
+        var relative = Self.relative(item.itemIdentifier)
+        guard !relative.isEmpty || changedFields.isDisjoint(with: [.filename, .parentItemIdentifier, .contents]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "the root cannot be renamed, moved or written"])
+        }
+        await lock(relative)
+        defer { unlock(relative) }
+        var current = try await current(relative)
+        if changedFields.contains(.contents), !current.isFolder {
+            let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
+            if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
+                let reply = try await dav.upload(relative, from: contents, headers: [])
+                guard (200..<300).contains(reply.status) else { throw WebDAVClient.statusError(reply.status, "PUT", relative) }
+            } else if Self.isServerETag(base), try await conditionsHonoured() {
+                try await conditionally("PUT", relative, base: base) { headers in try await self.dav.upload(relative, from: contents, headers: headers) }
+            } else {
+                try await checkBase(relative, base)
+                let parent = relative.split(separator: "/").dropLast().joined(separator: "/")
+                try await uploadThroughTemporary(relative, from: contents, parent: parent, overwrite: true, base: base)
+            }
+            current = try await self.current(relative)
+            remember(current)
+        }
+        if changedFields.contains(.filename) || changedFields.contains(.parentItemIdentifier) {
+            let name = changedFields.contains(.filename) ? item.filename : current.filename
+            try FileProviderFilename.validate(name)
+            let parent = changedFields.contains(.parentItemIdentifier) ? Self.relative(item.parentItemIdentifier) : Self.relative(current.parentItemIdentifier)
+            if !parent.isEmpty, try await self.current(parent).isFolder == false {
+                throw FileProviderError(.noSuchItem, message: "\(item.parentItemIdentifier) is not a folder")
+            }
+            let destination = parent.isEmpty ? name : parent + "/" + name
+            if current.isFolder, (destination + "/").hasPrefix(relative + "/") {
+                throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "a folder cannot move into itself"])
+            }
+            if !destination.utf8.elementsEqual(relative.utf8) {
+                if let existing = try await existing(destination) {
+                    throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(name)” exists in its folder")
+                }
+                let reply = try await dav.send("MOVE", relative, headers: [("Destination", dav.url(destination)), ("Overwrite", "F")])
+                switch reply.status {
+                case 200..<300: break
+                case 412: throw FileProviderError.collision(with: Self.identifier(destination))
+                default: throw WebDAVClient.statusError(reply.status, "MOVE", relative)
+                }
+                remember(nil, removed: [Self.identifier(relative)])
+                relative = destination
+                current = try await self.current(relative)
+                remember(current)
+            }
+        }
+        return FileProviderItemResult(item: current)
+    }
+
+    public func deleteItem(
+        identifier: FileProviderItemIdentifier, baseVersion: FileProviderItemVersion, options: FileProviderDeleteItemOptions,
+        request: FileProviderRequest
+    ) async throws {
+        guard identifier != .rootContainer else { throw FileProviderError(.deletionRejected, message: "the root cannot be deleted") }
+        let relative = Self.relative(identifier)
+        await lock(relative)
+        defer { unlock(relative) }
+        guard let current = try await existing(relative) else { return }
+        if current.isFolder {
+            if !options.contains(.recursive), !(try await children(relative)).isEmpty {
+                throw FileProviderError(.directoryNotEmpty, message: "“\(current.filename)” is not empty")
+            }
+            let reply = try await dav.send("DELETE", relative)
+            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+        } else if baseVersion.contentVersion.isEmpty {
+            let reply = try await dav.send("DELETE", relative)
+            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+        } else {
+            let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
+            if Self.isServerETag(base), try await conditionsHonoured() {
+                try await conditionally("DELETE", relative, base: base) { headers in try await self.dav.send("DELETE", relative, headers: headers) }
+            } else {
+                try await checkBase(relative, base)
+                let reply = try await dav.send("DELETE", relative)
+                guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+            }
+        }
+        remember(nil, removed: [identifier])
+    }
+
+    // MARK: Helpers
+
+    /// The item at `relative`, or nil when there is none (other errors are thrown).
+    func existing(_ relative: String) async throws -> FileProviderItemRecord? {
+        do {
+            return try await current(relative)
+        } catch let error as FileProviderError where error.code == .noSuchItem {
+            return nil
+        }
+    }
+
+    /// Requires the item's ETag to still be `base` (for servers that ignore If-Match).
+    func checkBase(_ relative: String, _ base: String) async throws {
+        let now = try await current(relative)
+        guard String(decoding: now.itemVersion.contentVersion, as: UTF8.self) == base else {
+            throw FileProviderError(.baseVersionMismatch, message: "/\(relative) changed since the base version")
+        }
+    }
+
+    /// Sends a request with `If-Match: base`. A 412 while the server still has `base` is Apache's
+    /// second of weak ETags after a write: the request is sent again a second later.
+    func conditionally(_ method: String, _ relative: String, base: String, _ send: ([(String, String)]) async throws -> WebDAVClient.Reply)
+        async throws
+    {
+        for _ in 0..<4 {
+            let reply = try await send([("If-Match", "\"\(base)\"")])
+            if (200..<300).contains(reply.status) { return }
+            if method == "DELETE", reply.status == 404 { return }
+            guard reply.status == 412 else { throw WebDAVClient.statusError(reply.status, method, relative) }
+            try await checkBase(relative, base)
+            try await Task.sleep(for: .milliseconds(1100))
+        }
+        throw FileProviderError(.baseVersionMismatch, message: "\(method) /\(relative): the server kept refusing the base version")
+    }
+
+    /// Uploads to a temporary name beside `target`, then MOVEs it into place: for servers that ignore
+    /// conditional headers, so the name is never half-written and (with `overwrite` false) never taken.
+    func uploadThroughTemporary(_ target: String, from contents: URL?, parent: String, overwrite: Bool, base: String? = nil) async throws {
+        let temporary = (parent.isEmpty ? "" : parent + "/") + Self.temporaryPrefix + UUID().uuidString
+        let uploaded = try await dav.upload(temporary, from: contents, headers: [])
+        guard (200..<300).contains(uploaded.status) else { throw WebDAVClient.statusError(uploaded.status, "PUT", temporary) }
+        do {
+            if let base { try await checkBase(target, base) } else if try await existing(target) != nil {
+                throw FileProviderError.collision(with: Self.identifier(target))
+            }
+            let moved = try await dav.send("MOVE", temporary, headers: [("Destination", dav.url(target)), ("Overwrite", overwrite ? "T" : "F")])
+            guard (200..<300).contains(moved.status) else {
+                throw moved.status == 412 ? FileProviderError.collision(with: Self.identifier(target)) : WebDAVClient.statusError(moved.status, "MOVE", target)
+            }
+        } catch {
+            _ = try? await dav.send("DELETE", temporary)
+            throw error
+        }
+    }
+}

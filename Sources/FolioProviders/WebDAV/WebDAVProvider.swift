@@ -1,0 +1,289 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AsyncHTTPClient
+import Crypto
+public import Folio
+public import Foundation
+import Logging
+
+/// A provider over a WebDAV server (RFC 4918): Apache mod_dav, Nextcloud, WsgiDAV, rclone, nginx.
+///
+/// - Identifiers are paths below the base URL (WebDAV has no stable file ids), so a rename or move
+///   gives the item a new identifier, which `modifyItem` returns.
+/// - The content version is the server's ETag (a weak `W/` prefix dropped: Apache marks an ETag weak
+///   for a second after a write, then the same value turns strong).
+/// - Writes are conditional: `If-None-Match: *` to create, `If-Match` with the base ETag to modify
+///   or delete. For a server that ignores those headers (probed once: `rclone serve webdav`, nginx),
+///   the provider checks the base with PROPFIND first and writes through a temporary name and
+///   `MOVE`, so a sequential conflicting change is still caught; two writes racing within the same
+///   few milliseconds are not, and the system keeps every replaced local content as a version.
+/// - Changes are found by listing the whole tree and comparing it with the previous listing: a
+///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
+///   never inferred from a broken listing.
+public actor WebDAVProvider: FileProvider {
+    /// What the server does with conditional requests, probed on first write.
+    struct Profile {
+        var honoursConditions: Bool
+    }
+
+    let dav: WebDAVClient
+    /// Items per page.
+    public let pageSize: Int
+    private var profile: Profile?
+    private var snapshot: [FileProviderItemIdentifier: FileProviderItemRecord]?
+    private var changes = ProviderChangeLog()
+    var busy: Set<String> = []
+    var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    let logger = Logger(label: "folio.provider.webdav")
+
+    /// Names the provider gives its own temporary files and probes; listings leave them out.
+    static let temporaryPrefix = ".folio-upload-"
+
+    /// A provider over the WebDAV collection at `baseURL`, with Basic credentials if given.
+    public init(baseURL: URL, user: String? = nil, password: String? = nil, pageSize: Int = 200) {
+        var base = baseURL.absoluteString
+        if !base.hasSuffix("/") { base += "/" }
+        let authorization = user.map { "Basic " + Data("\($0):\(password ?? "")".utf8).base64EncodedString() }
+        dav = WebDAVClient(base: URL(string: base)!, authorization: authorization, client: .shared)
+        self.pageSize = pageSize
+    }
+
+    // MARK: Identifiers and items
+
+    static func relative(_ identifier: FileProviderItemIdentifier) -> String {
+        identifier == .rootContainer ? "" : identifier.rawValue
+    }
+
+    static func identifier(_ relative: String) -> FileProviderItemIdentifier {
+        relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
+    }
+
+    /// The ETag's opaque value, without `W/` and quotes.
+    static func opaque(_ etag: String?) -> String? {
+        guard var value = etag?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.hasPrefix("W/") { value.removeFirst(2) }
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+        return value
+    }
+
+    /// Whether `text` can go in an `If-Match` header as an ETag: visible ASCII without quotes.
+    static func isHeaderSafe(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") }
+    }
+
+    /// Whether a content version is one of the server's ETags (not a stand-in digest), so it can
+    /// be sent as a condition.
+    static func isServerETag(_ version: String) -> Bool {
+        isHeaderSafe(version) && !version.hasPrefix("folio:")
+    }
+
+    private static let httpDate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
+
+    /// The item a listed resource stands for, or nil for what the provider does not serve.
+    func record(_ resource: DAVResource) -> FileProviderItemRecord? {
+        guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath) else {
+            logger.warning("a listed name was refused", metadata: ["href": "\(resource.href.prefix(300))"])
+            return nil
+        }
+        let name = relative.split(separator: "/").last.map(String.init) ?? ""
+        guard !name.hasPrefix(Self.temporaryPrefix) else { return nil }
+        let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
+        let etag = Self.opaque(resource.etag)
+        let modified = resource.lastModified.flatMap { Self.httpDate.date(from: $0) }
+        let content: Data
+        if resource.isCollection {
+            content = Data()
+        } else if let etag, Self.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength {
+            content = Data(etag.utf8)
+        } else {
+            // No usable ETag (nginx lists none): a digest of size and date stands in, as text.
+            content = Data(("folio:" + SHA256.hash(data: Data("\(resource.contentLength ?? -1) \(resource.lastModified ?? "") \(etag ?? "")".utf8)).hexadecimal).utf8)
+        }
+        let metadata = Data(SHA256.hash(data: Data("\(relative)\u{0}\(resource.lastModified ?? "")\u{0}\(etag ?? "")".utf8)))
+        let type: UTType =
+            resource.isCollection ? .folder : name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
+        return FileProviderItemRecord(
+            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
+            itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
+            size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified)
+    }
+
+    /// The item at `relative` now, or noSuchItem.
+    func current(_ relative: String) async throws -> FileProviderItemRecord {
+        let resources = try await dav.propfind(relative, depth: 0)
+        guard let first = resources.first, let item = record(first), item.itemIdentifier == Self.identifier(relative) else {
+            throw FileProviderError.noSuchItem(Self.identifier(relative))
+        }
+        return item
+    }
+
+    /// The children of the folder at `relative`.
+    func children(_ relative: String) async throws -> [FileProviderItemRecord] {
+        let folder = Self.identifier(relative)
+        let resources = try await dav.propfind(relative, depth: 1)
+        return resources.compactMap { record($0) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
+    }
+
+    /// Every item below the root, one PROPFIND per folder (Depth: infinity is often disabled).
+    func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+        var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
+        var folders = [""]
+        while let folder = folders.popLast() {
+            for item in try await children(folder) {
+                found[item.itemIdentifier] = item
+                if item.isFolder { folders.append(Self.relative(item.itemIdentifier)) }
+            }
+        }
+        return found
+    }
+
+    /// Lists everything and records what changed since the last listing.
+    func refresh() async throws {
+        let found = try await walk()
+        if let previous = snapshot {
+            for (identifier, old) in previous {
+                if let new = found[identifier] {
+                    if new.itemVersion != old.itemVersion || new.size != old.size { changes.recordUpdate(identifier) }
+                } else {
+                    changes.recordDeletion(identifier)
+                }
+            }
+            for identifier in found.keys where previous[identifier] == nil { changes.recordUpdate(identifier) }
+        }
+        snapshot = found
+    }
+
+    /// Records a change this provider made, so the next listing does not report it twice.
+    func remember(_ item: FileProviderItemRecord?, removed: [FileProviderItemIdentifier] = []) {
+        for identifier in removed {
+            if snapshot?.removeValue(forKey: identifier) != nil || snapshot == nil { changes.recordDeletion(identifier) }
+            if let descendants = snapshot?.keys.filter({ $0.rawValue.hasPrefix(identifier.rawValue + "/") }) {
+                for descendant in descendants {
+                    snapshot?[descendant] = nil
+                    changes.recordDeletion(descendant)
+                }
+            }
+        }
+        if let item {
+            snapshot?[item.itemIdentifier] = item
+            changes.recordUpdate(item.itemIdentifier)
+        }
+    }
+
+    // MARK: FileProvider (reading)
+
+    public func item(for identifier: FileProviderItemIdentifier, request: FileProviderRequest) async throws -> any FileProviderItem {
+        if identifier == .rootContainer {
+            return FileProviderItemRecord(itemIdentifier: .rootContainer, parentItemIdentifier: .rootContainer, filename: "", contentType: .folder)
+        }
+        return try await current(Self.relative(identifier))
+    }
+
+    public func enumerateItems(
+        in container: FileProviderItemIdentifier, startingAt page: FileProviderPage, request: FileProviderRequest
+    ) async throws -> FileProviderItemPage {
+        _ = try ProviderPaging.key(of: page)
+        let items: [FileProviderItemRecord]
+        if container == .workingSet {
+            if page.isInitial || snapshot == nil { try await refresh() }
+            items = ProviderPaging.sorted(Array(snapshot!.values), key: \.itemIdentifier.rawValue)
+            let (slice, next) = try ProviderPaging.slice(items, key: \.itemIdentifier.rawValue, after: page, limit: pageSize)
+            return FileProviderItemPage(items: Array(slice), nextPage: next)
+        }
+        let listed = try await children(Self.relative(container))
+        if listed.isEmpty, container != .rootContainer, try await current(Self.relative(container)).isFolder == false {
+            throw FileProviderError(.noSuchItem, message: "\(container) is not a folder")
+        }
+        items = ProviderPaging.sorted(listed, key: \.filename)
+        let (slice, next) = try ProviderPaging.slice(items, key: \.filename, after: page, limit: pageSize)
+        return FileProviderItemPage(items: Array(slice), nextPage: next)
+    }
+
+    public func currentSyncAnchor(for container: FileProviderItemIdentifier, request: FileProviderRequest) async throws
+        -> FileProviderSyncAnchor
+    {
+        try await refresh()
+        return changes.anchor
+    }
+
+    public func enumerateChanges(
+        in container: FileProviderItemIdentifier, from anchor: FileProviderSyncAnchor, request: FileProviderRequest
+    ) async throws -> FileProviderChangeBatch {
+        guard changes.generation(of: anchor) != nil else {
+            throw FileProviderError(.syncAnchorExpired, message: "the sync anchor is expired or not this provider's")
+        }
+        try await refresh()
+        let found = try changes.changes(since: anchor, limit: pageSize)
+        let updated = found.updated.compactMap { snapshot?[$0] }.filter { container == .workingSet || $0.parentItemIdentifier == container }
+        return FileProviderChangeBatch(updatedItems: updated, deletedItemIdentifiers: found.deleted, anchor: found.anchor, moreComing: found.moreComing)
+    }
+
+    public func fetchContents(
+        for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
+    ) async throws -> (contents: URL, item: any FileProviderItem) {
+        try Task.checkCancellation()
+        let relative = Self.relative(identifier)
+        var item = try await current(relative)
+        guard !item.isFolder else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
+        let destination = request.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        let received = try await withTaskCancellationHandler {
+            try await dav.download(relative, to: destination, progress: progress)
+        } onCancel: {
+            progress.cancel()
+        }
+        // The reply's ETag describes the bytes received; the listing may be older.
+        if let etag = Self.opaque(received.etag), Data(etag.utf8).count <= FileProviderItemVersion.maximumLength {
+            item.itemVersion.contentVersion = Data(etag.utf8)
+        }
+        item.size = received.size
+        if let version, version.contentVersion != item.itemVersion.contentVersion {
+            unlink(destination)
+            throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")
+        }
+        return (URL(fileURLWithPath: destination), item)
+    }
+
+    // MARK: Profile
+
+    /// Whether the server honours `If-Match` (probed once with a file of the provider's own).
+    func conditionsHonoured() async throws -> Bool {
+        if let profile { return profile.honoursConditions }
+        let probe = Self.temporaryPrefix + "probe-" + UUID().uuidString
+        let created = try await dav.send("PUT", probe, body: Array("probe".utf8))
+        guard (200..<300).contains(created.status) else { throw WebDAVClient.statusError(created.status, "PUT", probe) }
+        let conditional = try await dav.send("PUT", probe, headers: [("If-Match", "\"folio-no-such-etag\"")], body: Array("probe 2".utf8))
+        _ = try? await dav.send("DELETE", probe)
+        let honoured = conditional.status == 412
+        profile = Profile(honoursConditions: honoured)
+        logger.info("server probed", metadata: ["base": "\(dav.base.absoluteString)", "honoursIfMatch": "\(honoured)"])
+        return honoured
+    }
+}
+
+extension WebDAVProvider {
+    /// Waits until no other call of this provider writes `relative`, then claims it: two writes to
+    /// one path from one device never race each other on the server.
+    func lock(_ relative: String) async {
+        while busy.contains(relative) {
+            await withCheckedContinuation { waiters[relative, default: []].append($0) }
+        }
+        busy.insert(relative)
+    }
+
+    /// Releases `relative` for the next writer.
+    func unlock(_ relative: String) {
+        busy.remove(relative)
+        if var queue = waiters[relative], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiters[relative] = queue.isEmpty ? nil : queue
+            next.resume()
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Folio
+import FolioProviders
+import FolioTesting
+import Foundation
+import Testing
+
+@Suite("The WebDAV provider against real servers", .serialized)
+struct WebDAVProviderTests {
+    static func validate(_ kind: TestServer.Kind) async throws -> [String] {
+        let server = try TestServer(kind)
+        let scratch = try TemporaryDirectory("folio-webdav-\(kind.rawValue)")
+        var options = ProviderValidation.Options()
+        options.largeFileSize = 16 << 20
+        options.pagingItems = 45
+        let provider = WebDAVProvider(baseURL: server.baseURL, pageSize: 10)
+        let outcomes = await ProviderValidation(provider: provider, temporaryDirectory: scratch.child("tmp"), options: options).run()
+        #expect(outcomes.count == ProviderValidation.caseNames.count)
+        let failures = outcomes.filter { !$0.passed }.map { "\($0.name): \($0.failure ?? "")" }
+        if !failures.isEmpty { print(server.log.suffix(3000)) }
+        return failures
+    }
+
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func apacheModDAVPasses() async throws {
+        let failures = try await Self.validate(.apache)
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    @Test(.enabled(if: TestServer.shouldRun(.wsgidav)))
+    func wsgiDAVPasses() async throws {
+        let failures = try await Self.validate(.wsgidav)
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// rclone's server ignores If-Match and If-None-Match: the provider's own checks catch conflicts.
+    @Test(.enabled(if: TestServer.shouldRun(.rclone)))
+    func rcloneWhichIgnoresIfMatchPasses() async throws {
+        let failures = try await Self.validate(.rclone)
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}
