@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Folio", targets: ["Folio"]),
         .library(name: "FolioTesting", targets: ["FolioTesting"]),
+        .library(name: "FolioProviders", targets: ["FolioProviders"]),
         .executable(name: "folio", targets: ["folio"]),
     ],
     dependencies: [

@@ -25,6 +25,9 @@ let package = Package(
         // The provider protocol: replies of out-of-process providers (items, pages, anchors, errors).
         .executableTarget(
             name: "FuzzProviderFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // WebDAV PROPFIND replies (multistatus XML) and the hrefs in them.
+        .executableTarget(
+            name: "FuzzMultistatus", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
         // Bookmark data: the signed envelope and the payload behind it.
         .executableTarget(
             name: "FuzzBookmark", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

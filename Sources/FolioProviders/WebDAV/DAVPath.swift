@@ -6,10 +6,13 @@ enum DAVPath {
     /// The path relative to `basePath` (decoded, no leading or trailing slash; "" for the base
     /// itself) of `href`, or nil when the href is outside the base or names something no file system
     /// here can hold (`..`, `.`, empty segments, NUL, invalid percent-encoding or UTF-8).
-    static func relative(_ href: String, basePath: String) -> String? {
+    ///
+    /// A full URL must name the server of the base (`origin`: scheme, host and port).
+    static func relative(_ href: String, basePath: String, origin: String? = nil) -> String? {
         var path = href
         if let schemeEnd = path.range(of: "://") {
             guard let slash = path[schemeEnd.upperBound...].firstIndex(of: "/") else { return nil }
+            guard let origin, path[..<slash].lowercased() == origin.lowercased() else { return nil }
             path = String(path[slash...])
         }
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }

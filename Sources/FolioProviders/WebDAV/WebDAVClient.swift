@@ -16,6 +16,8 @@ struct WebDAVClient: Sendable {
     /// The `Authorization` header value, when the server needs one (never logged).
     let authorization: String?
     let client: HTTPClient
+    /// How long a request without content may take.
+    let requestTimeout: TimeAmount
     /// The longest PROPFIND reply read.
     static let maximumListing = 64 << 20
 
@@ -32,6 +34,13 @@ struct WebDAVClient: Sendable {
         base.absoluteString + DAVPath.encode(relative)
     }
 
+    /// The base URL's scheme, host and port (full-URL hrefs must name it).
+    var origin: String {
+        var text = "\(base.scheme ?? "http")://\(base.host ?? "")"
+        if let port = base.port { text += ":\(port)" }
+        return text
+    }
+
     /// The path part of the base URL (for matching hrefs).
     var basePath: String { base.path.hasSuffix("/") ? base.path : base.path + "/" }
 
@@ -45,13 +54,12 @@ struct WebDAVClient: Sendable {
 
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
     func send(
-        _ method: String, _ relative: String, headers: [(String, String)] = [], body: [UInt8]? = nil, limit: Int = 1 << 20,
-        timeout: TimeAmount = .seconds(60)
+        _ method: String, _ relative: String, headers: [(String, String)] = [], body: [UInt8]? = nil, limit: Int = 1 << 20
     ) async throws -> Reply {
         var request = request(method, relative, headers: headers)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await client.execute(request, timeout: timeout)
+            let response = try await client.execute(request, timeout: requestTimeout)
             var collected = try await response.body.collect(upTo: limit)
             return Reply(status: Int(response.status.code), headers: response.headers, body: collected.readBytes(length: collected.readableBytes) ?? [])
         } catch {
@@ -160,6 +168,18 @@ struct WebDAVClient: Sendable {
         if error is FileProviderError || error is CancellationError { return error }
         return FileProviderError(.serverUnreachable, message: "\(method) /\(relative): \(error)")
     }
+}
+
+extension WebDAVClient {
+    /// The HTTP client every WebDAV provider of the process shares: connections are pooled per
+    /// server; a connection that stays silent for a minute mid-transfer fails (so a stalled server
+    /// cannot hang a download), and connecting gives up after ten seconds.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60))
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 }
 
 /// A file's bytes as an async sequence of buffers, read 256 KiB at a time: an upload body that is

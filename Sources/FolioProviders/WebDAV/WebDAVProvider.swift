@@ -6,6 +6,7 @@ import Crypto
 public import Folio
 public import Foundation
 import Logging
+import NIOCore
 
 /// A provider over a WebDAV server (RFC 4918): Apache mod_dav, Nextcloud, WsgiDAV, rclone, nginx.
 ///
@@ -40,12 +41,16 @@ public actor WebDAVProvider: FileProvider {
     /// Names the provider gives its own temporary files and probes; listings leave them out.
     static let temporaryPrefix = ".folio-upload-"
 
-    /// A provider over the WebDAV collection at `baseURL`, with Basic credentials if given.
-    public init(baseURL: URL, user: String? = nil, password: String? = nil, pageSize: Int = 200) {
+    /// A provider over the WebDAV collection at `baseURL`, with Basic credentials if given; a request
+    /// without content fails after `requestTimeout`.
+    public init(baseURL: URL, user: String? = nil, password: String? = nil, pageSize: Int = 200, requestTimeout: Duration = .seconds(60)) {
         var base = baseURL.absoluteString
         if !base.hasSuffix("/") { base += "/" }
         let authorization = user.map { "Basic " + Data("\($0):\(password ?? "")".utf8).base64EncodedString() }
-        dav = WebDAVClient(base: URL(string: base)!, authorization: authorization, client: .shared)
+        let (seconds, attoseconds) = requestTimeout.components
+        dav = WebDAVClient(
+            base: URL(string: base)!, authorization: authorization, client: WebDAVClient.sharedClient,
+            requestTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         self.pageSize = pageSize
     }
 
@@ -88,7 +93,7 @@ public actor WebDAVProvider: FileProvider {
 
     /// The item a listed resource stands for, or nil for what the provider does not serve.
     func record(_ resource: DAVResource) -> FileProviderItemRecord? {
-        guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath) else {
+        guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath, origin: dav.origin) else {
             logger.warning("a listed name was refused", metadata: ["href": "\(resource.href.prefix(300))"])
             return nil
         }

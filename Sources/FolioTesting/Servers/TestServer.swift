@@ -12,8 +12,8 @@ public final class TestServer: @unchecked Sendable {
         case apache, wsgidav, rclone, moto
     }
 
-    /// Which server.
-    public let kind: Kind
+    /// Which server (nil for a test's own script).
+    public let kind: Kind?
     /// Its port on 127.0.0.1.
     public let port: Int
     /// The folder a WebDAV server serves (nil for moto).
@@ -55,26 +55,42 @@ public final class TestServer: @unchecked Sendable {
     /// Starts a server of `kind` and waits until it answers.
     ///
     /// - Throws: the reason it cannot run, or its log when it did not start.
-    public init(_ kind: Kind) throws {
+    public convenience init(_ kind: Kind) throws {
         if let reason = Self.unavailability(kind) { throw TestServerError(reason) }
+        try self.init(kind: kind, serves: kind != .moto, probe: kind == .moto ? ("GET", "/moto-api/") : ("OPTIONS", "/")) { process, port, directory, root in
+            try Self.configure(process, kind: kind, port: port, directory: directory, root: root)
+        }
+    }
+
+    /// Starts a test's own server: `executable` with `arguments(port)`, ready when `OPTIONS /` answers 200.
+    public convenience init(script executable: URL, arguments: @escaping @Sendable (Int) -> [String]) throws {
+        try self.init(kind: nil, serves: false, probe: ("OPTIONS", "/")) { process, port, _, _ in
+            process.executableURL = executable
+            process.arguments = arguments(port)
+        }
+    }
+
+    private init(
+        kind: Kind?, serves: Bool, probe: (String, String), configure: (Process, Int, TemporaryDirectory, URL?) throws -> Void
+    ) throws {
         self.kind = kind
-        directory = try TemporaryDirectory("folio-\(kind.rawValue)")
+        directory = try TemporaryDirectory("folio-\(kind?.rawValue ?? "server")")
         logFile = directory.child("server.log")
-        root = kind == .moto ? nil : directory.child("root")
+        root = serves ? directory.child("root") : nil
         if let root { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try LoopbackHTTP.freePort()
             let process = Process()
             do {
-                try Self.configure(process, kind: kind, port: port, directory: directory, root: root)
+                try configure(process, port, directory, root)
                 _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
                 let log = try FileHandle(forWritingTo: logFile)
                 process.standardOutput = log
                 process.standardError = log
                 process.standardInput = FileHandle.nullDevice
                 try process.run()
-                try Self.waitUntilReady(kind, port: port, process: process)
+                try Self.waitUntilReady(probe, port: port, process: process)
                 self.process = process
                 self.port = port
                 return
@@ -85,18 +101,18 @@ public final class TestServer: @unchecked Sendable {
             }
         }
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-        throw TestServerError("\(kind) did not start: \(lastError.map { "\($0)" } ?? "unknown"); log: \(text.suffix(2000))")
+        throw TestServerError("\(kind?.rawValue ?? "the server") did not start: \(lastError.map { "\($0)" } ?? "unknown"); log: \(text.suffix(2000))")
     }
 
     deinit { stop() }
 
-    /// Stops the server: SIGTERM, SIGKILL if it is still there after 5 s, and SIGKILL for any process
+    /// Stops the server: SIGTERM, SIGKILL if it is still there after a second, and SIGKILL for any process
     /// it left (Apache's workers outlive a parent that is killed).
     public func stop() {
         let pid = process.processIdentifier
         if Self.isAlive(pid) {
             kill(pid, SIGTERM)
-            for _ in 0..<100 where Self.isAlive(pid) { usleep(50_000) }
+            for _ in 0..<20 where Self.isAlive(pid) { usleep(50_000) }
             if Self.isAlive(pid) { kill(pid, SIGKILL) }
         }
         for leftover in Self.processes(mentioning: directory.path) { kill(leftover, SIGKILL) }
@@ -201,16 +217,12 @@ public final class TestServer: @unchecked Sendable {
         }
     }
 
-    private static func waitUntilReady(_ kind: Kind, port: Int, process: Process) throws {
+    private static func waitUntilReady(_ probe: (String, String), port: Int, process: Process) throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             guard process.isRunning else { throw TestServerError("exited with status \(process.terminationStatus)") }
             if LoopbackHTTP.isListening(port) {
-                let probe =
-                    kind == .moto
-                    ? try? LoopbackHTTP.request(port: port, method: "GET", path: "/moto-api/", timeout: 5)
-                    : try? LoopbackHTTP.request(port: port, method: "OPTIONS", path: "/", timeout: 5)
-                if let probe, probe.status == 200 { return }
+                if let reply = try? LoopbackHTTP.request(port: port, method: probe.0, path: probe.1, timeout: 5), reply.status == 200 { return }
             }
             usleep(50_000)
         }

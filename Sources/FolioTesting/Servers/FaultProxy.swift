@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+public import Foundation
+
+/// An HTTP proxy on 127.0.0.1 in front of a test server that injects faults by rule: error
+/// statuses, reset or stalled connections, truncated or delayed replies. One request per
+/// connection (it asks both sides to close after it), so every request meets the rules.
+public final class FaultProxy: @unchecked Sendable {
+    /// What the proxy does with a request.
+    public enum Action: Sendable, Equatable {
+        /// Pass it on.
+        case forward
+        /// Answer with this status and an empty body, without passing it on.
+        case status(Int)
+        /// Reset the connection without answering.
+        case reset
+        /// Never answer (until the proxy stops).
+        case stall
+        /// Pass it on, but cut the reply's body after this many bytes and close.
+        case truncate(after: Int)
+        /// Pass it on after this many seconds.
+        case delay(Double)
+    }
+
+    /// A rule: requests it matches get its action, `times` times (forever when nil).
+    public struct Rule: Sendable {
+        var method: String?
+        var pathContains: String?
+        var action: Action
+        var remaining: Int?
+
+        /// A rule for `method` (any when nil) on paths containing `pathContains` (any when nil).
+        public init(method: String? = nil, pathContains: String? = nil, action: Action, times: Int? = nil) {
+            self.method = method
+            self.pathContains = pathContains
+            self.action = action
+            self.remaining = times
+        }
+    }
+
+    /// The proxy's port on 127.0.0.1.
+    public let port: Int
+    /// The proxy's base URL.
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    private let upstream: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var rules: [Rule] = []
+    private var seen: [String] = []
+    private var stopped = false
+
+    /// A proxy to the server on `upstreamPort`.
+    public init(upstreamPort: Int) throws {
+        upstream = upstreamPort
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.listener = listener
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = LoopbackHTTP.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    deinit { stop() }
+
+    /// Adds a rule (earlier rules win).
+    public func add(_ rule: Rule) { lock.withLock { rules.append(rule) } }
+
+    /// Removes every rule: everything is passed on.
+    public func clearRules() { lock.withLock { rules.removeAll() } }
+
+    /// Every request seen, as "METHOD path", in order.
+    public var requests: [String] { lock.withLock { seen } }
+
+    /// Stops accepting; stalled connections end.
+    public func stop() {
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func action(for method: String, _ path: String) -> Action {
+        lock.withLock {
+            seen.append("\(method) \(path)")
+            for index in rules.indices {
+                let rule = rules[index]
+                guard rule.method.map({ $0 == method }) ?? true, rule.pathContains.map({ path.contains($0) }) ?? true,
+                    rule.remaining.map({ $0 > 0 }) ?? true
+                else { continue }
+                if let remaining = rule.remaining { rules[index].remaining = remaining - 1 }
+                return rule.action
+            }
+            return .forward
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        // shutdown, not just close: the body-relay thread may be blocked reading this socket, and a
+        // close alone would neither wake it nor send the client its end of stream.
+        var abortive = false
+        defer {
+            if !abortive { shutdown(client, Int32(SHUT_RDWR)) }
+            close(client)
+        }
+        guard var (head, rest) = readHead(client) else { return }
+        let firstLine = head.prefix { $0 != UInt8(ascii: "\r") }
+        let parts = String(decoding: firstLine, as: UTF8.self).split(separator: " ")
+        guard parts.count >= 2 else { return }
+        let method = String(parts[0]), path = String(parts[1])
+        let action = action(for: method, path)
+        switch action {
+        case .status(let code):
+            drainBody(client, head: head, already: rest)
+            _ = try? LoopbackHTTP.send(client, Data("HTTP/1.1 \(code) Injected Fault\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            return
+        case .reset:
+            // An abortive close: RST, with no FIN first.
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            abortive = true
+            return
+        case .stall:
+            while !isStopped { usleep(50_000) }
+            return
+        case .delay(let seconds):
+            usleep(UInt32(seconds * 1_000_000))
+        case .forward, .truncate:
+            break
+        }
+        guard let server = try? LoopbackHTTP.connect(upstream) else { return }
+        defer {
+            shutdown(server, Int32(SHUT_RDWR))
+            close(server)
+        }
+        head = closingHead(head)
+        guard (try? LoopbackHTTP.send(server, Data(head) + Data(rest))) != nil else { return }
+        rest = []
+        // The request body, as it comes.
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = recv(client, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                if (try? LoopbackHTTP.send(server, Data(buffer[0..<count]))) == nil { break }
+            }
+            shutdown(server, Int32(SHUT_WR))
+        }.start()
+        var limit: Int? = nil
+        if case .truncate(let after) = action { limit = after }
+        relayReply(from: server, to: client, bodyLimit: limit)
+    }
+
+    /// Reads up to the end of the request head; returns the head and what came after it.
+    private func readHead(_ socket: Int32) -> ([UInt8], [UInt8])? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while data.count < 65536 {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            data.append(contentsOf: buffer[0..<count])
+            if let end = Self.headEnd(data) { return (Array(data[..<end]), Array(data[end...])) }
+        }
+        return nil
+    }
+
+    private static func headEnd(_ data: [UInt8]) -> Int? {
+        guard data.count >= 4 else { return nil }
+        for index in 0...(data.count - 4) where data[index] == 13 && data[index + 1] == 10 && data[index + 2] == 13 && data[index + 3] == 10 {
+            return index + 4
+        }
+        return nil
+    }
+
+    /// The head with `Connection: close` in place of any Connection header.
+    private func closingHead(_ head: [UInt8]) -> [UInt8] {
+        var lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        lines.removeAll { $0.lowercased().hasPrefix("connection:") }
+        lines.append("Connection: close")
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    /// Reads and drops a request's body (by Content-Length), so an early answer reaches the client.
+    private func drainBody(_ socket: Int32, head: [UInt8], already: [UInt8]) {
+        let text = String(decoding: head, as: UTF8.self).lowercased()
+        guard let range = text.range(of: "content-length:") else { return }
+        let digits = text[range.upperBound...].prefix { $0 != "\r" }.trimmingCharacters(in: .whitespaces)
+        var remaining = (Int(digits) ?? 0) - already.count
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while remaining > 0 {
+            let count = recv(socket, &buffer, min(buffer.count, remaining), 0)
+            if count <= 0 { return }
+            remaining -= count
+        }
+    }
+
+    private func relayReply(from server: Int32, to client: Int32, bodyLimit: Int?) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var received: [UInt8] = []
+        var bodyStart: Int?
+        while true {
+            let count = recv(server, &buffer, buffer.count, 0)
+            if count <= 0 { return }
+            var chunk = Array(buffer[0..<count])
+            if let limit = bodyLimit {
+                received.append(contentsOf: chunk)
+                if bodyStart == nil { bodyStart = Self.headEnd(received) }
+                if let start = bodyStart, received.count - start > limit {
+                    let allowed = start + limit - (received.count - chunk.count)
+                    chunk = Array(chunk.prefix(max(0, allowed)))
+                    _ = try? LoopbackHTTP.send(client, Data(chunk))
+                    return
+                }
+            }
+            if (try? LoopbackHTTP.send(client, Data(chunk))) == nil { return }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Folio
+@testable import FolioProviders
+import FolioTesting
+import Foundation
+import Testing
+
+@Suite("Hostile WebDAV replies are refused safely")
+struct HostileServerTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hostile_dav.py")
+    static let request = FileProviderRequest(temporaryDirectory: FileManager.default.temporaryDirectory)
+
+    static func serve(_ mode: String) throws -> TestServer {
+        try TestServer(script: script) { port in [mode, "\(port)"] }
+    }
+
+    @Test(arguments: ["malformed", "doctype", "huge"])
+    func brokenListingsAreRefusedWhole(mode: String) async throws {
+        let server = try Self.serve(mode)
+        let provider = WebDAVProvider(baseURL: server.baseURL)
+        let error = await #expect(throws: FileProviderError.self) {
+            try await provider.enumerateItems(in: .rootContainer, startingAt: .initialPageSortedByName, request: Self.request)
+        }
+        // A refused listing is an error (retried later), never a shorter listing that could read as deletions.
+        #expect(error?.code == .serverUnreachable, "\(mode): \(String(describing: error))")
+        #expect(error?.message?.contains("refused") == true || error?.message?.contains("HTTP") == true || mode == "huge", "\(String(describing: error))")
+        await #expect(throws: FileProviderError.self) { try await provider.currentSyncAnchor(for: .workingSet, request: Self.request) }
+    }
+
+    @Test func hostileNamesAreLeftOutAndNothingEscapes() async throws {
+        let server = try Self.serve("traversal")
+        let provider = WebDAVProvider(baseURL: server.baseURL)
+        let page = try await provider.enumerateItems(in: .rootContainer, startingAt: .initialPageSortedByName, request: Self.request)
+        let names = Set(page.items.map(\.filename))
+        #expect(names == ["ok.txt", "café.txt"], "\(names)")
+        #expect(page.items.allSatisfy { $0.parentItemIdentifier == .rootContainer && !$0.itemIdentifier.rawValue.contains("..") })
+    }
+
+    @Test func theParserRefusesWhatItMust() throws {
+        func parse(_ text: String) throws(MultistatusError) -> [DAVResource] { try MultistatusParser.parse(Array(text.utf8)) }
+        let good = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <!-- a comment -->
+            <d:multistatus xmlns:d="DAV:" xmlns:x="urn:other"><d:response><d:href>/a%20b/c&amp;d.txt</d:href>
+            <d:propstat><d:prop><d:getetag>W/"12-ab"</d:getetag><d:getcontentlength>12</d:getcontentlength><x:getetag>ignored</x:getetag>
+            <d:resourcetype/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>
+            <d:propstat><d:prop><d:getcontenttype/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat></d:response>
+            <d:response><d:href><![CDATA[/folder/]]></d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop>
+            <d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>
+            """
+        let resources = try parse(good)
+        #expect(resources == [
+            DAVResource(href: "/a%20b/c&d.txt", isCollection: false, etag: "W/\"12-ab\"", contentLength: 12),
+            DAVResource(href: "/folder/", isCollection: true),
+        ])
+        let refused = [
+            "<d:multistatus xmlns:d=\"DAV:\"><d:response>",  // unterminated
+            "<!DOCTYPE x [<!ENTITY a \"b\">]><d:multistatus xmlns:d=\"DAV:\"/>",  // DTD
+            "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:href>&a;</d:href></d:response></d:multistatus>",  // unknown entity
+            "<d:multistatus xmlns:d=\"DAV:\"></d:other>",  // mismatched
+            "<x:multistatus/>",  // undeclared prefix
+            "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:propstat/></d:response></d:multistatus>",  // no href
+            "<a/><b/>",  // two roots
+            String(repeating: "<a>", count: 40) + String(repeating: "</a>", count: 40),  // too deep
+            "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:href>/x</d:href><d:propstat><d:prop><d:getcontentlength>-5</d:getcontentlength></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>",
+            "<d:multistatus xmlns:d=\"DAV:\">&#0;</d:multistatus>",
+        ]
+        for text in refused {
+            #expect(throws: MultistatusError.self, "\(text.prefix(60))") { try parse(text) }
+        }
+    }
+
+    @Test func hrefsDecodeOnlyInsideTheBase() {
+        #expect(DAVPath.relative("/dav/a%20b/c.txt", basePath: "/dav/") == "a b/c.txt")
+        #expect(DAVPath.relative("http://127.0.0.1:8080/dav/folder/", basePath: "/dav/", origin: "http://127.0.0.1:8080") == "folder")
+        #expect(DAVPath.relative("http://elsewhere:8080/dav/folder/", basePath: "/dav/", origin: "http://127.0.0.1:8080") == nil)
+        #expect(DAVPath.relative("/dav/", basePath: "/dav/") == "")
+        for hostile in ["/other/a.txt", "/dav/../etc/passwd", "/dav/a/%2e%2e/b", "/dav/a%00b", "/dav/%ZZ", "/dav//double", "/dav/%C0%AF"] {
+            #expect(DAVPath.relative(hostile, basePath: "/dav/") == nil, "\(hostile)")
+        }
+        #expect(DAVPath.encode("a b/ü?#%.txt") == "a%20b/%C3%BC%3F%23%25.txt")
+    }
+}
