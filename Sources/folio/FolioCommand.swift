@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Foundation
 import Logging
 
@@ -19,6 +22,12 @@ struct FolioCommand: AsyncParsableCommand {
     /// The level is `FOLIO_LOG_LEVEL` (trace, debug, info, notice, warning, error, critical); by default
     /// `info` for the daemon and `warning` for everything else.
     static func main() async {
+        // A process started from a thread that blocks signals (a dispatch worker of the parent: Foundation's
+        // Process does not reset the mask) would pass the block on to its own children, and then a
+        // SIGTERM to the daemon or a worker never arrives. Start with nothing blocked.
+        var nothing = sigset_t()
+        sigemptyset(&nothing)
+        sigprocmask(SIG_SETMASK, &nothing, nil)
         do {
             var command = try parseAsRoot()
             let level = ProcessInfo.processInfo.environment["FOLIO_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))

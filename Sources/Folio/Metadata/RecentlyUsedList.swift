@@ -252,48 +252,13 @@ package struct RecentlyUsedList: Sendable, Equatable {
             }
         }
 
-        /// The text with `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` `&#N;` `&#xN;` decoded; it must be UTF-8.
+        /// The text with its entities decoded (``XMLEntities``), failures placed at `start`.
         static func decodeEntities(_ raw: ArraySlice<UInt8>, at start: Int) throws(Failure) -> String {
-            var output: [UInt8] = []
-            output.reserveCapacity(raw.count)
-            var index = raw.startIndex
-            while index < raw.endIndex {
-                let byte = raw[index]
-                guard byte == UInt8(ascii: "&") else {
-                    output.append(byte)
-                    index += 1
-                    continue
-                }
-                guard let semicolon = raw[index...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
-                    throw Failure(reason: "an unterminated entity", offset: start + (index - raw.startIndex))
-                }
-                let entity = String(decoding: raw[(index + 1)..<semicolon], as: UTF8.self)
-                switch entity {
-                case "amp": output.append(UInt8(ascii: "&"))
-                case "lt": output.append(UInt8(ascii: "<"))
-                case "gt": output.append(UInt8(ascii: ">"))
-                case "quot": output.append(UInt8(ascii: "\""))
-                case "apos": output.append(UInt8(ascii: "'"))
-                default:
-                    let number: UInt32?
-                    if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
-                        number = UInt32(entity.dropFirst(2), radix: 16)
-                    } else if entity.hasPrefix("#") {
-                        number = UInt32(entity.dropFirst(), radix: 10)
-                    } else {
-                        number = nil
-                    }
-                    guard let number, number != 0, let scalar = Unicode.Scalar(number) else {
-                        throw Failure(reason: "an unknown entity &\(entity);", offset: start + (index - raw.startIndex))
-                    }
-                    output.append(contentsOf: Array(String(Character(scalar)).utf8))
-                }
-                index = semicolon + 1
+            do {
+                return try XMLEntities.decode(raw)
+            } catch {
+                throw Failure(reason: error.reason, offset: start + error.offset)
             }
-            guard let text = String(validating: output, as: UTF8.self) else {
-                throw Failure(reason: "a value that is not UTF-8", offset: start)
-            }
-            return text
         }
     }
 }

@@ -5,20 +5,31 @@ public import UniformTypes
 /// provider protocol. Any ``FileProviderItem`` can be copied into one, and a provider may use it as
 /// its own item type.
 public struct FileProviderItemRecord: FileProviderItemProtocol, Hashable, Codable {
+    /// The item's identifier, chosen by the provider.
     public var itemIdentifier: FileProviderItemIdentifier
+    /// The folder the item is in.
     public var parentItemIdentifier: FileProviderItemIdentifier
+    /// The item's name in its folder.
     public var filename: String
+    /// The item's type.
     public var contentType: UTType
+    /// What the user may do with the item.
     public var capabilities: FileProviderItemCapabilities
+    /// The item's content and metadata versions.
     public var itemVersion: FileProviderItemVersion
     /// The content's size in bytes, when known.
     public var size: Int64?
     /// How many children a folder has, when known.
     public var childCount: Int?
+    /// When the item was created.
     public var creationDate: Date?
+    /// When the content last changed.
     public var contentModificationDate: Date?
+    /// Executable, readable, writable, hidden.
     public var fileSystemFlags: FileProviderFileSystemFlags
+    /// Extended attributes synced with the item.
     public var extendedAttributes: [String: Data]
+    /// A symbolic link's target.
     public var symlinkTargetPath: String?
 
     /// A record with the given properties.
@@ -59,7 +70,9 @@ public struct FileProviderItemRecord: FileProviderItemProtocol, Hashable, Codabl
             extendedAttributes: item.extendedAttributes, symlinkTargetPath: item.symlinkTargetPath)
     }
 
+    /// ``size`` as a number.
     public var documentSize: NSNumber? { size.map { NSNumber(value: $0) } }
+    /// ``childCount`` as a number.
     public var childItemCount: NSNumber? { childCount.map { NSNumber(value: $0) } }
 
     /// Whether the item is a folder.

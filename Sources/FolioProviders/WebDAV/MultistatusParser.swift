@@ -1,3 +1,4 @@
+import Folio
 import Foundation
 
 /// One resource of a WebDAV `207 Multi-Status` reply to PROPFIND.
@@ -237,43 +238,13 @@ struct MultistatusParser {
         text.append(contentsOf: raw)
     }
 
-    /// `raw` with entities and character references decoded; unknown entities are refused.
+    /// `raw` with entities and character references decoded (``XMLEntities``); unknown ones are refused.
     private func decode(_ raw: ArraySlice<UInt8>) throws(MultistatusError) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else {
-            guard let text = String(validating: raw, as: UTF8.self) else { throw MultistatusError("text that is not UTF-8") }
-            return text
+        do {
+            return try XMLEntities.decode(raw)
+        } catch {
+            throw MultistatusError(error.reason)
         }
-        var out: [UInt8] = []
-        var position = raw.startIndex
-        while position < raw.endIndex {
-            let byte = raw[position]
-            guard byte == UInt8(ascii: "&") else {
-                out.append(byte)
-                position += 1
-                continue
-            }
-            guard let semicolon = raw[position...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else {
-                throw MultistatusError("an unterminated entity")
-            }
-            let name = String(decoding: raw[(position + 1)..<semicolon], as: UTF8.self)
-            switch name {
-            case "lt": out.append(UInt8(ascii: "<"))
-            case "gt": out.append(UInt8(ascii: ">"))
-            case "amp": out.append(UInt8(ascii: "&"))
-            case "quot": out.append(UInt8(ascii: "\""))
-            case "apos": out.append(UInt8(ascii: "'"))
-            default:
-                let number: UInt32? =
-                    name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : name.hasPrefix("#") ? UInt32(name.dropFirst(), radix: 10) : nil
-                guard let number, number != 0, let scalar = Unicode.Scalar(number) else {
-                    throw MultistatusError("an unknown entity “&\(name.prefix(10));”")
-                }
-                out.append(contentsOf: Array(String(Character(scalar)).utf8))
-            }
-            position = semicolon + 1
-        }
-        guard let text = String(validating: out, as: UTF8.self) else { throw MultistatusError("text that is not UTF-8") }
-        return text
     }
 
     // MARK: Scanning

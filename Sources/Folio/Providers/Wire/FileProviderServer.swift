@@ -2,7 +2,6 @@
 @preconcurrency import Glibc
 #endif
 public import Foundation
-import Logging
 
 /// Serves a ``FileProvider`` over the provider protocol (docs/provider-protocol.md) on standard input
 /// and output, so that a provider written in Swift runs as an out-of-process provider: the daemon
@@ -17,7 +16,6 @@ public final class FileProviderServer: @unchecked Sendable {
     private var tasks: [Int64: Task<Void, Never>] = [:]
     private var progresses: [Int64: Progress] = [:]
     private var temporaryDirectory: URL?
-    private let logger = Logger(label: "folio.provider.server")
 
     /// A server of `provider` on standard input and output (or the descriptors given).
     public init(provider: any FileProvider, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
