@@ -25,7 +25,11 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
 
     // Everything below is touched only on `queue`.
     private let queue = DispatchQueue(label: "folio.provider.local")
-    var entries: [FileProviderItemIdentifier: Entry] = [:]
+    var entries: [FileProviderItemIdentifier: Entry] = [:] {
+        didSet { childIndex = nil }
+    }
+    /// Each folder's children, built from ``entries`` when first needed after a change.
+    private var childIndex: [FileProviderItemIdentifier: [FileProviderItemIdentifier]]?
     /// Identities by path, keyed by the path's bytes: Swift's `String` equality treats NFC and NFD
     /// spellings as one, and the file system does not.
     var pathIndex: [[UInt8]: FileProviderItemIdentifier] = [:]
@@ -157,6 +161,16 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
         return entry
     }
 
+    /// The identifiers of `folder`'s children.
+    func children(of folder: FileProviderItemIdentifier) -> [FileProviderItemIdentifier] {
+        if childIndex == nil {
+            var index: [FileProviderItemIdentifier: [FileProviderItemIdentifier]] = [:]
+            for entry in entries.values { index[entry.parent, default: []].append(entry.identifier) }
+            childIndex = index
+        }
+        return childIndex?[folder] ?? []
+    }
+
     // MARK: Items
 
     /// The item an entry stands for.
@@ -168,7 +182,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
         switch status.kind {
         case .directory:
             type = .folder
-            childCount = entries.values.reduce(0) { $0 + ($1.parent == entry.identifier ? 1 : 0) }
+            childCount = children(of: entry.identifier).count
         case .symbolicLink:
             type = .symbolicLink
             contentVersion = Data(SHA256.hash(data: Data((entry.linkTarget ?? "").utf8)))
@@ -225,7 +239,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
                 guard try self.entry(container).status.kind == .directory else {
                     throw FileProviderError(.noSuchItem, message: "\(container) is not a folder")
                 }
-                candidates = self.entries.values.filter { $0.parent == container }
+                candidates = self.children(of: container).compactMap { self.entries[$0] }
                 key = \.name
             }
             let (slice, next) = try ProviderPaging.slice(ProviderPaging.sorted(candidates, key: key), key: key, after: page, limit: self.pageSize)
