@@ -102,7 +102,16 @@ struct DocumentProcessTests {
         #expect(try document(holder, "moved")["to"]?.stringValue == moved)
         mover.send(Command.write("rm", moved, .forDeleting))
         _ = try mover.waitFor("entered", id: "rm")
-        #expect(holder.events.contains { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & Document.State.closed.rawValue) != 0 })
+        // The holder closed before the deleter entered; its report comes through another pipe, so
+        // it may be read a moment after the mover's.
+        let closed = Document.State.closed.rawValue
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline,
+            !holder.events.contains(where: { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & closed) != 0 })
+        {
+            usleep(5000)
+        }
+        #expect(holder.events.contains { $0["what"]?.stringValue == "state" && (UInt($0["state"]?.intValue ?? 0) & closed) != 0 })
         mover.send(Command.release("rm"))
     }
 }
