@@ -103,12 +103,14 @@ extension LocalFolderProvider {
                             try FilePath(entry.path).rename(toNewItemAt: FilePath(destination))
                         }
                     }
+                    // A move changes the paths of everything below: list again once.
                     self.refresh()
-                    entry = try self.entry(entry.identifier)
+                    return FileProviderItemResult(item: try self.record(self.entry(entry.identifier)))
                 }
             }
-            self.refresh()
-            return FileProviderItemResult(item: try self.record(self.entry(entry.identifier)))
+            // Only this item changed (content, date, mode): read its status again, not the whole tree.
+            guard entry.identifier != .rootContainer else { return FileProviderItemResult(item: try self.record(self.entry(.rootContainer))) }
+            return FileProviderItemResult(item: try self.record(self.remember(path: entry.path, parent: entry.parent)))
         }
     }
 
