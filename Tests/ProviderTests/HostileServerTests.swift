@@ -36,7 +36,7 @@ struct HostileServerTests {
     }
 
     @Test func theParserRefusesWhatItMust() throws {
-        func parse(_ text: String) throws(MultistatusError) -> [DAVResource] { try MultistatusParser.parse(Array(text.utf8)) }
+        func parse(_ text: String) throws(XMLRefusal) -> [DAVResource] { try MultistatusParser.parse(Array(text.utf8)) }
         let good = """
             <?xml version="1.0" encoding="utf-8"?>
             <!-- a comment -->
@@ -65,7 +65,7 @@ struct HostileServerTests {
             "<d:multistatus xmlns:d=\"DAV:\">&#0;</d:multistatus>",
         ]
         for text in refused {
-            #expect(throws: MultistatusError.self, "\(text.prefix(60))") { try parse(text) }
+            #expect(throws: XMLRefusal.self, "\(text.prefix(60))") { try parse(text) }
         }
     }
 

@@ -52,7 +52,11 @@ struct WebDAVFaultTests {
         let anchor = try await provider.currentSyncAnchor(for: .workingSet, request: request)
         proxy.add(.init(method: "PROPFIND", action: .status(500), times: 1))
         await #expect(throws: FileProviderError.self) { try await provider.enumerateChanges(in: .workingSet, from: anchor, request: request) }
+        // A listing sent again after one reset connection succeeds; reset twice, it is an error.
         proxy.add(.init(method: "PROPFIND", action: .reset, times: 1))
+        let recovered = try await provider.enumerateChanges(in: .workingSet, from: anchor, request: request)
+        #expect(recovered.deletedItemIdentifiers.isEmpty)
+        proxy.add(.init(method: "PROPFIND", action: .reset, times: 2))
         await #expect(throws: FileProviderError.self) { try await provider.enumerateChanges(in: .workingSet, from: anchor, request: request) }
         // Healed: nothing was deleted by the failures.
         let changes = try await provider.enumerateChanges(in: .workingSet, from: anchor, request: request)

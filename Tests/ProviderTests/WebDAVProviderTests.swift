@@ -38,4 +38,13 @@ struct WebDAVProviderTests {
         let failures = try await Self.validate(.rclone)
         #expect(failures.isEmpty, "\(failures)")
     }
+
+    /// `folio provider validate http://…` runs the whole suite against Apache through the command.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func theCommandValidatesWebDAV() throws {
+        let server = try TestServer(.apache)
+        let output = try ProcessRunner.folio(["provider", "validate", server.baseURL.absoluteString, "--large-size", "3M", "--paging-items", "30"])
+        #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+        #expect(output.stdout.split(separator: "\n").last == "\(ProviderValidation.caseNames.count) passed, 0 failed")
+    }
 }

@@ -59,9 +59,8 @@ struct WebDAVClient: Sendable {
         var request = request(method, relative, headers: headers)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let response = try await client.execute(request, timeout: requestTimeout)
-            var collected = try await response.body.collect(upTo: limit)
-            return Reply(status: Int(response.status.code), headers: response.headers, body: collected.readBytes(length: collected.readableBytes) ?? [])
+            let reply = try await HTTPTransfer.execute(request, client: client, timeout: requestTimeout, limit: limit)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body)
         } catch {
             throw Self.transportError(error, method, relative)
         }
@@ -71,15 +70,14 @@ struct WebDAVClient: Sendable {
     func upload(_ relative: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
         var request = request("PUT", relative, headers: headers)
         if let source {
-            let size = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as? Int64 ?? 0
+            let size = try HTTPTransfer.size(of: source.path)
             request.body = .stream(FileChunks(path: source.path), length: .known(size))
         } else {
             request.body = .bytes(ByteBuffer())
         }
         do {
-            let response = try await client.execute(request, timeout: .hours(1))
-            var collected = try await response.body.collect(upTo: 1 << 20)
-            return Reply(status: Int(response.status.code), headers: response.headers, body: collected.readBytes(length: collected.readableBytes) ?? [])
+            let reply = try await HTTPTransfer.execute(request, client: client, timeout: .hours(1), limit: 1 << 20)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body)
         } catch {
             throw Self.transportError(error, "PUT", relative)
         }
@@ -88,47 +86,10 @@ struct WebDAVClient: Sendable {
     /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag.
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
     func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64) {
-        let request = request("GET", relative, headers: [])
-        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
-        var done: Int64 = 0
-        do {
-            defer { close(descriptor) }
-            let response = try await client.execute(request, timeout: .hours(1))
-            let status = Int(response.status.code)
-            guard status == 200 else {
-                throw Self.statusError(status, "GET", relative)
-            }
-            let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
-            if let expected { progress.totalUnitCount = expected }
-            for try await buffer in response.body {
-                if progress.isCancelled || Task.isCancelled {
-                    throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
-                }
-                try buffer.withUnsafeReadableBytes { raw in
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                        if written < 0 {
-                            if errno == EINTR { continue }
-                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])
-                        }
-                        offset += written
-                    }
-                }
-                done += Int64(buffer.readableBytes)
-                progress.completedUnitCount = done
-            }
-            if let expected, expected != done {
-                throw FileProviderError(.serverUnreachable, message: "the download of \(relative) ended after \(done) of \(expected) bytes")
-            }
-            guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
-            return (response.headers.first(name: "ETag"), done)
-        } catch {
-            unlink(destination)
-            if error is FileProviderError || error is CocoaError { throw error }
-            throw Self.transportError(error, "GET", relative)
+        let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress) {
+            status, _ in Self.statusError(status, "GET", relative)
         }
+        return (received.headers.first(name: "ETag"), received.size)
     }
 
     /// The resources of a PROPFIND at `depth` (0 or 1).
@@ -180,24 +141,4 @@ extension WebDAVClient {
         configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
-}
-
-/// A file's bytes as an async sequence of buffers, read 256 KiB at a time: an upload body that is
-/// never all in memory.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let path: String
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle?
-        mutating func next() async throws -> ByteBuffer? {
-            guard let handle, let data = try handle.read(upToCount: 256 << 10), !data.isEmpty else {
-                try? handle?.close()
-                return nil
-            }
-            return ByteBuffer(bytes: data)
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: FileHandle(forReadingAtPath: path)) }
 }

@@ -22,7 +22,7 @@ import NIOCore
 /// - Changes are found by listing the whole tree and comparing it with the previous listing: a
 ///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
 ///   never inferred from a broken listing.
-public actor WebDAVProvider: FileProvider {
+public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests, probed on first write.
     struct Profile {
         var honoursConditions: Bool
@@ -32,8 +32,7 @@ public actor WebDAVProvider: FileProvider {
     /// Items per page.
     public let pageSize: Int
     private var profile: Profile?
-    private var snapshot: [FileProviderItemIdentifier: FileProviderItemRecord]?
-    private var changes = ProviderChangeLog()
+    var listing = ListingSnapshot()
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     let logger = Logger(label: "folio.provider.webdav")
@@ -136,6 +135,14 @@ public actor WebDAVProvider: FileProvider {
         return resources.compactMap { record($0) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
     }
 
+    func listChildren(of container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord] {
+        let listed = try await children(Self.relative(container))
+        if listed.isEmpty, container != .rootContainer, try await current(Self.relative(container)).isFolder == false {
+            throw FileProviderError(.noSuchItem, message: "\(container) is not a folder")
+        }
+        return listed
+    }
+
     /// Every item below the root, one PROPFIND per folder (Depth: infinity is often disabled).
     func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
@@ -147,39 +154,6 @@ public actor WebDAVProvider: FileProvider {
             }
         }
         return found
-    }
-
-    /// Lists everything and records what changed since the last listing.
-    func refresh() async throws {
-        let found = try await walk()
-        if let previous = snapshot {
-            for (identifier, old) in previous {
-                if let new = found[identifier] {
-                    if new.itemVersion != old.itemVersion || new.size != old.size { changes.recordUpdate(identifier) }
-                } else {
-                    changes.recordDeletion(identifier)
-                }
-            }
-            for identifier in found.keys where previous[identifier] == nil { changes.recordUpdate(identifier) }
-        }
-        snapshot = found
-    }
-
-    /// Records a change this provider made, so the next listing does not report it twice.
-    func remember(_ item: FileProviderItemRecord?, removed: [FileProviderItemIdentifier] = []) {
-        for identifier in removed {
-            if snapshot?.removeValue(forKey: identifier) != nil || snapshot == nil { changes.recordDeletion(identifier) }
-            if let descendants = snapshot?.keys.filter({ $0.rawValue.hasPrefix(identifier.rawValue + "/") }) {
-                for descendant in descendants {
-                    snapshot?[descendant] = nil
-                    changes.recordDeletion(descendant)
-                }
-            }
-        }
-        if let item {
-            snapshot?[item.itemIdentifier] = item
-            changes.recordUpdate(item.itemIdentifier)
-        }
     }
 
     // MARK: FileProvider (reading)
@@ -194,40 +168,19 @@ public actor WebDAVProvider: FileProvider {
     public func enumerateItems(
         in container: FileProviderItemIdentifier, startingAt page: FileProviderPage, request: FileProviderRequest
     ) async throws -> FileProviderItemPage {
-        _ = try ProviderPaging.key(of: page)
-        let items: [FileProviderItemRecord]
-        if container == .workingSet {
-            if page.isInitial || snapshot == nil { try await refresh() }
-            items = ProviderPaging.sorted(Array(snapshot!.values), key: \.itemIdentifier.rawValue)
-            let (slice, next) = try ProviderPaging.slice(items, key: \.itemIdentifier.rawValue, after: page, limit: pageSize)
-            return FileProviderItemPage(items: Array(slice), nextPage: next)
-        }
-        let listed = try await children(Self.relative(container))
-        if listed.isEmpty, container != .rootContainer, try await current(Self.relative(container)).isFolder == false {
-            throw FileProviderError(.noSuchItem, message: "\(container) is not a folder")
-        }
-        items = ProviderPaging.sorted(listed, key: \.filename)
-        let (slice, next) = try ProviderPaging.slice(items, key: \.filename, after: page, limit: pageSize)
-        return FileProviderItemPage(items: Array(slice), nextPage: next)
+        try await self.page(of: container, startingAt: page)
     }
 
     public func currentSyncAnchor(for container: FileProviderItemIdentifier, request: FileProviderRequest) async throws
         -> FileProviderSyncAnchor
     {
-        try await refresh()
-        return changes.anchor
+        try await anchorNow()
     }
 
     public func enumerateChanges(
         in container: FileProviderItemIdentifier, from anchor: FileProviderSyncAnchor, request: FileProviderRequest
     ) async throws -> FileProviderChangeBatch {
-        guard changes.generation(of: anchor) != nil else {
-            throw FileProviderError(.syncAnchorExpired, message: "the sync anchor is expired or not this provider's")
-        }
-        try await refresh()
-        let found = try changes.changes(since: anchor, limit: pageSize)
-        let updated = found.updated.compactMap { snapshot?[$0] }.filter { container == .workingSet || $0.parentItemIdentifier == container }
-        return FileProviderChangeBatch(updatedItems: updated, deletedItemIdentifiers: found.deleted, anchor: found.anchor, moreComing: found.moreComing)
+        try await changes(in: container, since: anchor)
     }
 
     public func fetchContents(
@@ -269,26 +222,5 @@ public actor WebDAVProvider: FileProvider {
         profile = Profile(honoursConditions: honoured)
         logger.info("server probed", metadata: ["base": "\(dav.base.absoluteString)", "honoursIfMatch": "\(honoured)"])
         return honoured
-    }
-}
-
-extension WebDAVProvider {
-    /// Waits until no other call of this provider writes `relative`, then claims it: two writes to
-    /// one path from one device never race each other on the server.
-    func lock(_ relative: String) async {
-        while busy.contains(relative) {
-            await withCheckedContinuation { waiters[relative, default: []].append($0) }
-        }
-        busy.insert(relative)
-    }
-
-    /// Releases `relative` for the next writer.
-    func unlock(_ relative: String) {
-        busy.remove(relative)
-        if var queue = waiters[relative], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiters[relative] = queue.isEmpty ? nil : queue
-            next.resume()
-        }
     }
 }

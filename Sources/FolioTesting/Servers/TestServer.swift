@@ -20,6 +20,19 @@ public final class TestServer: @unchecked Sendable {
     public let root: URL?
     /// The server's base URL.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
+    /// For moto: an IAM user's access key (every request must be signed with it: moto checks
+    /// signatures once its first few unauthenticated actions are used up) and a bucket it may use.
+    public private(set) var s3: S3Account?
+
+    /// An S3 account on a test server.
+    public struct S3Account: Sendable {
+        /// The access key id.
+        public var accessKey: String
+        /// The secret key.
+        public var secretKey: String
+        /// A bucket that exists.
+        public var bucket: String
+    }
 
     private let process: Process
     private let directory: TemporaryDirectory
@@ -54,12 +67,45 @@ public final class TestServer: @unchecked Sendable {
 
     /// Starts a server of `kind` and waits until it answers.
     ///
+    /// moto checks signatures only when `enforcingSignatures`, and then wrongly refuses a correctly
+    /// signed request whose query holds a `/` (a listing's prefix; boto3's own requests fail the same
+    /// way): it rebuilds the query from a decoded URL. So tests of the provider's behaviour run
+    /// without the check, and tests of credentials run with it, on listings of the bucket's root.
     /// - Throws: the reason it cannot run, or its log when it did not start.
-    public convenience init(_ kind: Kind) throws {
+    public convenience init(_ kind: Kind, enforcingSignatures: Bool = false) throws {
         if let reason = Self.unavailability(kind) { throw TestServerError(reason) }
         try self.init(kind: kind, serves: kind != .moto, probe: kind == .moto ? ("GET", "/moto-api/") : ("OPTIONS", "/")) { process, port, directory, root in
             try Self.configure(process, kind: kind, port: port, directory: directory, root: root)
+            if kind == .moto, enforcingSignatures {
+                // Three IAM actions and the bucket's creation go unchecked; every later request must be signed.
+                process.environment = ProcessInfo.processInfo.environment.merging(["INITIAL_NO_AUTH_ACTION_COUNT": "4"]) { $1 }
+            }
         }
+        if kind == .moto { s3 = try makeAccount() }
+    }
+
+    /// Creates an IAM user with an access key and a bucket through boto3 (moto's own dependency),
+    /// using moto's unauthenticated actions: afterwards moto refuses unsigned and wrongly signed requests.
+    private func makeAccount() throws -> S3Account {
+        let script = """
+            import boto3, json, sys
+            endpoint = "http://127.0.0.1:%s" % sys.argv[1]
+            iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="setup", aws_secret_access_key="setup")
+            iam.create_user(UserName="folio")
+            iam.put_user_policy(UserName="folio", PolicyName="all", PolicyDocument=json.dumps(
+                {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+            key = iam.create_access_key(UserName="folio")["AccessKey"]
+            s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"])
+            s3.create_bucket(Bucket="folio")
+            print(key["AccessKeyId"], key["SecretAccessKey"])
+            """
+        let output = try ProcessRunner.run(URL(fileURLWithPath: Self.motoPython!), ["-c", script, "\(port)"])
+        let words = output.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard output.status == 0, words.count == 2 else {
+            throw TestServerError("could not create moto's IAM user: \(output.stderr.suffix(2000))")
+        }
+        return S3Account(accessKey: words[0], secretKey: words[1], bucket: "folio")
     }
 
     /// Starts a test's own server: `executable` with `arguments(port)`, ready when `OPTIONS /` answers 200.
@@ -137,7 +183,7 @@ public final class TestServer: @unchecked Sendable {
 
     /// A Python interpreter that can import moto (the test venv's, or the machine's `python3`):
     /// moto runs as `python -m moto.server`, not through a launcher script that may not pass signals on.
-    static let motoPython: String? = {
+    public static let motoPython: String? = {
         var candidates: [String] = []
         if let venv = venvTool("python3") { candidates.append(venv) }
         if let system = ProcessRunner.which("python3") { candidates.append(system) }

@@ -31,12 +31,17 @@ struct ProviderCommand: AsyncParsableCommand {
             discussion: """
                 The suite works in a scratch folder it creates in the provider's root and deletes afterwards. \
                 A folder validates the local folder provider over that folder; an http(s) URL the WebDAV provider \
-                (with --user, and the password in $FOLIO_PASSWORD); an executable file is run as an out-of-process \
+                (with --user, and the password in $FOLIO_PASSWORD); s3://BUCKET[/PREFIX] the S3 provider (with \
+                --endpoint and --region, the access key from --user or $AWS_ACCESS_KEY_ID and the secret from \
+                $FOLIO_PASSWORD or $AWS_SECRET_ACCESS_KEY); an executable file is run as an out-of-process \
                 provider (docs/provider-protocol.md), with the arguments after `--`.
                 """)
 
-        @Argument(help: "The provider: a folder (the local folder provider), a WebDAV URL, or a provider executable.") var provider: String
-        @Option(help: "The WebDAV user (the password comes from $FOLIO_PASSWORD, never the command line).") var user: String?
+        @Argument(help: "The provider: a folder (the local folder provider), a WebDAV URL, s3://BUCKET[/PREFIX], or a provider executable.")
+        var provider: String
+        @Option(help: "The WebDAV user or S3 access key (the secret comes from $FOLIO_PASSWORD, never the command line).") var user: String?
+        @Option(help: "The S3 server (scheme, host and port).") var endpoint = "https://s3.amazonaws.com"
+        @Option(help: "The S3 region.") var region = "us-east-1"
         @Argument(parsing: .postTerminator, help: "Arguments for a provider executable.") var providerArguments: [String] = []
         @Option(help: "The size of the large streamed file, in bytes or with K, M or G (e.g. 3G).") var largeSize = "64M"
         @Option(help: "How many files the paging case creates.") var pagingItems = 120
@@ -55,8 +60,18 @@ struct ProviderCommand: AsyncParsableCommand {
             defer { try? FileManager.default.removeItem(at: scratch) }
             let target: any FileProvider
             var isFolder: ObjCBool = false
+            let environment = ProcessInfo.processInfo.environment
             if provider.hasPrefix("http://") || provider.hasPrefix("https://"), let url = URL(string: provider) {
-                target = WebDAVProvider(baseURL: url, user: user, password: ProcessInfo.processInfo.environment["FOLIO_PASSWORD"])
+                target = WebDAVProvider(baseURL: url, user: user, password: environment["FOLIO_PASSWORD"])
+            } else if provider.hasPrefix("s3://") {
+                let path = provider.dropFirst(5).split(separator: "/", maxSplits: 1).map(String.init)
+                guard let bucket = path.first, !bucket.isEmpty, let server = URL(string: endpoint), server.host != nil else {
+                    throw ValidationError("s3://BUCKET[/PREFIX] with --endpoint http(s)://HOST[:PORT]")
+                }
+                guard let key = user ?? environment["AWS_ACCESS_KEY_ID"], let secret = environment["FOLIO_PASSWORD"] ?? environment["AWS_SECRET_ACCESS_KEY"] else {
+                    throw ValidationError("S3 needs an access key (--user or $AWS_ACCESS_KEY_ID) and a secret ($FOLIO_PASSWORD or $AWS_SECRET_ACCESS_KEY)")
+                }
+                target = S3Provider(endpoint: server, bucket: bucket, prefix: path.count > 1 ? path[1] : "", accessKey: key, secretKey: secret, region: region)
             } else if FileManager.default.fileExists(atPath: provider, isDirectory: &isFolder), !isFolder.boolValue {
                 let domain = FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "validate"), displayName: provider)
                 target = ProviderProcess(

@@ -1,0 +1,227 @@
+import Folio
+import Foundation
+
+/// An XML element's name: its namespace URI (resolved from its prefix) and its local name.
+struct XMLName: Equatable, Sendable {
+    var namespace: String
+    var local: String
+}
+
+/// Why a server's XML reply was refused.
+struct XMLRefusal: Error, CustomStringConvertible, Equatable {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// What a reply means, told element by element by ``BoundedXMLReader``.
+protocol BoundedXMLHandler {
+    /// An element opened inside `parent` (nil for the root).
+    mutating func began(_ element: XMLName, within parent: XMLName?) throws(XMLRefusal)
+    /// An element closed, with the text directly inside it (entities decoded).
+    mutating func ended(_ element: XMLName, within parent: XMLName?, text: String) throws(XMLRefusal)
+}
+
+/// A bounded reader of the XML servers send (WebDAV multistatus, S3 listings and errors): elements,
+/// attributes, namespaces, the five entities and character references, CDATA, comments, and nothing
+/// a server could abuse: no DTD (so no entity expansion or external entities), at most 32 levels, a
+/// cap on every text. A body that breaks a rule is refused whole, so a damaged listing can never
+/// look like a shorter one.
+struct BoundedXMLReader<Handler: BoundedXMLHandler> {
+    static var maximumDepth: Int { 32 }
+    static var maximumText: Int { 64 << 10 }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var namespaces: [[String: String]] = [[:]]
+    private var open: [XMLName] = []
+    private var text: [UInt8] = []
+    private var handler: Handler
+
+    private init(_ bytes: [UInt8], handler: Handler) {
+        self.bytes = bytes
+        self.handler = handler
+    }
+
+    /// Reads `bytes` into `handler`, returning it with everything it was told.
+    static func read(_ bytes: [UInt8], into handler: Handler) throws(XMLRefusal) -> Handler {
+        var reader = BoundedXMLReader(bytes, handler: handler)
+        try reader.run()
+        return reader.handler
+    }
+
+    private mutating func run() throws(XMLRefusal) {
+        var sawRoot = false
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "<") {
+                if starts("<?") {
+                    try skip(past: "?>")
+                } else if starts("<!--") {
+                    try skip(past: "-->")
+                } else if starts("<![CDATA[") {
+                    index += 9
+                    let start = index
+                    try skip(past: "]]>")
+                    try appendText(bytes[start..<(index - 3)])
+                } else if starts("<!") {
+                    throw XMLRefusal("a document type or declaration (refused: no DTDs)")
+                } else if starts("</") {
+                    try closeTag()
+                } else {
+                    if open.isEmpty {
+                        guard !sawRoot else { throw XMLRefusal("a second root element") }
+                        sawRoot = true
+                    }
+                    try openTag()
+                }
+            } else {
+                let start = index
+                while index < bytes.count, bytes[index] != UInt8(ascii: "<") { index += 1 }
+                if open.isEmpty {
+                    guard bytes[start..<index].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }) else {
+                        throw XMLRefusal("text outside the root element")
+                    }
+                } else {
+                    try appendText(ArraySlice(Array(try decode(bytes[start..<index]).utf8)))
+                }
+            }
+        }
+        guard sawRoot, open.isEmpty else { throw XMLRefusal("the document ends inside an element") }
+    }
+
+    // MARK: Tags
+
+    private mutating func openTag() throws(XMLRefusal) {
+        index += 1
+        let name = try readName()
+        var attributes: [(String, String)] = []
+        var selfClosing = false
+        while true {
+            skipSpace()
+            guard index < bytes.count else { throw XMLRefusal("the document ends inside a tag") }
+            if bytes[index] == UInt8(ascii: ">") {
+                index += 1
+                break
+            }
+            if starts("/>") {
+                index += 2
+                selfClosing = true
+                break
+            }
+            let attribute = try readName()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw XMLRefusal("an attribute without a value") }
+            index += 1
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
+                throw XMLRefusal("an attribute value without quotes")
+            }
+            let quote = bytes[index]
+            index += 1
+            let start = index
+            while index < bytes.count, bytes[index] != quote {
+                guard bytes[index] != UInt8(ascii: "<") else { throw XMLRefusal("“<” in an attribute value") }
+                index += 1
+            }
+            guard index < bytes.count else { throw XMLRefusal("the document ends inside an attribute") }
+            let value = try decode(bytes[start..<index])
+            index += 1
+            attributes.append((attribute, value))
+        }
+        var scope = namespaces.last!
+        for (attribute, value) in attributes {
+            if attribute == "xmlns" { scope[""] = value } else if attribute.hasPrefix("xmlns:") { scope[String(attribute.dropFirst(6))] = value }
+        }
+        guard open.count < Self.maximumDepth else { throw XMLRefusal("elements nested deeper than \(Self.maximumDepth)") }
+        namespaces.append(scope)
+        let resolved = try resolve(name, in: scope)
+        let parent = open.last
+        open.append(resolved)
+        text.removeAll(keepingCapacity: true)
+        try handler.began(resolved, within: parent)
+        if selfClosing { try endElement() }
+    }
+
+    private mutating func closeTag() throws(XMLRefusal) {
+        index += 2
+        let name = try readName()
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw XMLRefusal("a malformed end tag") }
+        index += 1
+        guard let top = open.last, try resolve(name, in: namespaces.last!) == top else {
+            throw XMLRefusal("an end tag </\(name)> that does not match")
+        }
+        try endElement()
+    }
+
+    private mutating func endElement() throws(XMLRefusal) {
+        let element = open.removeLast()
+        namespaces.removeLast()
+        try handler.ended(element, within: open.last, text: String(decoding: text, as: UTF8.self))
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private func resolve(_ name: String, in scope: [String: String]) throws(XMLRefusal) -> XMLName {
+        if let colon = name.firstIndex(of: ":") {
+            let prefix = String(name[..<colon])
+            guard let namespace = scope[prefix] else { throw XMLRefusal("an undeclared namespace prefix “\(prefix)”") }
+            return XMLName(namespace: namespace, local: String(name[name.index(after: colon)...]))
+        }
+        return XMLName(namespace: scope[""] ?? "", local: name)
+    }
+
+    // MARK: Text
+
+    private mutating func appendText(_ raw: ArraySlice<UInt8>) throws(XMLRefusal) {
+        guard text.count + raw.count <= Self.maximumText else { throw XMLRefusal("a text longer than \(Self.maximumText) bytes") }
+        text.append(contentsOf: raw)
+    }
+
+    /// `raw` with entities and character references decoded (``XMLEntities``); unknown ones are refused.
+    private func decode(_ raw: ArraySlice<UInt8>) throws(XMLRefusal) -> String {
+        do {
+            return try XMLEntities.decode(raw)
+        } catch {
+            throw XMLRefusal(error.reason)
+        }
+    }
+
+    // MARK: Scanning
+
+    private func starts(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        return literal.withUTF8Buffer { bytes[index..<(index + count)].elementsEqual($0) }
+    }
+
+    private mutating func skip(past literal: StaticString) throws(XMLRefusal) {
+        while index < bytes.count {
+            if starts(literal) {
+                index += literal.utf8CodeUnitCount
+                return
+            }
+            index += 1
+        }
+        throw XMLRefusal("the document ends before “\(literal)”")
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func readName() throws(XMLRefusal) -> String {
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/")
+                || byte == UInt8(ascii: "=")
+            {
+                break
+            }
+            index += 1
+        }
+        guard index > start, index - start <= 256, let name = String(validating: bytes[start..<index], as: UTF8.self) else {
+            throw XMLRefusal("a missing or malformed name")
+        }
+        return name
+    }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import AsyncHTTPClient
+import Crypto
+import Folio
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Transfers between files and HTTP bodies, shared by the WebDAV and S3 clients: bodies streamed
+/// from a file and into a new file, never whole in memory.
+enum HTTPTransfer {
+    /// Runs `request` and writes a 200 reply's body into the new file `destination`, reporting
+    /// progress; returns the reply's headers and the bytes written.
+    ///
+    /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
+    /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
+    /// - Parameter failure: the error for a status that is not 200, given the start of its body.
+    static func download(
+        _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false,
+        failure: (Int, [UInt8]) -> any Error
+    ) async throws -> (headers: HTTPHeaders, size: Int64) {
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+        var done: Int64 = 0
+        do {
+            defer { close(descriptor) }
+            let response = try await client.execute(request, timeout: .hours(1))
+            let status = Int(response.status.code)
+            guard status == 200 else {
+                var body = try await response.body.collect(upTo: 64 << 10)
+                throw failure(status, body.readBytes(length: body.readableBytes) ?? [])
+            }
+            let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+            if let expected { progress.totalUnitCount = expected }
+            let etag = response.headers.first(name: "ETag").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased() }
+            var md5 = verifiesMD5ETag && etag.map(isMD5) == true ? Insecure.MD5() : nil
+            for try await buffer in response.body {
+                if progress.isCancelled || Task.isCancelled {
+                    throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
+                }
+                try buffer.withUnsafeReadableBytes { raw in
+                    md5?.update(bufferPointer: raw)
+                    var offset = 0
+                    while offset < raw.count {
+                        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                        if written < 0 {
+                            if errno == EINTR { continue }
+                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])
+                        }
+                        offset += written
+                    }
+                }
+                done += Int64(buffer.readableBytes)
+                progress.completedUnitCount = done
+            }
+            let what = "\(request.method.rawValue) \(request.url)"
+            if let expected, expected != done {
+                throw FileProviderError(.serverUnreachable, message: "\(what) ended after \(done) of \(expected) bytes")
+            }
+            if let digest = md5?.finalize(), digest.hexadecimal != etag {
+                throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
+            }
+            guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+            return (response.headers, done)
+        } catch {
+            unlink(destination)
+            if error is FileProviderError || error is CocoaError || error is CancellationError { throw error }
+            throw FileProviderError(.serverUnreachable, message: "\(request.method.rawValue) \(request.url): \(error)")
+        }
+    }
+
+    /// Runs `request` and reads its whole reply (up to `limit` bytes). A request that only reads
+    /// (GET, HEAD, PROPFIND, OPTIONS) is sent once more when the server had closed the pooled
+    /// connection it went out on; a write is never repeated here (its outcome is unknown, and the
+    /// caller decides, against the server's state, whether to send it again).
+    static func execute(_ request: HTTPClientRequest, client: HTTPClient, timeout: TimeAmount, limit: Int) async throws -> (
+        status: Int, headers: HTTPHeaders, body: [UInt8]
+    ) {
+        let reads: Set<String> = ["GET", "HEAD", "PROPFIND", "OPTIONS"]
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let response = try await client.execute(request, timeout: timeout)
+                var collected = try await response.body.collect(upTo: limit)
+                return (Int(response.status.code), response.headers, collected.readBytes(length: collected.readableBytes) ?? [])
+            } catch where attempt == 1 && reads.contains(request.method.rawValue) && isDroppedConnection(error) {
+                continue
+            }
+        }
+    }
+
+    /// Whether `error` says the server closed or reset the connection.
+    static func isDroppedConnection(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError { return error == .remoteConnectionClosed }
+        if let error = error as? IOError { return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE }
+        return false
+    }
+
+    /// Whether `text` is 32 lowercase hexadecimal digits.
+    static func isMD5(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The size of the file at `path`.
+    static func size(of path: String) throws -> Int64 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        return Int64(status.st_size)
+    }
+}
+
+/// A file's bytes (or a range of them) as an async sequence of buffers, read 256 KiB at a time: an
+/// upload body that is never all in memory.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let path: String
+    var offset: UInt64 = 0
+    var length: UInt64 = .max
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: FileHandle?
+        var remaining: UInt64
+        mutating func next() async throws -> ByteBuffer? {
+            guard let handle, remaining > 0, let data = try handle.read(upToCount: Int(Swift.min(256 << 10, remaining))), !data.isEmpty else {
+                try? handle?.close()
+                return nil
+            }
+            remaining -= UInt64(data.count)
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        let handle = FileHandle(forReadingAtPath: path)
+        if offset > 0 { try? handle?.seek(toOffset: offset) }
+        return AsyncIterator(handle: handle, remaining: length)
+    }
+}

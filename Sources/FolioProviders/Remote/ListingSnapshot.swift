@@ -1,0 +1,56 @@
+import Folio
+
+/// Change tracking for providers whose servers keep no change history (WebDAV, S3): the last whole
+/// listing, compared with each new one, feeds a ``ProviderChangeLog``. The provider's own writes are
+/// remembered as they happen, so the next listing does not report them twice.
+struct ListingSnapshot: Sendable {
+    /// The items of the last listing (nil before the first).
+    private(set) var items: [FileProviderItemIdentifier: FileProviderItemRecord]?
+    /// The changes seen so far.
+    private(set) var changes = ProviderChangeLog()
+
+    /// Takes a new whole listing, recording what differs from the last one.
+    mutating func update(with found: [FileProviderItemIdentifier: FileProviderItemRecord]) {
+        if let previous = items {
+            for (identifier, old) in previous {
+                if let new = found[identifier] {
+                    if new.itemVersion != old.itemVersion || new.size != old.size { changes.recordUpdate(identifier) }
+                } else {
+                    changes.recordDeletion(identifier)
+                }
+            }
+            for identifier in found.keys where previous[identifier] == nil { changes.recordUpdate(identifier) }
+        }
+        items = found
+    }
+
+    /// Records a change this provider made: `item` created or changed, and `removed` (with whatever
+    /// lay below them) gone.
+    mutating func remember(_ item: FileProviderItemRecord?, removed: [FileProviderItemIdentifier] = []) {
+        if !removed.isEmpty {
+            let gone = Set(removed)
+            for identifier in removed where items?[identifier] == nil { changes.recordDeletion(identifier) }
+            for (identifier, record) in items ?? [:] where gone.contains(identifier) || isBelow(record, gone) {
+                items?[identifier] = nil
+                changes.recordDeletion(identifier)
+            }
+        }
+        if let item {
+            items?[item.itemIdentifier] = item
+            changes.recordUpdate(item.itemIdentifier)
+        }
+    }
+
+    /// Whether one of `record`'s ancestors in the listing is in `folders`.
+    private func isBelow(_ record: FileProviderItemRecord, _ folders: Set<FileProviderItemIdentifier>) -> Bool {
+        var parent = record.parentItemIdentifier
+        var steps = 0
+        while parent != .rootContainer, steps < 4096 {
+            if folders.contains(parent) { return true }
+            guard let next = items?[parent]?.parentItemIdentifier else { return false }
+            parent = next
+            steps += 1
+        }
+        return false
+    }
+}

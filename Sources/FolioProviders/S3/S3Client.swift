@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import Crypto
+import Folio
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP side of the S3 provider: path-style requests to one bucket, signed with SigV4, status
+/// codes and S3 error codes mapped to provider errors, bodies streamed from and to files.
+struct S3Client: Sendable {
+    /// The server (scheme, host, port; no path).
+    let endpoint: URL
+    let bucket: String
+    let signer: SigV4Signer
+    let client: HTTPClient
+    /// How long a request without content may take.
+    let requestTimeout: TimeAmount
+    /// The longest listing page read.
+    static let maximumListing = 16 << 20
+
+    /// A response with the body read (for small replies).
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        func header(_ name: String) -> String? { headers.first(name: name) }
+    }
+
+    /// The `Host` header value (signed, so set explicitly).
+    var host: String {
+        var text = endpoint.host ?? ""
+        if let port = endpoint.port { text += ":\(port)" }
+        return text
+    }
+
+    /// The request path of `key` (percent-encoded once, as signed).
+    func path(_ key: String) -> String {
+        key.isEmpty ? "/\(bucket)" : "/\(bucket)/" + SigV4Signer.encode(key, keepingSlashes: true)
+    }
+
+    /// A signed request for `key` with `query`; `payloadHash` is the body's SHA-256 in hex.
+    func request(
+        _ method: String, _ key: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        payloadHash: String = SigV4Signer.emptyPayloadHash
+    ) -> HTTPClientRequest {
+        let path = path(key)
+        let queryText = SigV4Signer.canonicalQuery(query)
+        let origin = "\(endpoint.scheme ?? "http")://\(host)"
+        var request = HTTPClientRequest(url: origin + path + (queryText.isEmpty ? "" : "?" + queryText))
+        request.method = HTTPMethod(rawValue: method)
+        let signed = signer.sign(method: method, path: path, query: query, headers: [("host", host)] + headers, payloadHash: payloadHash)
+        for (name, value) in signed { request.headers.add(name: name, value: value) }
+        return request
+    }
+
+    /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
+    func send(
+        _ method: String, _ key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: [UInt8]? = nil,
+        limit: Int = 1 << 20, timeout: TimeAmount? = nil
+    ) async throws -> Reply {
+        var request = request(method, key, query: query, headers: headers, payloadHash: body.map { SHA256.hash(data: $0).hexadecimal } ?? SigV4Signer.emptyPayloadHash)
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        do {
+            let reply = try await HTTPTransfer.execute(request, client: client, timeout: timeout ?? requestTimeout, limit: limit)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body)
+        } catch {
+            throw Self.transportError(error, method, key)
+        }
+    }
+
+    /// PUTs the file at `source` (or nothing) to `key`; the payload is hashed first, so the server
+    /// refuses a body that arrives damaged.
+    func upload(_ key: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
+        guard let source else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
+        let size = try HTTPTransfer.size(of: source.path)
+        var hash = SHA256()
+        for try await chunk in FileChunks(path: source.path) { chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) } }
+        var request = request("PUT", key, headers: headers, payloadHash: hash.finalize().hexadecimal)
+        request.body = .stream(FileChunks(path: source.path), length: .known(size))
+        do {
+            let reply = try await HTTPTransfer.execute(request, client: client, timeout: .hours(1), limit: 1 << 20)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body)
+        } catch {
+            throw Self.transportError(error, "PUT", key)
+        }
+    }
+
+    /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag.
+    /// A short, long or (for plain-MD5 ETags) damaged body, or a dropped connection, leaves no file.
+    func download(_ key: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64) {
+        let received = try await HTTPTransfer.download(request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true) {
+            status, body in Self.statusError(status, body, "GET", key)
+        }
+        return (received.headers.first(name: "ETag"), received.size)
+    }
+
+    /// One page of the keys under `prefix` (by `delimiter` when given), after `token`.
+    func list(prefix: String, delimiter: String? = nil, token: String? = nil, maximumKeys: Int = 1000) async throws -> S3ListPage {
+        var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "\(maximumKeys)")]
+        if let delimiter { query.append(("delimiter", delimiter)) }
+        if let token { query.append(("continuation-token", token)) }
+        let reply = try await send("GET", "", query: query, limit: Self.maximumListing)
+        guard reply.status == 200 else { throw Self.statusError(reply.status, reply.body, "LIST", prefix) }
+        do {
+            return try ListBucketParser.parse(reply.body)
+        } catch {
+            throw FileProviderError(.serverUnreachable, message: "the server's listing of \(bucket)/\(prefix) was refused: \(error)")
+        }
+    }
+
+    /// Every key under `prefix` (by `delimiter` when given), all pages.
+    func listAll(prefix: String, delimiter: String? = nil) async throws -> S3ListPage {
+        var all = S3ListPage()
+        var token: String?
+        repeat {
+            let page = try await list(prefix: prefix, delimiter: delimiter, token: token)
+            all.objects += page.objects
+            all.prefixes += page.prefixes
+            guard page.isTruncated else { break }
+            guard page.continuationToken != token else {
+                throw FileProviderError(.serverUnreachable, message: "the server's listing of \(bucket)/\(prefix) repeats its continuation token")
+            }
+            token = page.continuationToken
+        } while true
+        return all
+    }
+
+    // MARK: Errors
+
+    /// The provider error for an HTTP status that is not success, given the reply's body.
+    static func statusError(_ status: Int, _ body: [UInt8], _ method: String, _ key: String) -> any Error {
+        let reply = S3ErrorReply.parse(body)
+        let what = "\(method) \(key.isEmpty ? "/" : key): HTTP \(status)" + (reply.code.map { " \($0)" } ?? "")
+            + (reply.message.map { " (\($0))" } ?? "")
+        switch (status, reply.code) {
+        case (_, "NoSuchBucket"): return FileProviderError(.serverUnreachable, message: what)
+        case (403, "SignatureDoesNotMatch"), (403, "InvalidAccessKeyId"), (403, "AccessDenied"), (401, _), (403, _):
+            return FileProviderError(.notAuthenticated, message: what)
+        case (404, _), (410, _): return FileProviderError(.noSuchItem, message: what)
+        case (412, _), (409, "ConditionalRequestConflict"): return FileProviderError(.baseVersionMismatch, message: what)
+        case (_, "EntityTooLarge"), (_, "QuotaExceeded"), (507, _), (413, _): return FileProviderError(.insufficientQuota, message: what)
+        default: return FileProviderError(.serverUnreachable, message: what)
+        }
+    }
+
+    /// The provider error for a failure below HTTP (refused connection, timeout, reset).
+    static func transportError(_ error: any Error, _ method: String, _ key: String) -> any Error {
+        if error is FileProviderError || error is CancellationError { return error }
+        return FileProviderError(.serverUnreachable, message: "\(method) \(key): \(error)")
+    }
+}
