@@ -28,6 +28,9 @@ let package = Package(
         // WebDAV PROPFIND replies (multistatus XML) and the hrefs in them.
         .executableTarget(
             name: "FuzzMultistatus", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
+        // S3 replies: ListObjectsV2 listings, errors and results.
+        .executableTarget(
+            name: "FuzzS3Reply", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
         // Bookmark data: the signed envelope and the payload behind it.
         .executableTarget(
             name: "FuzzBookmark", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
