@@ -1,8 +1,8 @@
 import GRDB
 
 /// The daemon's SQLite database (`$XDG_STATE_HOME/folio/index.sqlite`, WAL mode), opened and
-/// migrated at start-up. It holds the grants, the metadata index, recents and favorites;
-/// a later issue adds the sync journal.
+/// migrated at start-up. It holds the grants, the metadata index, recents and favorites, and the
+/// sync journal.
 final class IndexStore: Sendable {
     let pool: DatabasePool
 
@@ -34,6 +34,10 @@ final class IndexStore: Sendable {
         migrator.registerMigration("v3-index") { db in
             try IndexSchema.create(db)
             try db.execute(sql: "UPDATE meta SET value = '3' WHERE key = 'schema'")
+        }
+        migrator.registerMigration("v4-sync") { db in
+            try SyncJournal.createTables(db)
+            try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'schema'")
         }
         return migrator
     }

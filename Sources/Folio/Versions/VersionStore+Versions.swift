@@ -100,3 +100,18 @@ extension VersionStore {
         try SafeSave.write(data, to: path, preservingAttributesOf: status == nil ? nil : path, mode: status?.mode)
     }
 }
+
+extension VersionStore {
+    /// Every stored version of every document, with the path the document was last seen at
+    /// (a deleted document's versions included). Damaged manifests are left out.
+    package func allVersions() -> [(identity: String, lastKnownPath: String, record: VersionRecord)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []
+        let identities = names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(DocumentIdentity.isValid)
+        var result: [(identity: String, lastKnownPath: String, record: VersionRecord)] = []
+        for identity in identities.sorted() {
+            guard let manifest = try? manifest(identity) else { continue }
+            for record in manifest.versions { result.append((identity, manifest.lastKnownPath, record)) }
+        }
+        return result
+    }
+}

@@ -211,9 +211,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
         let status = entry.status
         let key = "\(status.device):\(status.inode):\(status.size):\(status.modificationTime):\(status.changeTime)"
         if let known = hashes[key] { return known }
-        var hasher = SHA256()
-        try LocalFileCopy.read(entry.path) { hasher.update(data: $0) }
-        let digest = Data(hasher.finalize())
+        let digest = try ContentDigest.sha256(ofFileAt: entry.path)
         if hashes.count > 100_000 { hashes.removeAll() }
         hashes[key] = digest
         return digest

@@ -81,10 +81,6 @@ enum LargeFile {
     }
 
     static func digest(of url: URL) throws -> Data {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let part = try handle.read(upToCount: 1 << 20), !part.isEmpty { hasher.update(data: part) }
-        return Data(hasher.finalize())
+        try ContentDigest.sha256(ofFileAt: url.path)
     }
 }

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSystem
+import Foundation
+import SystemPackage
+
+/// A domain's local replica folder: what it holds (scanned with raw directory reads, each file
+/// hashed only when its fingerprint changed since the base), and the file operations the sync
+/// engine makes in it, each one safe against a writer working at the same moment.
+struct LocalReplica: Sendable {
+    /// The replica's root folder.
+    let root: String
+
+    /// The file in the root that marks it as this domain's replica; without it nothing is synced.
+    static let markerName = ".folio-replica"
+    /// The folder in the root for downloads in flight (same file system, so they land by rename).
+    static let stagingName = ".folio-staging"
+
+    /// Names the replica never syncs.
+    static func isPrivate(_ name: String) -> Bool {
+        name == markerName || name == stagingName || name.hasPrefix(".folio-upload-") || name.hasSuffix(".folio-cloud")
+    }
+
+    /// The replica as scanned.
+    struct Scan {
+        var entries: [SyncPath: LocalEntry] = [:]
+        /// Folders that could not be read: what lies below them is unknown, not deleted.
+        var unreadable: [SyncPath] = []
+    }
+
+    func absolute(_ path: SyncPath) -> String { root + "/" + path.text }
+
+    var staging: String { root + "/" + Self.stagingName }
+
+    /// Scans the replica; a file whose fingerprint matches `base` keeps the base's hash.
+    func scan(base: [SyncPath: BaseEntry]) throws -> Scan {
+        var scan = Scan()
+        var rootError: DirectoryScanner.Skip?
+        let prefix = root.utf8.count + 1
+        DirectoryScanner().scan(root) { entry in
+            if entry.folder == root, Self.isPrivate(entry.name) { return false }
+            let path = SyncPath(String(decoding: entry.path.utf8.dropFirst(prefix), as: UTF8.self))
+            switch entry.status.kind {
+            case .directory:
+                scan.entries[path] = LocalEntry(isFolder: true)
+                return true
+            case .regular:
+                let fingerprint = Self.fingerprint(entry.status)
+                var hash = base[path].flatMap { $0.fingerprint == fingerprint ? $0.hash : nil }
+                if hash == nil { hash = try? ContentDigest.sha256(ofFileAt: entry.path).hexadecimal }
+                // A file that cannot be read is unknown: it is neither synced nor deleted.
+                if let hash { scan.entries[path] = LocalEntry(isFolder: false, hash: hash, fingerprint: fingerprint) } else { scan.unreadable.append(path) }
+                return false
+            default:
+                return false
+            }
+        } skipped: { skippedPath, reason in
+            if skippedPath == root { rootError = reason }
+            if skippedPath.utf8.count > prefix { scan.unreadable.append(SyncPath(String(decoding: skippedPath.utf8.dropFirst(prefix), as: UTF8.self))) }
+        }
+        if let rootError { throw SyncStop.replicaUnreadable(root, "\(rootError)") }
+        return scan
+    }
+
+    static func fingerprint(_ status: FileStatus) -> LocalFingerprint {
+        LocalFingerprint(device: status.device, inode: status.inode, size: status.size, modified: status.modificationTime)
+    }
+
+    /// The fingerprint of the file at `path` now (nil when it is not a regular file).
+    func fingerprint(_ path: SyncPath) -> LocalFingerprint? {
+        guard let status = try? FileStatus(path: FilePath(absolute(path))), status.kind == .regular else { return nil }
+        return Self.fingerprint(status)
+    }
+
+    /// Creates the folder `path` (and any missing above it).
+    func makeFolder(_ path: SyncPath) throws {
+        try FileManager.default.createDirectory(atPath: absolute(path), withIntermediateDirectories: true)
+    }
+
+    /// Puts the downloaded file `staged` at `path` when nothing is there: a file created here in the
+    /// meantime is never replaced (`renameat2(RENAME_NOREPLACE)`). Returns false when one was.
+    func placeNew(_ staged: String, at path: SyncPath) throws -> Bool {
+        if let parent = path.parent { try makeFolder(parent) }
+        do {
+            try FilePath(staged).rename(toNewItemAt: FilePath(absolute(path)))
+            return true
+        } catch .fileExists {
+            return false
+        }
+    }
+
+    /// Puts `staged` in place of the file at `path`, if that file still has `expected` as its
+    /// fingerprint (a writer that changed it since the scan wins: nothing is replaced). The replaced
+    /// bytes are kept as a version of the document first, and the document keeps its identity.
+    func replace(_ path: SyncPath, with staged: String, expected: LocalFingerprint?, versions: VersionStore, kind: VersionRecord.Kind, isConflict: Bool = false) throws -> Bool {
+        let target = absolute(path)
+        guard fingerprint(path) == expected else { return false }
+        try versions.addVersion(ofItemAt: target, kind: kind, isConflict: isConflict)
+        guard fingerprint(path) == expected else { return false }
+        let mode = (try? FileStatus(path: FilePath(target)))?.mode
+        try SafeSave.commit(URL(fileURLWithPath: staged), over: URL(fileURLWithPath: target), preservingAttributesOf: target, mode: mode.map { $0 & 0o7777 })
+        return true
+    }
+
+    /// Deletes the file at `path` if it still has `expected` as its fingerprint, keeping its bytes as
+    /// a version first. Returns false when the file changed (then it stays).
+    func deleteFile(_ path: SyncPath, expected: LocalFingerprint?, versions: VersionStore) throws -> Bool {
+        guard let now = fingerprint(path) else { return true }
+        guard now == expected else { return false }
+        try versions.addVersion(ofItemAt: absolute(path), kind: .external)
+        return unlink(absolute(path)) == 0 || errno == ENOENT
+    }
+
+    /// Removes the folder at `path` if it is empty. Returns false when it is not.
+    func deleteFolder(_ path: SyncPath) -> Bool {
+        rmdir(absolute(path)) == 0 || errno == ENOENT
+    }
+}

@@ -1,0 +1,82 @@
+import Folio
+import Foundation
+import Logging
+
+/// The server's side of a domain, listed whole through the provider's working set and laid out by
+/// path. The listing is all or nothing: a page that fails fails the listing, so absence is never
+/// inferred from part of one.
+struct RemoteTree: Sendable {
+    /// The server folder of Folio's own files (the drive's marker, later its conflict area).
+    static let metaFolder = ".folio"
+    /// The drive's marker: its epoch and generation tell a restored or replaced server.
+    static let markerPath = ".folio/drive.json"
+
+    /// The synced items by path.
+    var entries: [SyncPath: RemoteEntry] = [:]
+    /// The items by path, as the provider described them.
+    var records: [SyncPath: FileProviderItemRecord] = [:]
+    /// The meta folder and the marker, when the server has them.
+    var meta: FileProviderItemRecord?
+    var marker: FileProviderItemRecord?
+    /// Items left out (a name no file system here can hold, a second item with one name, an orphan).
+    var skipped: [String] = []
+
+    /// Lists everything the provider has.
+    static func list(_ provider: any FileProvider, request: FileProviderRequest, logger: Logger) async throws -> RemoteTree {
+        var items: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
+        var page = FileProviderPage.initialPageSortedByName
+        for _ in 0..<1_000_000 {
+            let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
+            for item in result.items { items[item.itemIdentifier] = FileProviderItemRecord(item) }
+            guard let next = result.nextPage else { break }
+            page = next
+        }
+        var tree = RemoteTree()
+        var paths: [FileProviderItemIdentifier: SyncPath?] = [.rootContainer: nil]
+        func path(of identifier: FileProviderItemIdentifier, depth: Int = 0) -> SyncPath?? {
+            if let known = paths[identifier] { return .some(known) }
+            guard depth < 256, let item = items[identifier], isLocalName(item.filename) else { return .none }
+            guard let parent = path(of: item.parentItemIdentifier, depth: depth + 1) else { return .none }
+            let result = parent.map { $0.appending(item.filename) } ?? SyncPath(item.filename)
+            paths[identifier] = result
+            return .some(result)
+        }
+        for (identifier, item) in items.sorted(by: { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }) {
+            guard identifier != .rootContainer, case .some(.some(let path)) = path(of: identifier) else {
+                tree.skipped.append(item.filename)
+                continue
+            }
+            if path.text == metaFolder { tree.meta = item; continue }
+            if path.text == markerPath { tree.marker = item; continue }
+            if path.isWithin(SyncPath(metaFolder)) { continue }
+            if path.parent == nil, LocalReplica.isPrivate(path.text) { continue }
+            guard tree.records[path] == nil else {
+                tree.skipped.append(path.text)
+                logger.warning("a second item with one name was left out", metadata: ["path": "\(path)", "identifier": "\(identifier)"])
+                continue
+            }
+            tree.records[path] = item
+            tree.entries[path] = RemoteEntry(identifier: identifier.rawValue, isFolder: item.isFolder, version: item.itemVersion.contentVersion, size: item.size)
+        }
+        return tree
+    }
+
+    /// Whether `name` can name a file here.
+    static func isLocalName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(0) && !name.utf8.contains(UInt8(ascii: "/")) && name.utf8.count <= 255
+    }
+
+    /// The identifier of the folder at `path` (the root for nil), if the server has it.
+    func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
+        guard let path else { return .rootContainer }
+        guard let record = records[path], record.isFolder else { return nil }
+        return record.itemIdentifier
+    }
+}
+
+/// The drive marker's content.
+struct DriveMarker: Codable, Equatable, Sendable {
+    var format = 1
+    var epoch: String
+    var generation: Int64
+}

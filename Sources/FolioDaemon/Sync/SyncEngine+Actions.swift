@@ -1,0 +1,189 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import Foundation
+import Logging
+import UniformTypes
+
+extension SyncEngine {
+    /// What a pass knows while it runs.
+    struct Run: Sendable {
+        var tree: RemoteTree
+        let scan: LocalReplica.Scan
+        let request: FileProviderRequest
+        /// Folders this pass created on the server.
+        var createdFolders: [SyncPath: FileProviderItemIdentifier] = [:]
+
+        /// The server identifier of the folder at `path` (the root for nil).
+        func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
+            if let path, let created = createdFolders[path] { return created }
+            return tree.folderIdentifier(path)
+        }
+    }
+
+    /// How an action ended.
+    enum Outcome: Sendable {
+        /// Done: the path's new base (nil: dropped), and what happened.
+        case done(BaseEntry?, Effect)
+        /// Nothing changed; tried again next pass.
+        case deferred(String)
+    }
+
+    enum Effect: Sendable {
+        case uploaded, downloaded, deletedOnServer, deletedHere, converged, conflict, recorded
+        case createdRemoteFolder(FileProviderItemIdentifier)
+    }
+
+    func apply(
+        _ outcome: Outcome, _ action: SyncAction, _ report: inout SyncReport, _ changes: inout [(SyncPath, BaseEntry?)], _ serverChanged: inout Bool,
+        _ run: inout Run
+    ) {
+        switch outcome {
+        case .deferred(let reason):
+            report.deferred[action.path.text] = reason
+            logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
+        case .done(let base, let effect):
+            changes.append((action.path, base))
+            switch effect {
+            case .uploaded:
+                report.uploaded += 1
+                serverChanged = true
+            case .downloaded: report.downloaded += 1
+            case .deletedOnServer:
+                report.deletedOnServer += 1
+                serverChanged = true
+            case .deletedHere: report.deletedHere += 1
+            case .converged: report.converged += 1
+            case .conflict: report.conflicts.append(action.path.text)
+            case .recorded: break
+            case .createdRemoteFolder(let identifier):
+                run.createdFolders[action.path] = identifier
+                serverChanged = true
+            }
+        }
+    }
+
+    /// Runs one action; provider errors defer it (the next pass decides again from what is there then).
+    func perform(_ action: SyncAction, _ run: Run) async -> Outcome {
+        do {
+            switch action {
+            case .upload(let path, let base, let remote): return try await upload(path, base: base, remote: remote, run)
+            case .download(let path, let remote, _): return try await download(path, remote, run, conflict: false)
+            case .reconcile(let path, let remote, _): return try await download(path, remote, run, conflict: true)
+            case .deleteRemote(let path, let base): return try await deleteRemote(path, base, run)
+            case .deleteLocal(let path, let base): return try await deleteLocal(path, base, run)
+            case .makeLocalFolder(let path, let remote):
+                try replica.makeFolder(path)
+                return .done(BaseEntry(isFolder: true, identifier: remote.identifier, version: remote.version), .recorded)
+            case .makeRemoteFolder(let path): return try await makeRemoteFolder(path, run)
+            case .adopt(_, let base): return .done(base, .recorded)
+            case .forget: return .done(nil, .recorded)
+            case .typeClash: return .deferred("a file on one side is a folder on the other")
+            }
+        } catch let error as FileProviderError {
+            return .deferred("\(error)")
+        } catch {
+            return .deferred("\(error)")
+        }
+    }
+
+    private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run) async throws -> Outcome {
+        guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
+        // The snapshot sent: an immutable object a writer cannot tear mid-upload.
+        let snapshot = try versions.storeObject(copying: replica.absolute(path))
+        guard replica.fingerprint(path) == before else { return .deferred("the file changed while it was read") }
+        let contents = URL(fileURLWithPath: versions.objectPath(snapshot.hash))
+        let item: any FileProviderItem
+        do {
+            if let base, let remote, let record = run.tree.records[path] {
+                let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
+                _ = remote
+                let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: .contents, contents: contents, options: [], request: run.request)
+                guard let updated = result.item else { return .deferred("the provider returned no item") }
+                item = updated
+            } else {
+                guard let parent = run.folderIdentifier(path.parent) else { return .deferred("its folder is not on the server yet") }
+                let name = path.name
+                let type = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
+                let template = FileProviderItemRecord(
+                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type)
+                let result = try await provider.createItem(basedOn: template, fields: [.contents, .filename], contents: contents, options: [], request: run.request)
+                guard let created = result.item else { return .deferred("the provider returned no item") }
+                item = created
+            }
+        } catch let error as FileProviderError where [.filenameCollision, .baseVersionMismatch, .noSuchItem].contains(error.code) {
+            // The server changed since the listing: the next pass compares the contents.
+            return .deferred("\(error)")
+        }
+        return .done(
+            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshot.hash, fingerprint: before),
+            .uploaded)
+    }
+
+    /// Downloads the remote file. Without a local file it lands only if none appeared meanwhile;
+    /// over an unchanged local file, the old bytes are kept as a version; over a changed one
+    /// (`conflict`), equal contents converge and different ones are both kept: the server's has
+    /// the name, the local one becomes a conflict version.
+    private func download(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run, conflict: Bool) async throws -> Outcome {
+        let identifier = FileProviderItemIdentifier(remote.identifier)
+        let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
+        defer { unlink(url.path) }
+        let hash = try ContentDigest.sha256(ofFileAt: url.path).hexadecimal
+        let newBase = { (fingerprint: LocalFingerprint?) in
+            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
+        }
+        guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
+            guard try replica.placeNew(url.path, at: path) else { return .deferred("a file appeared here while it downloaded") }
+            return .done(newBase(replica.fingerprint(path)), .downloaded)
+        }
+        if conflict {
+            guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it downloaded") }
+            if scanned.hash == hash { return .done(newBase(expected), .converged) }
+            guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true) else {
+                return .deferred("the file changed while it downloaded")
+            }
+            logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
+            return .done(newBase(replica.fingerprint(path)), .conflict)
+        }
+        guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external) else {
+            return .deferred("the file changed while it downloaded")
+        }
+        return .done(newBase(replica.fingerprint(path)), .downloaded)
+    }
+
+    private func deleteRemote(_ path: SyncPath, _ base: BaseEntry, _ run: Run) async throws -> Outcome {
+        let version = FileProviderItemVersion(contentVersion: base.version, metadataVersion: run.tree.records[path]?.itemVersion.metadataVersion ?? Data())
+        do {
+            try await provider.deleteItem(identifier: FileProviderItemIdentifier(base.identifier), baseVersion: version, options: [], request: run.request)
+        } catch let error as FileProviderError where error.code == .noSuchItem {
+            return .done(nil, .recorded)
+        }
+        return .done(nil, .deletedOnServer)
+    }
+
+    /// Deletes here what the server no longer has, once the provider confirms the absence, and
+    /// only while the local item is unchanged (a file's bytes are kept as a version).
+    private func deleteLocal(_ path: SyncPath, _ base: BaseEntry, _ run: Run) async throws -> Outcome {
+        do {
+            _ = try await provider.item(for: FileProviderItemIdentifier(base.identifier), request: run.request)
+            return .deferred("the server still has it, though its listing did not")
+        } catch let error as FileProviderError where error.code == .noSuchItem {}
+        if base.isFolder {
+            return replica.deleteFolder(path) ? .done(nil, .deletedHere) : .deferred("the folder is not empty")
+        }
+        guard try replica.deleteFile(path, expected: run.scan.entries[path]?.fingerprint, versions: versions) else {
+            return .deferred("the file changed")
+        }
+        return .done(nil, .deletedHere)
+    }
+
+    private func makeRemoteFolder(_ path: SyncPath, _ run: Run) async throws -> Outcome {
+        guard let parent = run.folderIdentifier(path.parent) else { return .deferred("its folder is not on the server yet") }
+        let template = FileProviderItemRecord(
+            itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: path.name, contentType: .folder)
+        let result = try await provider.createItem(basedOn: template, fields: [.filename], contents: nil, options: .mayAlreadyExist, request: run.request)
+        guard let item = result.item else { return .deferred("the provider returned no item") }
+        return .done(BaseEntry(isFolder: true, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion), .createdRemoteFolder(item.itemIdentifier))
+    }
+}

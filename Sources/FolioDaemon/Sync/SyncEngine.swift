@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import Foundation
+import Logging
+import UniformTypes
+
+/// Syncs one domain's local replica folder with its provider, a pass at a time: list the server,
+/// scan the folder, plan against the journal's base (``SyncPlanner``), hold mass deletions
+/// (``SyncGuards``), then create folders, move contents, delete, and record each new base.
+///
+/// Nothing un-uploaded is ever forgotten: a local change stays a change (its hash differs from the
+/// base) until an upload of it succeeds, so a crash, a failed request or a stopped server only
+/// defers it to the next pass. Every upload sends an immutable snapshot of the file (an object in
+/// the version store), so a writer working during the upload cannot tear what is sent. Every local
+/// file the engine replaces or deletes is kept as a version first.
+actor SyncEngine {
+    let provider: any FileProvider
+    let replica: LocalReplica
+    let journal: SyncJournal
+    let versions: VersionStore
+    let guards: SyncGuards
+    /// Transfers run at once.
+    let concurrency: Int
+    let logger: Logger
+
+    init(
+        provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
+        concurrency: Int = 8, logger: Logger = Logger(label: "folio.sync")
+    ) {
+        self.provider = provider
+        self.replica = replica
+        self.journal = journal
+        self.versions = versions
+        self.guards = guards
+        self.concurrency = concurrency
+        self.logger = logger
+    }
+
+    /// One pass. With `confirmingDeletions`, deletions held by the guard go ahead.
+    /// - Throws: ``SyncStop`` when the pass changed nothing because something must be looked at;
+    ///   a provider error when the server could not be listed.
+    func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
+        let known = try journal.marker()
+        try checkReplica(syncedBefore: known != nil)
+        try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+        let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
+        var tree = try await RemoteTree.list(provider, request: request, logger: logger)
+        var report = SyncReport()
+        report.skipped = tree.skipped
+
+        // The server's marker: a first sync writes it; a changed epoch or an older generation means
+        // the server was replaced or restored, and the pass merges.
+        var marker: DriveMarker
+        if let record = tree.marker {
+            marker = try await readMarker(record, request: request)
+            report.merged = known == nil || known?.epoch != marker.epoch || marker.generation < known!.generation
+        } else {
+            guard known == nil else { throw SyncStop.remoteMarkerMissing }
+            marker = DriveMarker(epoch: UUID().uuidString.lowercased(), generation: 0)
+            tree.marker = try await writeMarker(marker, tree: &tree, request: request)
+            report.merged = true
+        }
+
+        let base = try journal.base()
+        let scan = try replica.scan(base: base)
+        let planned = SyncPlanner.plan(local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged)
+        let (actions, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
+        report.heldDeletions = held.count
+        if !held.isEmpty {
+            logger.warning("deletions held by the mass-deletion guard", metadata: ["count": "\(held.count)", "synced": "\(base.count)"])
+        }
+        var run = Run(tree: tree, scan: scan, request: request)
+        var changes: [(SyncPath, BaseEntry?)] = []
+        var serverChanged = false
+
+        // Folders first (parents before children), then contents, then deletions (children first).
+        for action in actions.filter(\.isFolderCreation).sorted(by: { $0.path.depth < $1.path.depth }) {
+            let outcome = await perform(action, run)
+            apply(outcome, action, &report, &changes, &serverChanged, &run)
+        }
+        let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
+        await withTaskGroup(of: (SyncAction, Outcome).self) { group in
+            var pending = transfers[...]
+            let snapshot = run
+            for _ in 0..<concurrency {
+                guard let action = pending.popFirst() else { break }
+                group.addTask { (action, await self.perform(action, snapshot)) }
+            }
+            while let (action, outcome) = await group.next() {
+                apply(outcome, action, &report, &changes, &serverChanged, &run)
+                if changes.count >= 500 {
+                    try? journal.record(changes)
+                    changes.removeAll()
+                }
+                if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, snapshot)) } }
+            }
+        }
+        for action in actions.filter(\.isDeletion).sorted(by: { $0.path.depth > $1.path.depth }) {
+            let outcome = await perform(action, run)
+            apply(outcome, action, &report, &changes, &serverChanged, &run)
+        }
+
+        if serverChanged || report.merged {
+            marker.generation += 1
+            if let written = try? await writeMarker(marker, tree: &run.tree, request: request) {
+                run.tree.marker = written
+            } else {
+                marker.generation -= 1
+            }
+        }
+        try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation))
+        return report
+    }
+
+    // MARK: Checks
+
+    /// The replica must be there and readable, and carry its marker once it has synced.
+    private func checkReplica(syncedBefore: Bool) throws {
+        var status = stat()
+        guard stat(replica.root, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw SyncStop.replicaUnreadable(replica.root, String(cString: strerror(errno)))
+        }
+        let marker = replica.root + "/" + LocalReplica.markerName
+        if access(marker, F_OK) != 0 {
+            guard !syncedBefore else { throw SyncStop.replicaMarkerMissing(replica.root) }
+            try Data("folio replica: \(journal.domain)\n".utf8).write(to: URL(fileURLWithPath: marker))
+        }
+    }
+
+    private func readMarker(_ record: FileProviderItemRecord, request: FileProviderRequest) async throws -> DriveMarker {
+        do {
+            let (url, _) = try await provider.fetchContents(for: record.itemIdentifier, version: nil, request: request, progress: Progress(totalUnitCount: 0))
+            defer { unlink(url.path) }
+            let data = try Data(contentsOf: url)
+            guard data.count < 64 << 10 else { throw SyncStop.remoteMarkerUnreadable("it is larger than 64 KiB") }
+            return try JSONDecoder().decode(DriveMarker.self, from: data)
+        } catch let error as DecodingError {
+            throw SyncStop.remoteMarkerUnreadable("\(error)")
+        }
+    }
+
+    /// Writes the marker (creating the meta folder when needed), against the version listed.
+    private func writeMarker(_ marker: DriveMarker, tree: inout RemoteTree, request: FileProviderRequest) async throws -> FileProviderItemRecord {
+        let staged = replica.staging + "/marker-\(UUID().uuidString)"
+        try JSONEncoder().encode(marker).write(to: URL(fileURLWithPath: staged))
+        defer { unlink(staged) }
+        let contents = URL(fileURLWithPath: staged)
+        if let existing = tree.marker {
+            let result = try await provider.modifyItem(
+                existing, baseVersion: existing.itemVersion, changedFields: .contents, contents: contents, options: [], request: request)
+            return result.item.map(FileProviderItemRecord.init) ?? existing
+        }
+        if tree.meta == nil {
+            let folder = FileProviderItemRecord(
+                itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: .rootContainer, filename: RemoteTree.metaFolder, contentType: .folder)
+            let result = try await provider.createItem(basedOn: folder, fields: [.filename], contents: nil, options: .mayAlreadyExist, request: request)
+            tree.meta = result.item.map(FileProviderItemRecord.init) ?? folder
+        }
+        let template = FileProviderItemRecord(
+            itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: tree.meta!.itemIdentifier, filename: "drive.json", contentType: .json)
+        let result = try await provider.createItem(basedOn: template, fields: [.contents, .filename], contents: contents, options: [], request: request)
+        return result.item.map(FileProviderItemRecord.init) ?? template
+    }
+}
+
+extension SyncAction {
+    var isFolderCreation: Bool {
+        switch self {
+        case .makeLocalFolder, .makeRemoteFolder: true
+        default: false
+        }
+    }
+}

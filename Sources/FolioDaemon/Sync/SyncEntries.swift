@@ -1,0 +1,40 @@
+import Foundation
+
+/// What identifies a local file's content without reading it: when it is unchanged, the content
+/// hash known for it still holds (so `touch` or a chmod costs a stat, and a rewrite a hash).
+struct LocalFingerprint: Equatable, Codable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Double
+}
+
+/// A file or folder in the local replica.
+struct LocalEntry: Equatable, Sendable {
+    var isFolder: Bool
+    /// The content's SHA-256 (hex), for files.
+    var hash: String?
+    var fingerprint: LocalFingerprint?
+}
+
+/// A file or folder on the provider.
+struct RemoteEntry: Equatable, Sendable {
+    var identifier: String
+    var isFolder: Bool
+    /// The provider's content version.
+    var version: Data
+    var size: Int64?
+}
+
+/// What both sides agreed on when the path was last in sync: the tombstone a deletion is judged
+/// against, and the base a change is.
+struct BaseEntry: Equatable, Sendable {
+    var isFolder: Bool
+    var identifier: String
+    /// The provider's content version then.
+    var version: Data
+    /// The content's SHA-256 then (files).
+    var hash: String?
+    /// The local file's fingerprint then.
+    var fingerprint: LocalFingerprint?
+}

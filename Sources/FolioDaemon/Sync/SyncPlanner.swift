@@ -1,0 +1,106 @@
+/// Decides a sync pass from three views of the tree: the local replica, the server and the base
+/// both last agreed on. A pure function, so every case is a unit test.
+///
+/// The rules (rclone bisync's change cases, with Folio's answers):
+/// - Change is judged against the base: a local file changed when its content hash differs from
+///   the base's, a remote one when its content version differs. Timestamps decide nothing.
+/// - Deletion is only ever a tombstone: a path in the base that one side no longer has, while the
+///   other side still has it unchanged. A path the other side changed is not deleted: the change
+///   wins, and the deleted side gets the item back.
+/// - Changed on both sides, or new on both sides, is a reconciliation: equal contents converge,
+///   different ones are both kept.
+/// - In merge mode (a first sync, a reset journal, a restored or replaced server) the base is not
+///   trusted for deletions: the result is the union of both sides.
+/// - Paths below a local folder that could not be read are left alone: unreadable is not deleted.
+enum SyncPlanner {
+    static func plan(
+        local: [SyncPath: LocalEntry], remote: [SyncPath: RemoteEntry], base: [SyncPath: BaseEntry], unreadable: [SyncPath] = [],
+        merging: Bool = false
+    ) -> [SyncAction] {
+        let trusted = merging ? [:] : base
+        // Folders that must stay because something new or changed lies inside them, per side.
+        var localNews: Set<SyncPath> = []
+        var remoteNews: Set<SyncPath> = []
+        for (path, entry) in local where !entry.isFolder && trusted[path]?.hash != entry.hash {
+            for ancestor in ancestors(of: path) { localNews.insert(ancestor) }
+        }
+        for (path, entry) in remote where !entry.isFolder && trusted[path]?.version != entry.version {
+            for ancestor in ancestors(of: path) { remoteNews.insert(ancestor) }
+        }
+        var actions: [SyncAction] = []
+        var paths = Set(local.keys)
+        paths.formUnion(remote.keys)
+        paths.formUnion(trusted.keys)
+        for path in paths.sorted() {
+            if unreadable.contains(where: { path.isWithin($0) }) { continue }
+            let l = local[path], r = remote[path], b = trusted[path]
+            if let l, let r, l.isFolder != r.isFolder {
+                actions.append(.typeClash(path))
+                continue
+            }
+            if (l?.isFolder ?? r?.isFolder ?? b?.isFolder) == true {
+                if let action = folder(path, l, r, b, keptByLocal: localNews.contains(path), keptByRemote: remoteNews.contains(path)) {
+                    actions.append(action)
+                }
+            } else if let action = file(path, l, r, b) {
+                actions.append(action)
+            }
+        }
+        return actions
+    }
+
+    private static func file(_ path: SyncPath, _ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?) -> SyncAction? {
+        guard let b, !b.isFolder else {
+            // No base: new on one side, or on both.
+            switch (l, r) {
+            case (.some, nil): return .upload(path, base: nil, remote: nil)
+            case (nil, .some(let r)): return .download(path, r, base: nil)
+            case (.some, .some(let r)): return .reconcile(path, r, base: nil)
+            case (nil, nil): return nil
+            }
+        }
+        let localChanged = l.map { $0.hash != b.hash } ?? false
+        let remoteChanged = r.map { $0.version != b.version } ?? false
+        switch (l, r) {
+        case (.some(let l), .some(let r)):
+            switch (localChanged, remoteChanged) {
+            case (false, false): return l.fingerprint == b.fingerprint ? nil : .adopt(path, BaseEntry(isFolder: false, identifier: r.identifier, version: r.version, hash: l.hash, fingerprint: l.fingerprint))
+            case (true, false): return .upload(path, base: b, remote: r)
+            case (false, true): return .download(path, r, base: b)
+            case (true, true): return .reconcile(path, r, base: b)
+            }
+        case (nil, .some(let r)):
+            return remoteChanged ? .download(path, r, base: b) : .deleteRemote(path, b)
+        case (.some, nil):
+            return localChanged ? .upload(path, base: b, remote: nil) : .deleteLocal(path, b)
+        case (nil, nil):
+            return .forget(path)
+        }
+    }
+
+    private static func folder(
+        _ path: SyncPath, _ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, keptByLocal: Bool, keptByRemote: Bool
+    ) -> SyncAction? {
+        switch (l, r, b) {
+        case (.some, .some(let r), let b):
+            return b?.identifier == r.identifier ? nil : .adopt(path, BaseEntry(isFolder: true, identifier: r.identifier, version: r.version))
+        case (.some, nil, nil): return .makeRemoteFolder(path)
+        case (nil, .some(let r), nil): return .makeLocalFolder(path, r)
+        case (.some, nil, .some(let b)): return keptByLocal ? .makeRemoteFolder(path) : .deleteLocal(path, b)
+        case (nil, .some(let r), .some(let b)): return keptByRemote ? .makeLocalFolder(path, r) : .deleteRemote(path, b)
+        case (nil, nil, .some): return .forget(path)
+        case (nil, nil, nil): return nil
+        }
+    }
+
+    /// The folders above `path`, nearest first.
+    static func ancestors(of path: SyncPath) -> [SyncPath] {
+        var result: [SyncPath] = []
+        var current = path.parent
+        while let folder = current {
+            result.append(folder)
+            current = folder.parent
+        }
+        return result
+    }
+}

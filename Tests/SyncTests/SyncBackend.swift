@@ -1,0 +1,48 @@
+import Folio
+import FolioProviders
+import FolioTesting
+import Foundation
+
+/// A server two devices sync through: in memory, or a real one on loopback with a provider per device.
+final class SyncBackend: @unchecked Sendable {
+    enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case memory, apache, wsgidav, rclone, moto
+        var description: String { rawValue }
+        var server: TestServer.Kind? {
+            switch self {
+            case .memory: nil
+            case .apache: .apache
+            case .wsgidav: .wsgidav
+            case .rclone: .rclone
+            case .moto: .moto
+            }
+        }
+        /// Whether the test can run here (its server is installed, or CI, where a missing one fails).
+        var runs: Bool { server.map(TestServer.shouldRun) ?? true }
+    }
+
+    let kind: Kind
+    let server: TestServer?
+    private let memory = InMemoryFileProvider(pageSize: 50)
+
+    init(_ kind: Kind) throws {
+        self.kind = kind
+        server = try kind.server.map { try TestServer($0) }
+    }
+
+    /// A provider for one device (its own connection state; the in-memory server is shared).
+    func provider() throws -> any FileProvider {
+        switch kind {
+        case .memory: return memory
+        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: server!.baseURL, pageSize: 100, requestTimeout: .seconds(20))
+        case .moto:
+            let account = server!.s3!
+            return S3Provider(
+                endpoint: server!.baseURL, bucket: account.bucket, prefix: "drive", accessKey: account.accessKey, secretKey: account.secretKey,
+                pageSize: 100, requestTimeout: .seconds(20))
+        }
+    }
+
+    /// A new device on this server.
+    func device(_ name: String) throws -> SyncDevice { try SyncDevice(name, provider: provider()) }
+}

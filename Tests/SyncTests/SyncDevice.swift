@@ -1,0 +1,85 @@
+import Folio
+@testable import FolioDaemon
+import FolioTesting
+import Foundation
+
+/// One "device" in a sync test: its own replica folder, journal and version store, syncing with a
+/// provider shared with the other devices.
+final class SyncDevice: @unchecked Sendable {
+    let name: String
+    let home: TemporaryDirectory
+    let root: String
+    let versions: VersionStore
+    let journal: SyncJournal
+    let engine: SyncEngine
+
+    init(_ name: String, provider: any FileProvider, guards: SyncGuards = SyncGuards()) throws {
+        self.name = name
+        home = try TemporaryDirectory("folio-device-\(name)")
+        root = home.child("Drive").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        versions = VersionStore(directory: home.child("versions").path)
+        journal = try SyncJournal(path: home.child("index.sqlite").path, domain: "drive")
+        engine = SyncEngine(provider: provider, replica: LocalReplica(root: root), journal: journal, versions: versions, guards: guards)
+    }
+
+    func path(_ relative: String) -> String { root + "/" + relative }
+
+    /// Writes `text` to `relative` (creating folders), as an app would.
+    func write(_ relative: String, _ text: String) throws {
+        try FileManager.default.createDirectory(atPath: (path(relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path(relative)))
+    }
+
+    func read(_ relative: String) -> String? {
+        FileManager.default.contents(atPath: path(relative)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func delete(_ relative: String) throws { try FileManager.default.removeItem(atPath: path(relative)) }
+
+    func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
+        try await engine.sync(confirmingDeletions: confirmingDeletions)
+    }
+
+    /// The synced files and their contents (Folio's own files left out).
+    func tree() -> [String: String] {
+        var result: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let relative = enumerator?.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if relative.hasPrefix(LocalReplica.stagingName) || LocalReplica.isPrivate(name) { continue }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path(relative), isDirectory: &isFolder), !isFolder.boolValue { result[relative] = read(relative) }
+        }
+        return result
+    }
+
+    /// Whether `text` survives on this device: as a file's content or as a stored version.
+    func keeps(_ text: String) -> Bool {
+        if tree().values.contains(text) { return true }
+        let hash = ContentDigest.sha256(of: Data(text.utf8))
+        return versions.allVersions().contains { $0.record.object == hash }
+    }
+
+    /// The unresolved conflict versions of `relative`, as text.
+    func conflicts(_ relative: String) throws -> [String] {
+        try versions.versions(ofItemAt: path(relative)).records.filter { $0.isConflict && !$0.isResolved }.map {
+            String(decoding: try versions.readObject($0.object), as: UTF8.self)
+        }
+    }
+}
+
+/// What the users wrote and still mean to keep: the last content each device's user gave each path
+/// (what a user overwrote or deleted themselves is theirs to lose). Every entry must survive on
+/// some device, as a file or as a version.
+struct ByteLedger {
+    private var current: [String: String] = [:]
+
+    mutating func wrote(_ text: String, on device: SyncDevice, at path: String) { current[device.name + ":" + path] = text }
+    mutating func deleted(on device: SyncDevice, at path: String) { current[device.name + ":" + path] = nil }
+
+    /// The contents found on none of `devices` (files or versions).
+    func lost(on devices: [SyncDevice]) -> [String] {
+        current.values.sorted().filter { text in !devices.contains { $0.keeps(text) } }
+    }
+}
