@@ -114,6 +114,14 @@ actor SyncEngine {
         return report
     }
 
+    /// Makes the next pass a merge: the journal is forgotten and the replica marked again, so both
+    /// sides' items are kept (the same contents match, different ones are both kept) and nothing is
+    /// deleted. The way out of ``SyncStop/replicaMarkerMissing`` and ``SyncStop/remoteMarkerMissing``.
+    func repair() throws {
+        try journal.reset()
+        try checkReplica(syncedBefore: false)
+    }
+
     // MARK: Checks
 
     /// The replica must be there and readable, and carry its marker once it has synced.

@@ -1,0 +1,116 @@
+import Folio
+@testable import FolioDaemon
+import FolioTesting
+import Foundation
+import Testing
+
+/// The guards between a sync pass and data loss: an emptied server, a wiped replica, a mass
+/// deletion, a reset journal, and metadata-only changes.
+@Suite("Sync guards")
+struct SyncGuardTests {
+    static let kinds = [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs)
+
+    /// Two devices with `count` synced files.
+    static func synced(_ backend: SyncBackend, count: Int) async throws -> (SyncDevice, SyncDevice) {
+        let one = try backend.device("one"), two = try backend.device("two")
+        for index in 0..<count { try one.write("doc\(index).txt", "document \(index) " + String(repeating: "x", count: index)) }
+        _ = try await one.sync()
+        _ = try await two.sync()
+        #expect(two.tree() == one.tree() && two.tree().count == count)
+        return (one, two)
+    }
+
+    /// Deletes everything on the server, as an out-of-band tool would (Folio's marker included).
+    static func wipeServer(_ backend: SyncBackend) async throws {
+        let provider = try backend.provider()
+        let request = FileProviderRequest(temporaryDirectory: FileManager.default.temporaryDirectory)
+        let top = try await provider.enumerateItems(in: .rootContainer, startingAt: .initialPageSortedByName, request: request)
+        for item in top.items {
+            try await provider.deleteItem(identifier: item.itemIdentifier, baseVersion: FileProviderItemVersion(), options: .recursive, request: request)
+        }
+    }
+
+    @Test(arguments: kinds)
+    func anEmptiedServerStopsSyncAndRepairMergesBack(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 5)
+        let before = one.tree()
+        try await Self.wipeServer(backend)
+        await #expect(throws: SyncStop.remoteMarkerMissing) { try await one.sync() }
+        #expect(one.tree() == before, "a pass against an emptied server changed the replica")
+        try await one.engine.repair()
+        let merged = try await one.sync()
+        #expect(merged.merged && merged.uploaded == 5 && merged.deletedHere == 0, "\(merged)")
+        // The other device sees a new epoch: it merges too, and nothing differs, so nothing conflicts.
+        let joined = try await two.sync()
+        #expect(joined.merged && joined.conflicts.isEmpty && joined.deletedHere == 0 && joined.deletedOnServer == 0, "\(joined)")
+        #expect(two.tree() == before)
+    }
+
+    @Test(arguments: kinds)
+    func aWipedReplicaStopsSyncAndDeletesNothing(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 4)
+        let before = one.tree()
+        for name in try FileManager.default.contentsOfDirectory(atPath: one.root) { try FileManager.default.removeItem(atPath: one.path(name)) }
+        let error = await #expect(throws: SyncStop.self) { try await one.sync() }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("folio drive repair"))
+        // The server kept everything: the other device still syncs it all.
+        _ = try await two.sync()
+        #expect(two.tree() == before)
+        try await one.engine.repair()
+        let merged = try await one.sync()
+        #expect(merged.merged && merged.downloaded == 4 && merged.deletedOnServer == 0, "\(merged)")
+        #expect(one.tree() == before)
+    }
+
+    @Test(arguments: kinds)
+    func aMassDeletionWaitsForConfirmation(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 8)
+        for index in 0..<6 { try one.delete("doc\(index).txt") }
+        let held = try await one.sync()
+        #expect(held.heldDeletions == 6 && held.deletedOnServer == 0, "\(held)")
+        _ = try await two.sync()
+        #expect(two.tree().count == 8, "held deletions reached the other device")
+        let confirmed = try await one.sync(confirmingDeletions: true)
+        #expect(confirmed.deletedOnServer == 6, "\(confirmed)")
+        // The other device sees six of eight go: held there too until its user confirms.
+        let heldThere = try await two.sync()
+        #expect(heldThere.heldDeletions == 6 && two.tree().count == 8, "\(heldThere)")
+        let removed = try await two.sync(confirmingDeletions: true)
+        #expect(removed.deletedHere == 6 && two.tree().count == 2, "\(removed)")
+        #expect(two.keeps("document 0 "), "a confirmed remote deletion did not keep the local bytes as a version")
+    }
+
+    @Test(arguments: kinds)
+    func aResetJournalMergesWithoutConflictsOrDeletions(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 5)
+        try two.journal.reset()
+        try one.delete("doc4.txt")
+        _ = try await one.sync()
+        let merged = try await two.sync()
+        // doc4 is back on the server (a merge never deletes), and equal contents matched.
+        #expect(merged.merged && merged.conflicts.isEmpty && merged.deletedHere == 0 && merged.deletedOnServer == 0, "\(merged)")
+        #expect(merged.converged == 4 && merged.uploaded == 1, "\(merged)")
+        _ = try await one.sync()
+        #expect(one.tree() == two.tree())
+    }
+
+    @Test(arguments: kinds)
+    func touchAndModeChangesAreNoChange(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 3)
+        for device in [one, two] {
+            for index in 0..<3 {
+                let path = device.path("doc\(index).txt")
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 86_400 * 365), .posixPermissions: 0o600], ofItemAtPath: path)
+            }
+        }
+        for device in [one, two, one] {
+            let report = try await device.sync()
+            #expect(report.uploaded == 0 && report.downloaded == 0 && report.conflicts.isEmpty && report.converged == 0, "\(device.name): \(report)")
+        }
+    }
+}
