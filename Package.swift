@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
         .testTarget(
             name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "folio"], exclude: ["Fixtures"]),
-        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting"]),
+        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "folio"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
     ]

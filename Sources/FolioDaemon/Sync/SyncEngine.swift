@@ -84,15 +84,17 @@ actor SyncEngine {
         await withTaskGroup(of: (SyncAction, Outcome).self) { group in
             var pending = transfers[...]
             let snapshot = run
+            var flushed = ContinuousClock.now
             for _ in 0..<concurrency {
                 guard let action = pending.popFirst() else { break }
                 group.addTask { (action, await self.perform(action, snapshot)) }
             }
             while let (action, outcome) = await group.next() {
                 apply(outcome, action, &report, &changes, &serverChanged, &run)
-                if changes.count >= 500 {
-                    try? journal.record(changes)
-                    changes.removeAll()
+                // Progress is recorded as it goes, so a pass killed midway redoes little.
+                if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
+                    if (try? journal.record(changes)) != nil { changes.removeAll() }
+                    flushed = .now
                 }
                 if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, snapshot)) } }
             }

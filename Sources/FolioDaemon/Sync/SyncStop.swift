@@ -1,6 +1,6 @@
 /// Why a sync pass stopped before changing anything: each is a state the user must look at, with
 /// the way out named.
-enum SyncStop: Error, Equatable, CustomStringConvertible {
+package enum SyncStop: Error, Equatable, CustomStringConvertible {
     /// The replica folder cannot be read (unmounted, permissions).
     case replicaUnreadable(String, String)
     /// The replica folder lacks its marker file although it synced before: it may have been wiped,
@@ -12,7 +12,7 @@ enum SyncStop: Error, Equatable, CustomStringConvertible {
     /// The server's marker cannot be read.
     case remoteMarkerUnreadable(String)
 
-    var description: String {
+    package var description: String {
         switch self {
         case .replicaUnreadable(let root, let reason):
             "the replica folder \(root) cannot be read (\(reason)); nothing was synced"

@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioTesting
+import Foundation
+import Testing
+
+/// `folio drive` as users run it: two "devices" (processes with their own XDG folders) syncing
+/// through a real server, secrets sealed at rest, and a sync killed midway that loses nothing.
+@Suite("folio drive")
+struct DriveCommandTests {
+    /// One device: its XDG folders, and the command run with them.
+    struct Device {
+        let home: TemporaryDirectory
+        var environment: [String: String]
+        var drive: String { home.child("data/folio/Drive").path }
+
+        init(_ name: String, secret: String? = nil) throws {
+            home = try TemporaryDirectory("folio-cli-\(name)")
+            environment = ProcessInfo.processInfo.environment
+            environment["XDG_CONFIG_HOME"] = home.child("config").path
+            environment["XDG_DATA_HOME"] = home.child("data").path
+            environment["XDG_STATE_HOME"] = home.child("state").path
+            environment["XDG_RUNTIME_DIR"] = home.child("run").path
+            environment["FOLIO_PASSWORD"] = secret
+        }
+
+        @discardableResult
+        func folio(_ arguments: String...) throws -> ProcessRunner.Output {
+            try ProcessRunner.folio(arguments, environment: environment)
+        }
+
+        func write(_ relative: String, _ data: Data) throws {
+            let url = URL(fileURLWithPath: drive + "/" + relative)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+
+        func tree() -> [String: Data] {
+            var result: [String: Data] = [:]
+            for relative in (FileManager.default.enumerator(atPath: drive)?.allObjects as? [String]) ?? [] where !relative.hasPrefix(".folio") {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: drive + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue {
+                    result[relative] = FileManager.default.contents(atPath: drive + "/" + relative)
+                }
+            }
+            return result
+        }
+    }
+
+    static func setUp(_ server: TestServer, _ device: Device, through url: URL? = nil) throws {
+        let output: ProcessRunner.Output
+        if let account = server.s3 {
+            output = try device.folio("drive", "setup", "s3", (url ?? server.baseURL).absoluteString, account.bucket + "/drive", "--user", account.accessKey)
+        } else {
+            output = try device.folio("drive", "setup", "webdav", (url ?? server.baseURL).absoluteString)
+        }
+        #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
+    }
+
+    @Test(arguments: [TestServer.Kind.apache, .moto].filter(TestServer.shouldRun))
+    func twoDevicesSyncThroughTheServer(kind: TestServer.Kind) throws {
+        let server = try TestServer(kind)
+        let secret = server.s3?.secretKey
+        let one = try Device("one", secret: secret), two = try Device("two", secret: secret)
+        for device in [one, two] { try Self.setUp(server, device) }
+        try one.write("Notes/hello.txt", Data("hello from device one".utf8))
+        try one.write("empty.txt", Data())
+        #expect(try one.folio("drive", "sync").status == 0)
+        let pulled = try two.folio("drive", "sync")
+        #expect(pulled.status == 0 && pulled.stdout.contains("downloaded 2"), "\(pulled.stdout)\(pulled.stderr)")
+        #expect(two.tree() == one.tree() && one.tree().count == 2)
+        try two.write("Notes/reply.txt", Data("a reply from device two".utf8))
+        #expect(try two.folio("drive", "sync").status == 0)
+        #expect(try one.folio("drive", "sync").status == 0)
+        #expect(one.tree() == two.tree() && one.tree().count == 3)
+        if let secret {
+            // Sealed at rest, private, and never printed.
+            let sealed = try #require(FileManager.default.contents(atPath: one.home.child("config/folio/drive.secret").path))
+            #expect(!String(decoding: sealed, as: UTF8.self).contains(secret))
+            #expect((try FileManager.default.attributesOfItem(atPath: one.home.child("config/folio/drive.secret").path)[.posixPermissions] as? Int) == 0o600)
+            let configuration = try String(contentsOfFile: one.home.child("config/folio/drive.json").path, encoding: .utf8)
+            #expect(!configuration.contains(secret))
+            let status = try one.folio("drive", "status")
+            #expect(status.status == 0 && !status.stdout.contains(secret) && status.stdout.contains("S3"))
+        }
+    }
+
+    /// A sync killed (SIGKILL) while an upload is in flight: the next run finishes it, and the
+    /// server ends with each file once, byte for byte.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aSyncKilledMidUploadLosesAndDuplicatesNothing() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let device = try Device("killed")
+        try Self.setUp(server, device, through: proxy.baseURL)
+        let slow = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try device.write("slow.bin", slow)
+        for index in 0..<5 { try device.write("quick\(index).txt", Data("quick \(index)".utf8)) }
+        proxy.add(.init(method: "PUT", pathContains: "slow.bin", action: .delay(60), times: 1))
+        let process = Process()
+        process.executableURL = ProcessRunner.folioExecutable()
+        process.arguments = ["drive", "sync"]
+        process.environment = device.environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !proxy.requests.contains(where: { $0.hasPrefix("PUT /slow.bin") }), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(300))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        proxy.clearRules()
+        let again = try device.folio("drive", "sync")
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: server.root!.path).filter { !$0.hasPrefix(".folio") }.sorted()
+        #expect(names == ["quick0.txt", "quick1.txt", "quick2.txt", "quick3.txt", "quick4.txt", "slow.bin"], "\(names)")
+        #expect(FileManager.default.contents(atPath: server.root!.appendingPathComponent("slow.bin").path) == slow)
+        let settled = try device.folio("drive", "sync")
+        #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)")
+    }
+}
