@@ -23,23 +23,29 @@ final class SyncBackend: @unchecked Sendable {
 
     let kind: Kind
     let server: TestServer?
+    /// A proxy in front of the server that injects faults, when asked for.
+    let proxy: FaultProxy?
     private let memory = InMemoryFileProvider(pageSize: 50)
 
-    init(_ kind: Kind) throws {
+    init(_ kind: Kind, proxied: Bool = false) throws {
         self.kind = kind
         server = try kind.server.map { try TestServer($0) }
+        proxy = try proxied ? server.map { try FaultProxy(upstreamPort: $0.port) } : nil
     }
+
+    /// Where devices reach the server.
+    var url: URL { proxy?.baseURL ?? server!.baseURL }
 
     /// A provider for one device (its own connection state; the in-memory server is shared).
     func provider() throws -> any FileProvider {
         switch kind {
         case .memory: return memory
-        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: server!.baseURL, pageSize: 100, requestTimeout: .seconds(20))
+        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: url, pageSize: 100, requestTimeout: .seconds(5))
         case .moto:
             let account = server!.s3!
             return S3Provider(
-                endpoint: server!.baseURL, bucket: account.bucket, prefix: "drive", accessKey: account.accessKey, secretKey: account.secretKey,
-                pageSize: 100, requestTimeout: .seconds(20))
+                endpoint: url, bucket: account.bucket, prefix: "drive", accessKey: account.accessKey, secretKey: account.secretKey,
+                pageSize: 100, requestTimeout: .seconds(5))
         }
     }
 

@@ -14,9 +14,9 @@ struct SyncGuardTests {
     static func synced(_ backend: SyncBackend, count: Int) async throws -> (SyncDevice, SyncDevice) {
         let one = try backend.device("one"), two = try backend.device("two")
         for index in 0..<count { try one.write("doc\(index).txt", "document \(index) " + String(repeating: "x", count: index)) }
-        _ = try await one.sync()
-        _ = try await two.sync()
-        #expect(two.tree() == one.tree() && two.tree().count == count)
+        let pushed = try await one.sync()
+        let pulled = try await two.sync()
+        #expect(two.tree() == one.tree() && two.tree().count == count, "\(pushed) \(pulled)")
         return (one, two)
     }
 

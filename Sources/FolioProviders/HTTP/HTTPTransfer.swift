@@ -26,7 +26,17 @@ enum HTTPTransfer {
         var done: Int64 = 0
         do {
             defer { close(descriptor) }
-            let response = try await client.execute(request, timeout: .hours(1))
+            // A pooled connection found closed before any reply is tried again, like any read.
+            var attempt = 1
+            var reply: HTTPClientResponse?
+            while reply == nil {
+                do {
+                    reply = try await client.execute(request, timeout: .hours(1))
+                } catch where attempt < 3 && isDroppedConnection(error) {
+                    attempt += 1
+                }
+            }
+            let response = reply!
             let status = Int(response.status.code)
             guard status == 200 else {
                 var body = try await response.body.collect(upTo: 64 << 10)
@@ -71,14 +81,16 @@ enum HTTPTransfer {
         }
     }
 
-    /// Runs `request` and reads its whole reply (up to `limit` bytes). A request that only reads
-    /// (GET, HEAD, PROPFIND, OPTIONS) is sent once more when the server had closed the pooled
-    /// connection it went out on; a write is never repeated here (its outcome is unknown, and the
-    /// caller decides, against the server's state, whether to send it again).
-    static func execute(_ request: HTTPClientRequest, client: HTTPClient, timeout: TimeAmount, limit: Int) async throws -> (
+    /// Runs `request` and reads its whole reply (up to `limit` bytes). An idempotent request (GET,
+    /// HEAD, PROPFIND, OPTIONS, PUT, DELETE, and MKCOL, whose repeat is refused harmlessly) is sent
+    /// again, up to three times in all, when the connection it went out on was found closed or reset
+    /// (a pooled connection the server had dropped). A repeated write that had landed the first time
+    /// fails its condition (If-None-Match, If-Match) and is reported as a conflict, which the sync
+    /// engine settles by comparing contents; POST, MOVE and COPY are never repeated here.
+    static func execute(_ request: HTTPClientRequest, client: HTTPClient, timeout: TimeAmount, limit: Int, repeatable: Bool? = nil) async throws -> (
         status: Int, headers: HTTPHeaders, body: [UInt8]
     ) {
-        let reads: Set<String> = ["GET", "HEAD", "PROPFIND", "OPTIONS"]
+        let repeatable = repeatable ?? ["GET", "HEAD", "PROPFIND", "OPTIONS", "PUT", "DELETE", "MKCOL"].contains(request.method.rawValue)
         var attempt = 0
         while true {
             attempt += 1
@@ -86,7 +98,7 @@ enum HTTPTransfer {
                 let response = try await client.execute(request, timeout: timeout)
                 var collected = try await response.body.collect(upTo: limit)
                 return (Int(response.status.code), response.headers, collected.readBytes(length: collected.readableBytes) ?? [])
-            } catch where attempt == 1 && reads.contains(request.method.rawValue) && isDroppedConnection(error) {
+            } catch where attempt < 3 && repeatable && isDroppedConnection(error) {
                 continue
             }
         }

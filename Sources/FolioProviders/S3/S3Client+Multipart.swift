@@ -14,7 +14,8 @@ extension S3Client {
         _ key: String, from source: URL, partSize: Int, concurrency: Int, headers: [(String, String)], progress: Progress? = nil
     ) async throws -> Reply {
         let size = try HTTPTransfer.size(of: source.path)
-        let started = try await send("POST", key, query: [("uploads", "")])
+        // Starting an upload again after a dropped connection at worst leaves an unused upload id.
+        let started = try await send("POST", key, query: [("uploads", "")], repeatable: true)
         guard started.status == 200 else { throw Self.statusError(started.status, started.body, "POST uploads", key) }
         guard let uploadID = try? S3ResultField.parse(started.body, field: "UploadId").value, !uploadID.isEmpty else {
             throw FileProviderError(.serverUnreachable, message: "the server started a multipart upload of \(key) without an upload id")

@@ -56,12 +56,12 @@ struct S3Client: Sendable {
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
     func send(
         _ method: String, _ key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: [UInt8]? = nil,
-        limit: Int = 1 << 20, timeout: TimeAmount? = nil
+        limit: Int = 1 << 20, timeout: TimeAmount? = nil, repeatable: Bool? = nil
     ) async throws -> Reply {
         var request = request(method, key, query: query, headers: headers, payloadHash: body.map { SHA256.hash(data: $0).hexadecimal } ?? SigV4Signer.emptyPayloadHash)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
-            let reply = try await HTTPTransfer.execute(request, client: client, timeout: timeout ?? requestTimeout, limit: limit)
+            let reply = try await HTTPTransfer.execute(request, client: client, timeout: timeout ?? requestTimeout, limit: limit, repeatable: repeatable)
             return Reply(status: reply.status, headers: reply.headers, body: reply.body)
         } catch {
             throw Self.transportError(error, method, key)

@@ -1,0 +1,101 @@
+import Folio
+@testable import FolioDaemon
+import FolioTesting
+import Foundation
+import Testing
+
+/// Server faults during sync passes, through a proxy: failed uploads wait and drain, failed
+/// downloads leave the local file alone, an unreachable server changes nothing, and an edit made
+/// while its upload is in flight is sent next.
+@Suite("Sync under server faults")
+struct SyncFaultTests {
+    static let kinds = [SyncBackend.Kind.apache, .moto].filter(\.runs)
+
+    @Test(arguments: kinds)
+    func failedUploadsWaitAndTheQueueDrainsOnce(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        _ = try await one.sync()
+        for index in 0..<4 { try one.write("draft\(index).txt", "draft \(index)") }
+        for status in [503, 500] {
+            proxy.add(.init(method: "PUT", action: .status(status)))
+            let failed = try await one.sync()
+            #expect(failed.uploaded == 0 && failed.deferred.count == 4, "\(failed)")
+            proxy.clearRules()
+        }
+        _ = try await two.sync()
+        #expect(two.tree().isEmpty, "a failed upload reached the server")
+        let drained = try await one.sync()
+        #expect(drained.uploaded == 4 && drained.deferred.isEmpty, "\(drained)")
+        let pulled = try await two.sync()
+        #expect(two.tree() == one.tree() && two.tree().count == 4, "\(pulled) \(two.tree()) \(one.tree())")
+        let again = try await one.sync()
+        #expect(again.uploaded == 0, "an upload was sent twice: \(again)")
+    }
+
+    @Test(arguments: kinds)
+    func aFailedDownloadLeavesTheLocalFileAlone(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try one.write("report.txt", "the first report")
+        _ = try await one.sync()
+        _ = try await two.sync()
+        try one.write("report.txt", "the second report, which is longer")
+        _ = try await one.sync()
+        for action in [FaultProxy.Action.truncate(after: 10), .reset, .status(503)] {
+            proxy.add(.init(method: "GET", pathContains: "report.txt", action: action))
+            let failed = try await two.sync()
+            #expect(failed.downloaded == 0 && failed.deferred["report.txt"] != nil, "\(action): \(failed)")
+            #expect(two.read("report.txt") == "the first report", "\(action) changed the local file")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: two.root + "/" + LocalReplica.stagingName).isEmpty, "\(action) left a partial download")
+            proxy.clearRules()
+        }
+        let healed = try await two.sync()
+        #expect(healed.downloaded == 1 && two.read("report.txt") == "the second report, which is longer", "\(healed)")
+        #expect(two.keeps("the first report"), "the replaced local bytes were not kept")
+    }
+
+    @Test(arguments: kinds)
+    func anUnreachableServerChangesNothing(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one")
+        for index in 0..<3 { try one.write("kept\(index).txt", "kept \(index)") }
+        _ = try await one.sync()
+        let before = one.tree()
+        for action in [FaultProxy.Action.reset, .status(500), .stall] {
+            proxy.add(.init(action: action))
+            await #expect(throws: FileProviderError.self, "\(action)") { try await one.sync() }
+            #expect(one.tree() == before, "\(action) changed the replica")
+            proxy.clearRules()
+        }
+        let healed = try await one.sync()
+        #expect(healed.deletedHere == 0 && healed.deletedOnServer == 0 && healed.uploaded == 0, "\(healed)")
+    }
+
+    /// bisync's conflict window: an edit made while the upload of the previous content is in
+    /// flight is never marked synced; the next pass sends it.
+    @Test(arguments: kinds)
+    func anEditDuringItsUploadIsSentNext(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        _ = try await one.sync()
+        try one.write("doc.txt", "version one")
+        proxy.add(.init(method: "PUT", pathContains: "doc.txt", action: .delay(1.5), times: 1))
+        let pass = Task { try await one.sync() }
+        let deadline = Date().addingTimeInterval(20)
+        while !proxy.requests.contains(where: { $0.hasPrefix("PUT") && $0.contains("doc.txt") }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try one.write("doc.txt", "version two, written during the upload")
+        let first = try await pass.value
+        #expect(first.uploaded == 1, "\(first)")
+        _ = try await two.sync()
+        #expect(two.read("doc.txt") == "version one", "the upload was not the snapshot")
+        let second = try await one.sync()
+        #expect(second.uploaded == 1 && second.conflicts.isEmpty, "\(second)")
+        _ = try await two.sync()
+        #expect(two.read("doc.txt") == "version two, written during the upload")
+    }
+}
