@@ -27,8 +27,12 @@ final class SyncBackend: @unchecked Sendable {
     let proxy: FaultProxy?
     private let memory = InMemoryFileProvider(pageSize: 50)
 
-    init(_ kind: Kind, proxied: Bool = false) throws {
+    /// How long a request without content may take (long: whole-suite runs load the machine).
+    let requestTimeout: Duration
+
+    init(_ kind: Kind, proxied: Bool = false, requestTimeout: Duration = .seconds(30)) throws {
         self.kind = kind
+        self.requestTimeout = requestTimeout
         server = try kind.server.map { try TestServer($0) }
         proxy = try proxied ? server.map { try FaultProxy(upstreamPort: $0.port) } : nil
     }
@@ -40,12 +44,12 @@ final class SyncBackend: @unchecked Sendable {
     func provider() throws -> any FileProvider {
         switch kind {
         case .memory: return memory
-        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: url, pageSize: 100, requestTimeout: .seconds(5))
+        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: url, pageSize: 100, requestTimeout: requestTimeout)
         case .moto:
             let account = server!.s3!
             return S3Provider(
                 endpoint: url, bucket: account.bucket, prefix: "drive", accessKey: account.accessKey, secretKey: account.secretKey,
-                pageSize: 100, requestTimeout: .seconds(5))
+                pageSize: 100, requestTimeout: requestTimeout)
         }
     }
 
