@@ -87,6 +87,8 @@ let package = Package(
                 "Folio",
                 "FolioDaemon",
                 "FolioProviders",
+                // The benchmarks start the same real servers the tests use (`folio bench sync`).
+                "FolioTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,6 +1,6 @@
 import Crypto
 package import Foundation
-import SystemPackage
+package import SystemPackage
 
 /// The SHA-256 of a file's content, read with raw 1 MiB reads: what the version store names objects
 /// by, and what providers and the sync engine compare contents with.
@@ -23,5 +23,47 @@ package enum ContentDigest {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
         return Data(hasher.finalize())
+    }
+}
+
+extension ContentDigest {
+    /// Copies the file at `source` to the new file `destination` (mode `permissions`), hashing as it
+    /// goes, and returns the SHA-256 and size of what was copied. With `durable`, the copy is flushed
+    /// to disk before this returns. A cancelled `progress` stops the copy (`CocoaError.userCancelled`);
+    /// any failure removes the partial copy.
+    @discardableResult
+    package static func copy(
+        from source: String, to destination: String, permissions: FilePermissions = [.ownerReadWrite], durable: Bool = true,
+        progress: Progress? = nil
+    ) throws -> (digest: Data, size: Int64) {
+        let input = try FileDescriptor.open(FilePath(source), .readOnly, options: [.closeOnExec])
+        defer { try? input.close() }
+        let output = try FileDescriptor.open(
+            FilePath(destination), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
+        var hasher = SHA256()
+        var size: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        do {
+            try output.closeAfter {
+                while true {
+                    if progress?.isCancelled == true {
+                        throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the copy was cancelled"])
+                    }
+                    let count = try input.read(into: buffer, retryOnInterrupt: true)
+                    if count == 0 { break }
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                    hasher.update(bufferPointer: chunk)
+                    _ = try output.writeAll(chunk)
+                    size += Int64(count)
+                    progress?.completedUnitCount = size
+                }
+                if durable, fsync(output.rawValue) != 0 { throw Errno(rawValue: errno) }
+            }
+        } catch {
+            unlink(destination)
+            throw error
+        }
+        return (Data(hasher.finalize()), size)
     }
 }

@@ -98,20 +98,22 @@ struct DriveCommandTests {
         let slow = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try device.write("slow.bin", slow)
         for index in 0..<5 { try device.write("quick\(index).txt", Data("quick \(index)".utf8)) }
-        proxy.add(.init(method: "PUT", pathContains: "slow.bin", action: .delay(60), times: 1))
+        proxy.add(.init(method: "PUT", pathContains: "slow.bin", action: .delay(120), times: 1))
         let process = Process()
         process.executableURL = ProcessRunner.folioExecutable()
         process.arguments = ["drive", "sync"]
         process.environment = device.environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let log = device.home.child("killed.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = process.standardOutput
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !proxy.requests.contains(where: { $0.hasPrefix("PUT /slow.bin") }), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = Date().addingTimeInterval(90)
+        while !proxy.requests.contains(where: { $0.hasPrefix("PUT /slow.bin") }), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         try await Task.sleep(for: .milliseconds(300))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationReason == .uncaughtSignal, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         proxy.clearRules()
         let again = try device.folio("drive", "sync")
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")

@@ -72,27 +72,12 @@ package final class VersionStore: Sendable {
 
     /// Stores the contents of the file at `source` (streamed: a large file need not fit in memory).
     package func storeObject(copying source: String) throws -> (hash: String, size: Int64) {
-        let input = try open(source)
-        defer { try? input.close() }
+        guard access(source, R_OK) == 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: source]) }
         try createDirectory(objectsDirectory + "/tmp")
         let temporary = objectsDirectory + "/tmp/" + UUID().uuidString
-        let output = try SystemPackage.FileDescriptor.open(
-            FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: [.ownerReadWrite])
-        var hasher = SHA256()
-        var size: Int64 = 0
+        let (digest, size) = try ContentDigest.copy(from: source, to: temporary)
         do {
-            try output.closeAfter {
-                var buffer = [UInt8](repeating: 0, count: 1 << 20)
-                while true {
-                    let count = try buffer.withUnsafeMutableBytes { try input.read(into: $0) }
-                    if count == 0 { break }
-                    hasher.update(data: buffer[..<count])
-                    try output.writeAll(buffer[..<count])
-                    size += Int64(count)
-                }
-                guard fsync(output.rawValue) == 0 else { throw Errno(rawValue: errno) }
-            }
-            let hash = hasher.finalize().hexadecimal
+            let hash = digest.hexadecimal
             let path = objectPath(hash)
             if access(path, F_OK) == 0 {
                 unlink(temporary)

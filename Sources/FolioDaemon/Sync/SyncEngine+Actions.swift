@@ -90,10 +90,14 @@ extension SyncEngine {
 
     private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run) async throws -> Outcome {
         guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
-        // The snapshot sent: an immutable object a writer cannot tear mid-upload.
-        let snapshot = try versions.storeObject(copying: replica.absolute(path))
+        // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
+        // loses it, and the file it came from is still there to send).
+        let staged = replica.staging + "/upload-\(UUID().uuidString)"
+        let copied = try ContentDigest.copy(from: replica.absolute(path), to: staged, durable: false)
+        defer { unlink(staged) }
+        let snapshot = (hash: copied.digest.hexadecimal, size: copied.size)
         guard replica.fingerprint(path) == before else { return .deferred("the file changed while it was read") }
-        let contents = URL(fileURLWithPath: versions.objectPath(snapshot.hash))
+        let contents = URL(fileURLWithPath: staged)
         let item: any FileProviderItem
         do {
             if let base, let remote, let record = run.tree.records[path] {

@@ -46,7 +46,14 @@ actor SyncEngine {
         try checkReplica(syncedBefore: known != nil)
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
+        let clock = ContinuousClock()
+        var phase = clock.now
+        func lap(_ name: String) {
+            logger.debug("sync phase", metadata: ["phase": "\(name)", "duration": "\(clock.now - phase)"])
+            phase = clock.now
+        }
         var tree = try await RemoteTree.list(provider, request: request, logger: logger)
+        lap("list the server")
         var report = SyncReport()
         report.skipped = tree.skipped
 
@@ -63,9 +70,13 @@ actor SyncEngine {
             report.merged = true
         }
 
+        lap("read the marker")
         let base = try journal.base()
+        lap("read the journal")
         let scan = try replica.scan(base: base)
+        lap("scan the replica")
         let planned = SyncPlanner.plan(local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged)
+        lap("plan")
         let (actions, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
         report.heldDeletions = held.count
         if !held.isEmpty {
@@ -104,7 +115,8 @@ actor SyncEngine {
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
 
-        if serverChanged || report.merged {
+        lap("run \(actions.count) actions")
+        if serverChanged {
             marker.generation += 1
             if let written = try? await writeMarker(marker, tree: &run.tree, request: request) {
                 run.tree.marker = written
@@ -113,6 +125,7 @@ actor SyncEngine {
             }
         }
         try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation))
+        lap("record")
         return report
     }
 

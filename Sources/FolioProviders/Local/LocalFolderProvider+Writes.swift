@@ -178,7 +178,7 @@ extension LocalFolderProvider {
         let temporary = folder + "/" + Self.temporaryPrefix + UUID().uuidString
         let mode: FilePermissions = executable ? [.ownerReadWriteExecute, .groupRead, .groupExecute, .otherRead, .otherExecute] : [.ownerReadWrite, .groupRead, .otherRead]
         if let contents {
-            try LocalFileCopy.copy(from: contents.path, to: temporary, mode: mode)
+            try ContentDigest.copy(from: contents.path, to: temporary, permissions: mode)
         } else {
             let descriptor = try FileDescriptor.open(FilePath(temporary), .writeOnly, options: [.create, .exclusiveCreate], permissions: mode)
             try descriptor.close()

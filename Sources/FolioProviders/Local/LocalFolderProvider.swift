@@ -286,7 +286,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
                     throw FileProviderError(.versionNoLongerAvailable, message: "\(entry.name) changed since that version")
                 }
                 progress.totalUnitCount = entry.status.size
-                let digest = try LocalFileCopy.copy(from: entry.path, to: destination, progress: progress)
+                let digest = try ContentDigest.copy(from: entry.path, to: destination, progress: progress).digest
                 // What was copied is what is described: a writer that changed the file meanwhile is caught.
                 if digest != item.itemVersion.contentVersion {
                     let copied = try self.remember(path: entry.path, parent: entry.parent)

@@ -11,10 +11,28 @@ extension WebDAVProvider {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "names starting with \(Self.temporaryPrefix) are the provider's"])
         }
         let parent = Self.relative(template.parentItemIdentifier)
+        let target = parent.isEmpty ? template.filename : parent + "/" + template.filename
+        if template.contentType != .folder, try await conditionsHonoured() {
+            // One request: If-None-Match refuses an existing name, and a missing parent is a 409.
+            await lock(target)
+            defer { unlock(target) }
+            let size = try contents.map { try HTTPTransfer.size(of: $0.path) } ?? 0
+            let reply = try await dav.upload(target, from: contents, headers: [("If-None-Match", "*")])
+            switch reply.status {
+            case 200..<300: break
+            case 412, 405:
+                let existing = try? await existing(target)
+                throw FileProviderError.collision(with: existing?.itemIdentifier ?? Self.identifier(target), message: "“\(template.filename)” exists in its folder")
+            default: throw WebDAVClient.statusError(reply.status, "PUT", target)
+            }
+            var item = fileRecord(target, etag: reply.header("ETag"), size: size)
+            if item == nil { item = try await current(target) }
+            remember(item)
+            return FileProviderItemResult(item: item!)
+        }
         if !parent.isEmpty, try await current(parent).isFolder == false {
             throw FileProviderError(.noSuchItem, message: "\(template.parentItemIdentifier) is not a folder")
         }
-        let target = parent.isEmpty ? template.filename : parent + "/" + template.filename
         await lock(target)
         defer { unlock(target) }
         if let existing = try await existing(target) {
@@ -27,13 +45,6 @@ extension WebDAVProvider {
             case 200..<300: break
             case 405: throw FileProviderError.collision(with: Self.identifier(target))
             default: throw WebDAVClient.statusError(reply.status, "MKCOL", target)
-            }
-        } else if try await conditionsHonoured() {
-            let reply = try await dav.upload(target, from: contents, headers: [("If-None-Match", "*")])
-            switch reply.status {
-            case 200..<300: break
-            case 412: throw FileProviderError.collision(with: Self.identifier(target), message: "“\(template.filename)” exists in its folder")
-            default: throw WebDAVClient.statusError(reply.status, "PUT", target)
             }
         } else {
             try await uploadThroughTemporary(target, from: contents, parent: parent, overwrite: false)

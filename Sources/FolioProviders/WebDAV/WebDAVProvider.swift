@@ -110,13 +110,32 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
             // No usable ETag (nginx lists none): a digest of size and date stands in, as text.
             content = Data(("folio:" + SHA256.hash(data: Data("\(resource.contentLength ?? -1) \(resource.lastModified ?? "") \(etag ?? "")".utf8)).hexadecimal).utf8)
         }
-        let metadata = Data(SHA256.hash(data: Data("\(relative)\u{0}\(resource.lastModified ?? "")\u{0}\(etag ?? "")".utf8)))
+        let metadata = Self.metadataVersion(relative, etag: etag ?? resource.lastModified ?? "")
         let type: UTType =
             resource.isCollection ? .folder : name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
             itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified)
+    }
+
+    /// The metadata version of the item at `relative` with `etag`: the same whether the item came from
+    /// a listing or from a write's or a download's reply.
+    static func metadataVersion(_ relative: String, etag: String) -> Data {
+        Data(SHA256.hash(data: Data("\(relative)\u{0}\(etag)".utf8)))
+    }
+
+    /// The file item at `relative` as a reply describes it (a PUT's or a GET's ETag, the size sent or
+    /// received), or nil when the reply had no usable ETag.
+    func fileRecord(_ relative: String, etag header: String?, size: Int64?) -> FileProviderItemRecord? {
+        guard let etag = Self.opaque(header), Self.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
+        let name = relative.split(separator: "/").last.map(String.init) ?? ""
+        let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
+        let type: UTType = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
+        return FileProviderItemRecord(
+            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
+            itemVersion: FileProviderItemVersion(contentVersion: Data(etag.utf8), metadataVersion: Self.metadataVersion(relative, etag: etag)),
+            size: size, contentModificationDate: Date())
     }
 
     /// The item at `relative` now, or noSuchItem.
@@ -147,10 +166,20 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
     func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var folders = [""]
-        while let folder = folders.popLast() {
-            for item in try await children(folder) {
-                found[item.itemIdentifier] = item
-                if item.isFolder { folders.append(Self.relative(item.itemIdentifier)) }
+        // Eight listings at a time; any failure fails the walk.
+        try await withThrowingTaskGroup(of: [FileProviderItemRecord].self) { group in
+            var running = 0
+            while true {
+                while running < 8, let folder = folders.popLast() {
+                    group.addTask { try await self.children(folder) }
+                    running += 1
+                }
+                guard running > 0, let items = try await group.next() else { break }
+                running -= 1
+                for item in items {
+                    found[item.itemIdentifier] = item
+                    if item.isFolder { folders.append(Self.relative(item.itemIdentifier)) }
+                }
             }
         }
         return found
@@ -188,7 +217,10 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
     ) async throws -> (contents: URL, item: any FileProviderItem) {
         try Task.checkCancellation()
         let relative = Self.relative(identifier)
-        var item = try await current(relative)
+        // A file the last listing knows needs no PROPFIND: the GET's reply describes what it sent.
+        let known = listing.items?[identifier]
+        var item: FileProviderItemRecord
+        if let known, !known.isFolder { item = known } else { item = try await current(relative) }
         guard !item.isFolder else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
         let destination = request.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
         let received = try await withTaskCancellationHandler {
@@ -197,10 +229,11 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
             progress.cancel()
         }
         // The reply's ETag describes the bytes received; the listing may be older.
-        if let etag = Self.opaque(received.etag), Data(etag.utf8).count <= FileProviderItemVersion.maximumLength {
-            item.itemVersion.contentVersion = Data(etag.utf8)
+        if let described = fileRecord(relative, etag: received.etag, size: received.size) {
+            item = described
+        } else {
+            item.size = received.size
         }
-        item.size = received.size
         if let version, version.contentVersion != item.itemVersion.contentVersion {
             unlink(destination)
             throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")

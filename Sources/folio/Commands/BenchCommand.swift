@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 
 /// `folio bench <name>`: benchmarks, each printing its figure beside a same-run baseline.
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata, index.")
+    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata, index, sync.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -21,8 +21,16 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Files in each generated tree, comma-separated (index).")
     var sizes = "200000,1000000"
 
-    func run() throws {
+    @Option(help: "Small files (sync).") var syncFiles = 10_000
+    @Option(help: "The size of each small file (sync).") var syncFileSize = 4096
+    @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
+    @Flag(help: ArgumentHelp("Time Folio only, not rclone (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
+
+    func run() async throws {
         switch name {
+        case "sync":
+            guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
+            try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, folioOnly: syncFolioOnly)
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
@@ -32,7 +40,7 @@ struct BenchCommand: ParsableCommand {
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
             guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
             try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata, index")
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata, index, sync")
         }
     }
 }
