@@ -34,7 +34,8 @@ struct LocalReplica: Sendable {
 
     var staging: String { root + "/" + Self.stagingName }
 
-    /// Scans the replica; a file whose fingerprint matches `base` keeps the base's hash.
+    /// Scans the replica; a file whose fingerprint matches its base keeps the base's hash, one that
+    /// changed is hashed, and a new one is hashed later, when it is sent or compared.
     func scan(base: [SyncPath: BaseEntry]) throws -> Scan {
         var scan = Scan()
         var rootError: DirectoryScanner.Skip?
@@ -48,10 +49,16 @@ struct LocalReplica: Sendable {
                 return true
             case .regular:
                 let fingerprint = Self.fingerprint(entry.status)
-                var hash = base[path].flatMap { $0.fingerprint == fingerprint ? $0.hash : nil }
-                if hash == nil { hash = try? ContentDigest.sha256(ofFileAt: entry.path).hexadecimal }
+                guard let known = base[path] else {
+                    scan.entries[path] = LocalEntry(isFolder: false, fingerprint: fingerprint)
+                    return false
+                }
                 // A file that cannot be read is unknown: it is neither synced nor deleted.
-                if let hash { scan.entries[path] = LocalEntry(isFolder: false, hash: hash, fingerprint: fingerprint) } else { scan.unreadable.append(path) }
+                guard let hash = known.fingerprint == fingerprint ? known.hash : try? ContentDigest.sha256(ofFileAt: entry.path).hexadecimal else {
+                    scan.unreadable.append(path)
+                    return false
+                }
+                scan.entries[path] = LocalEntry(isFolder: false, hash: hash, fingerprint: fingerprint)
                 return false
             default:
                 return false
@@ -74,13 +81,21 @@ struct LocalReplica: Sendable {
         return Self.fingerprint(status)
     }
 
+    /// Flushes the file at `path` to disk.
+    static func flush(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    }
+
     /// Creates the folder `path` (and any missing above it).
     func makeFolder(_ path: SyncPath) throws {
         try FileManager.default.createDirectory(atPath: absolute(path), withIntermediateDirectories: true)
     }
 
-    /// Puts the downloaded file `staged` at `path` when nothing is there: a file created here in the
-    /// meantime is never replaced (`renameat2(RENAME_NOREPLACE)`). Returns false when one was.
+    /// Puts the downloaded (and flushed) file `staged` at `path` when nothing is there: a file created
+    /// here in the meantime is never replaced (`renameat2(RENAME_NOREPLACE)`). Returns false when one was.
     func placeNew(_ staged: String, at path: SyncPath) throws -> Bool {
         if let parent = path.parent { try makeFolder(parent) }
         do {

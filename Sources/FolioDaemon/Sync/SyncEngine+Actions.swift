@@ -7,6 +7,9 @@ import Logging
 import UniformTypes
 
 extension SyncEngine {
+    /// Files at least this large are sent from where they are, not from a snapshot copy.
+    static var directUploadSize: Int64 { 64 << 20 }
+
     /// What a pass knows while it runs.
     struct Run: Sendable {
         var tree: RemoteTree
@@ -90,14 +93,30 @@ extension SyncEngine {
 
     private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run) async throws -> Outcome {
         guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
-        // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
-        // loses it, and the file it came from is still there to send).
-        let staged = replica.staging + "/upload-\(UUID().uuidString)"
-        let copied = try ContentDigest.copy(from: replica.absolute(path), to: staged, durable: false)
-        defer { unlink(staged) }
-        let snapshot = (hash: copied.digest.hexadecimal, size: copied.size)
-        guard replica.fingerprint(path) == before else { return .deferred("the file changed while it was read") }
-        let contents = URL(fileURLWithPath: staged)
+        let source = replica.absolute(path)
+        let contents: URL
+        var hashing: Task<String, any Error>?
+        var snapshotHash = ""
+        if before.size >= Self.directUploadSize {
+            // A large file is sent from where it is, hashed at the same time; if it changes while it
+            // is sent, the server's copy is not taken for any version, and the next pass sends it again.
+            contents = URL(fileURLWithPath: source)
+            hashing = Task.detached { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
+        } else {
+            // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
+            // loses it, and the file it came from is still there to send).
+            let staged = replica.staging + "/upload-\(UUID().uuidString)"
+            let copied = try ContentDigest.copy(from: source, to: staged, durable: false)
+            guard replica.fingerprint(path) == before else {
+                unlink(staged)
+                return .deferred("the file changed while it was read")
+            }
+            snapshotHash = copied.digest.hexadecimal
+            contents = URL(fileURLWithPath: staged)
+        }
+        defer {
+            if hashing == nil { unlink(contents.path) }
+        }
         let item: any FileProviderItem
         do {
             if let base, let remote, let record = run.tree.records[path] {
@@ -120,8 +139,12 @@ extension SyncEngine {
             // The server changed since the listing: the next pass compares the contents.
             return .deferred("\(error)")
         }
+        if let hashing {
+            let digest = try await hashing.value
+            snapshotHash = replica.fingerprint(path) == before ? digest : "sent while it changed"
+        }
         return .done(
-            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshot.hash, fingerprint: before),
+            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshotHash, fingerprint: before),
             .uploaded)
     }
 
@@ -133,7 +156,10 @@ extension SyncEngine {
         let identifier = FileProviderItemIdentifier(remote.identifier)
         let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
         defer { unlink(url.path) }
-        let hash = try ContentDigest.sha256(ofFileAt: url.path).hexadecimal
+        // Hashed while it is flushed to disk (a placed download must survive a crash: its base says it is synced).
+        let hashing = Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal }
+        try LocalReplica.flush(url.path)
+        let hash = try await hashing.value
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }
@@ -143,7 +169,9 @@ extension SyncEngine {
         }
         if conflict {
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it downloaded") }
-            if scanned.hash == hash { return .done(newBase(expected), .converged) }
+            let localHash = try scanned.hash ?? ContentDigest.sha256(ofFileAt: replica.absolute(path)).hexadecimal
+            guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it was compared") }
+            if localHash == hash { return .done(newBase(expected), .converged) }
             guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true) else {
                 return .deferred("the file changed while it downloaded")
             }

@@ -12,7 +12,8 @@ struct LocalFingerprint: Equatable, Codable, Sendable {
 /// A file or folder in the local replica.
 struct LocalEntry: Equatable, Sendable {
     var isFolder: Bool
-    /// The content's SHA-256 (hex), for files.
+    /// The content's SHA-256 (hex), for files with a base (a new file is hashed when it is sent or
+    /// compared, not when it is found).
     var hash: String?
     var fingerprint: LocalFingerprint?
 }

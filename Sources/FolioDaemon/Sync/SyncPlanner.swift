@@ -21,7 +21,7 @@ enum SyncPlanner {
         // Folders that must stay because something new or changed lies inside them, per side.
         var localNews: Set<SyncPath> = []
         var remoteNews: Set<SyncPath> = []
-        for (path, entry) in local where !entry.isFolder && trusted[path]?.hash != entry.hash {
+        for (path, entry) in local where !entry.isFolder && trusted[path].map({ $0.hash != entry.hash }) ?? true {
             for ancestor in ancestors(of: path) { localNews.insert(ancestor) }
         }
         for (path, entry) in remote where !entry.isFolder && trusted[path]?.version != entry.version {

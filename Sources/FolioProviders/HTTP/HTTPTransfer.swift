@@ -12,7 +12,8 @@ import NIOHTTP1
 /// from a file and into a new file, never whole in memory.
 enum HTTPTransfer {
     /// Runs `request` and writes a 200 reply's body into the new file `destination`, reporting
-    /// progress; returns the reply's headers and the bytes written.
+    /// progress; returns the reply's headers and the bytes written. The file is not flushed: the
+    /// caller that places it flushes it (the sync engine does, while it hashes it).
     ///
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
     /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
@@ -72,7 +73,6 @@ enum HTTPTransfer {
             if let digest = md5?.finalize(), digest.hexadecimal != etag {
                 throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
             }
-            guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
             return (response.headers, done)
         } catch {
             unlink(destination)
