@@ -60,13 +60,16 @@ actor SyncEngine {
         // The server's marker: a first sync writes it; a changed epoch or an older generation means
         // the server was replaced or restored, and the pass merges.
         var marker: DriveMarker
+        var markerMissing = false
         if let record = tree.marker {
             marker = try await readMarker(record, request: request)
             report.merged = known == nil || known?.epoch != marker.epoch || marker.generation < known!.generation
         } else {
             guard known == nil else { throw SyncStop.remoteMarkerMissing }
+            // A first sync: the marker is written at the end of the pass (a pass that dies before
+            // then is a first sync again, which merges).
             marker = DriveMarker(epoch: UUID().uuidString.lowercased(), generation: 0)
-            tree.marker = try await writeMarker(marker, tree: &tree, request: request)
+            markerMissing = true
             report.merged = true
         }
 
@@ -116,11 +119,12 @@ actor SyncEngine {
         }
 
         lap("run \(actions.count) actions")
-        if serverChanged {
+        if serverChanged || markerMissing {
             marker.generation += 1
-            if let written = try? await writeMarker(marker, tree: &run.tree, request: request) {
-                run.tree.marker = written
-            } else {
+            do {
+                run.tree.marker = try await writeMarker(marker, tree: &run.tree, request: request)
+            } catch where !markerMissing {
+                // Another device moved the generation first: it is at least as new as this pass.
                 marker.generation -= 1
             }
         }

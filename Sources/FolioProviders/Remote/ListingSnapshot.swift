@@ -8,6 +8,16 @@ struct ListingSnapshot: Sendable {
     private(set) var items: [FileProviderItemIdentifier: FileProviderItemRecord]?
     /// The changes seen so far.
     private(set) var changes = ProviderChangeLog()
+    /// The items sorted by identifier (the working set's page order), made once per listing.
+    private var sorted: [FileProviderItemRecord]?
+
+    /// The items sorted by identifier's bytes.
+    mutating func sortedByIdentifier() -> [FileProviderItemRecord] {
+        if let sorted { return sorted }
+        let made = ProviderPaging.sorted(Array((items ?? [:]).values), key: \.itemIdentifier.rawValue)
+        sorted = made
+        return made
+    }
 
     /// Takes a new whole listing, recording what differs from the last one.
     mutating func update(with found: [FileProviderItemIdentifier: FileProviderItemRecord]) {
@@ -22,11 +32,13 @@ struct ListingSnapshot: Sendable {
             for identifier in found.keys where previous[identifier] == nil { changes.recordUpdate(identifier) }
         }
         items = found
+        sorted = nil
     }
 
     /// Records a change this provider made: `item` created or changed, and `removed` (with whatever
     /// lay below them) gone.
     mutating func remember(_ item: FileProviderItemRecord?, removed: [FileProviderItemIdentifier] = []) {
+        sorted = nil
         if !removed.isEmpty {
             let gone = Set(removed)
             for identifier in removed where items?[identifier] == nil { changes.recordDeletion(identifier) }

@@ -35,7 +35,7 @@ extension RemoteTreeProvider {
         _ = try ProviderPaging.key(of: page)
         if container == .workingSet {
             if page.isInitial || listing.items == nil { try await refresh() }
-            let items = ProviderPaging.sorted(Array(listing.items!.values), key: \.itemIdentifier.rawValue)
+            let items = listing.sortedByIdentifier()
             let (slice, next) = try ProviderPaging.slice(items, key: \.itemIdentifier.rawValue, after: page, limit: pageSize)
             return FileProviderItemPage(items: Array(slice), nextPage: next)
         }
