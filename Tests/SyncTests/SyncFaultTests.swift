@@ -18,10 +18,11 @@ struct SyncFaultTests {
         let one = try backend.device("one"), two = try backend.device("two")
         _ = try await one.sync()
         for index in 0..<4 { try one.write("draft\(index).txt", "draft \(index)") }
-        for status in [503, 500] {
-            proxy.add(.init(method: "PUT", action: .status(status)))
+        // Refused, failing, and a server that drops the connection mid-upload (as if stopped).
+        for action in [FaultProxy.Action.status(503), .status(500), .reset] {
+            proxy.add(.init(method: "PUT", action: action))
             let failed = try await one.sync()
-            #expect(failed.uploaded == 0 && failed.deferred.count == 4, "\(failed)")
+            #expect(failed.uploaded == 0 && failed.deferred.count == 4, "\(action): \(failed)")
             proxy.clearRules()
         }
         _ = try await two.sync()

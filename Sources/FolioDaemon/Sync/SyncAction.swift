@@ -5,11 +5,11 @@ enum SyncAction: Equatable, Sendable {
     /// while it changed here (`base` set, `remote` nil).
     case upload(SyncPath, base: BaseEntry?, remote: RemoteEntry?)
     /// Bring the remote file here (a local file it replaces is kept as a version first).
-    case download(SyncPath, RemoteEntry, base: BaseEntry?)
+    case download(SyncPath, RemoteEntry)
     /// Both sides have content that may differ and no base says which is newer: compare the
     /// contents; if they differ, keep both (the server's keeps the name, the local one becomes a
     /// conflict version).
-    case reconcile(SyncPath, RemoteEntry, base: BaseEntry?)
+    case reconcile(SyncPath, RemoteEntry)
     /// The local side deleted an item the server still has at its base version.
     case deleteRemote(SyncPath, BaseEntry)
     /// The server no longer lists an item unchanged here: confirm its absence, then delete it here
@@ -29,7 +29,7 @@ enum SyncAction: Equatable, Sendable {
     /// The path the action is about.
     var path: SyncPath {
         switch self {
-        case .upload(let path, _, _), .download(let path, _, _), .reconcile(let path, _, _), .deleteRemote(let path, _), .deleteLocal(let path, _),
+        case .upload(let path, _, _), .download(let path, _), .reconcile(let path, _), .deleteRemote(let path, _), .deleteLocal(let path, _),
             .makeLocalFolder(let path, _), .makeRemoteFolder(let path), .adopt(let path, _), .forget(let path), .typeClash(let path):
             path
         }

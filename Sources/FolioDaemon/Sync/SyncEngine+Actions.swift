@@ -72,8 +72,8 @@ extension SyncEngine {
         do {
             switch action {
             case .upload(let path, let base, let remote): return try await upload(path, base: base, remote: remote, run)
-            case .download(let path, let remote, _): return try await download(path, remote, run, conflict: false)
-            case .reconcile(let path, let remote, _): return try await download(path, remote, run, conflict: true)
+            case .download(let path, let remote): return try await download(path, remote, run, conflict: false)
+            case .reconcile(let path, let remote): return try await download(path, remote, run, conflict: true)
             case .deleteRemote(let path, let base): return try await deleteRemote(path, base, run)
             case .deleteLocal(let path, let base): return try await deleteLocal(path, base, run)
             case .makeLocalFolder(let path, let remote):
@@ -119,9 +119,8 @@ extension SyncEngine {
         }
         let item: any FileProviderItem
         do {
-            if let base, let remote, let record = run.tree.records[path] {
+            if let base, remote != nil, let record = run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
-                _ = remote
                 let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: .contents, contents: contents, options: [], request: run.request)
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
                 item = updated

@@ -54,8 +54,8 @@ enum SyncPlanner {
             // No base: new on one side, or on both.
             switch (l, r) {
             case (.some, nil): return .upload(path, base: nil, remote: nil)
-            case (nil, .some(let r)): return .download(path, r, base: nil)
-            case (.some, .some(let r)): return .reconcile(path, r, base: nil)
+            case (nil, .some(let r)): return .download(path, r)
+            case (.some, .some(let r)): return .reconcile(path, r)
             case (nil, nil): return nil
             }
         }
@@ -66,11 +66,11 @@ enum SyncPlanner {
             switch (localChanged, remoteChanged) {
             case (false, false): return l.fingerprint == b.fingerprint ? nil : .adopt(path, BaseEntry(isFolder: false, identifier: r.identifier, version: r.version, hash: l.hash, fingerprint: l.fingerprint))
             case (true, false): return .upload(path, base: b, remote: r)
-            case (false, true): return .download(path, r, base: b)
-            case (true, true): return .reconcile(path, r, base: b)
+            case (false, true): return .download(path, r)
+            case (true, true): return .reconcile(path, r)
             }
         case (nil, .some(let r)):
-            return remoteChanged ? .download(path, r, base: b) : .deleteRemote(path, b)
+            return remoteChanged ? .download(path, r) : .deleteRemote(path, b)
         case (.some, nil):
             return localChanged ? .upload(path, base: b, remote: nil) : .deleteLocal(path, b)
         case (nil, nil):

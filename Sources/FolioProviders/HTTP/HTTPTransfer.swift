@@ -124,6 +124,22 @@ enum HTTPTransfer {
     }
 }
 
+extension HTTPTransfer {
+    /// The HTTP client every WebDAV and S3 provider of the process shares: connections are pooled
+    /// per server (kept idle for at most 3 s); a connection that stays silent for a minute
+    /// mid-transfer fails (so a stalled server cannot hang a download), and connecting gives up
+    /// after ten seconds.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60))
+        configuration.redirectConfiguration = .disallow
+        // Idle connections are dropped after 3 s, before servers drop them (Apache's keep-alive
+        // timeout is 5 s): a request sent on a connection the server is closing fails.
+        configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(3))
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+}
+
 /// A file's bytes (or a range of them) as an async sequence of buffers, read 256 KiB at a time: an
 /// upload body that is never all in memory.
 struct FileChunks: AsyncSequence, Sendable {

@@ -42,7 +42,7 @@ extension S3Provider {
             if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
                 current = try await put(relative, from: contents, condition: nil)
             } else {
-                guard WebDAVProvider.isHeaderSafe(base), !base.hasPrefix("folio:") else {
+                guard ETag.isServerTag(base) else {
                     throw FileProviderError(.baseVersionMismatch, message: "\(relative): the base version is not one of the server's")
                 }
                 if !(try await conditionsHonoured()) || (contents.map { (try? HTTPTransfer.size(of: $0.path)) ?? 0 } ?? 0) >= multipartThreshold {
@@ -94,7 +94,7 @@ extension S3Provider {
             try await deleteKey(prefix + relative, condition: nil)
         } else {
             let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
-            let usable = WebDAVProvider.isHeaderSafe(base) && !base.hasPrefix("folio:")
+            let usable = ETag.isServerTag(base)
             let honoured = try await conditionsHonoured()
             if !usable || !honoured {
                 try await checkBase(relative, base)
@@ -178,13 +178,13 @@ extension S3Provider {
     func moveFile(_ item: FileProviderItemRecord, to destination: String) async throws -> FileProviderItemRecord {
         let relative = Self.relative(item.itemIdentifier)
         let etag = String(decoding: item.itemVersion.contentVersion, as: UTF8.self)
-        let conditional = WebDAVProvider.isHeaderSafe(etag) && !etag.hasPrefix("folio:")
+        let conditional = ETag.isServerTag(etag)
         let copied = try await copy(prefix + relative, etag: conditional ? etag : nil, to: prefix + destination)
         do {
             let honoured = try await conditionsHonoured()
             try await deleteKey(prefix + relative, condition: conditional && honoured ? etag : nil)
         } catch {
-            try? await deleteKey(prefix + destination, condition: copied.flatMap(Self.opaque))
+            try? await deleteKey(prefix + destination, condition: copied.flatMap(ETag.opaque))
             throw error
         }
         return record(destination, etag: copied, size: item.size ?? 0, modified: item.contentModificationDate)
@@ -198,7 +198,7 @@ extension S3Provider {
         do {
             for object in objects {
                 let target = prefix + destination + object.key.dropFirst(prefix.count + relative.count)
-                _ = try await copy(object.key, etag: Self.opaque(object.etag), to: target)
+                _ = try await copy(object.key, etag: ETag.opaque(object.etag), to: target)
                 copied.append(target)
             }
             if !objects.contains(where: { $0.key == prefix + relative }) {

@@ -60,7 +60,7 @@ public actor S3Provider: FileProvider, RemoteTreeProvider {
         let (seconds, attoseconds) = requestTimeout.components
         s3 = S3Client(
             endpoint: endpoint, bucket: bucket, signer: SigV4Signer(accessKey: accessKey, secretKey: secretKey, region: region, service: "s3"),
-            client: WebDAVClient.sharedClient, requestTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            client: HTTPTransfer.sharedClient, requestTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         var prefix = prefix
         while prefix.hasPrefix("/") { prefix.removeFirst() }
         if !prefix.isEmpty, !prefix.hasSuffix("/") { prefix += "/" }
@@ -100,36 +100,20 @@ public actor S3Provider: FileProvider, RemoteTreeProvider {
             }
     }
 
-    /// The ETag's opaque value, without quotes.
-    static func opaque(_ etag: String?) -> String? {
-        guard var value = etag?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if value.hasPrefix("W/") { value.removeFirst(2) }
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-        return value
-    }
-
     /// A listing's `LastModified` (ISO 8601, with or without fractions of a second).
     static func isoDate(_ text: String) -> Date? {
         (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: .iso8601))
     }
 
-    private static let httpDate: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-
     /// The item for the key `relative` (below the prefix).
     func record(_ relative: String, etag: String?, size: Int64, modified: Date?) -> FileProviderItemRecord {
         let isFolder = relative.hasSuffix("/")
         let name = relative.split(separator: "/").last.map(String.init) ?? ""
-        let tag = Self.opaque(etag) ?? ""
+        let tag = ETag.opaque(etag) ?? ""
         let content: Data
         if isFolder {
             content = Data()
-        } else if WebDAVProvider.isHeaderSafe(tag), tag.utf8.count <= FileProviderItemVersion.maximumLength {
+        } else if ETag.isHeaderSafe(tag), tag.utf8.count <= FileProviderItemVersion.maximumLength {
             content = Data(tag.utf8)
         } else {
             content = Data(("folio:" + SHA256.hash(data: Data("\(size) \(tag)".utf8)).hexadecimal).utf8)
@@ -173,7 +157,7 @@ public actor S3Provider: FileProvider, RemoteTreeProvider {
         guard reply.status == 200 else { throw S3Client.statusError(reply.status, reply.body, "HEAD", relative) }
         return record(
             relative, etag: reply.header("ETag"), size: reply.header("Content-Length").flatMap { Int64($0) } ?? 0,
-            modified: reply.header("Last-Modified").flatMap { Self.httpDate.date(from: $0) })
+            modified: reply.header("Last-Modified").flatMap(ETag.date))
     }
 
     /// The item `relative` now, or nil when there is none (other errors are thrown).

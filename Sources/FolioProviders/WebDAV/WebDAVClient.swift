@@ -130,18 +130,3 @@ struct WebDAVClient: Sendable {
         return FileProviderError(.serverUnreachable, message: "\(method) /\(relative): \(error)")
     }
 }
-
-extension WebDAVClient {
-    /// The HTTP client every WebDAV and S3 provider of the process shares: connections are pooled
-    /// per server (kept idle for at most 3 s); a connection that stays silent for a minute mid-transfer fails (so a stalled server
-    /// cannot hang a download), and connecting gives up after ten seconds.
-    static let sharedClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60))
-        configuration.redirectConfiguration = .disallow
-        // Idle connections are dropped after 3 s, before servers drop them (Apache's keep-alive
-        // timeout is 5 s): a request sent on a connection the server is closing fails.
-        configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(3))
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
-}

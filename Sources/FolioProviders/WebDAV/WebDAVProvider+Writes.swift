@@ -70,7 +70,7 @@ extension WebDAVProvider {
             if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
                 let reply = try await dav.upload(relative, from: contents, headers: [])
                 guard (200..<300).contains(reply.status) else { throw WebDAVClient.statusError(reply.status, "PUT", relative) }
-            } else if Self.isServerETag(base), try await conditionsHonoured() {
+            } else if ETag.isServerTag(base), try await conditionsHonoured() {
                 try await conditionally("PUT", relative, base: base) { headers in try await self.dav.upload(relative, from: contents, headers: headers) }
             } else {
                 try await checkBase(relative, base)
@@ -130,7 +130,7 @@ extension WebDAVProvider {
             guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
         } else {
             let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
-            if Self.isServerETag(base), try await conditionsHonoured() {
+            if ETag.isServerTag(base), try await conditionsHonoured() {
                 try await conditionally("DELETE", relative, base: base) { headers in try await self.dav.send("DELETE", relative, headers: headers) }
             } else {
                 try await checkBase(relative, base)

@@ -48,7 +48,7 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
         let authorization = user.map { "Basic " + Data("\($0):\(password ?? "")".utf8).base64EncodedString() }
         let (seconds, attoseconds) = requestTimeout.components
         dav = WebDAVClient(
-            base: URL(string: base)!, authorization: authorization, client: WebDAVClient.sharedClient,
+            base: URL(string: base)!, authorization: authorization, client: HTTPTransfer.sharedClient,
             requestTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         self.pageSize = pageSize
     }
@@ -63,33 +63,6 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
         relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
     }
 
-    /// The ETag's opaque value, without `W/` and quotes.
-    static func opaque(_ etag: String?) -> String? {
-        guard var value = etag?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if value.hasPrefix("W/") { value.removeFirst(2) }
-        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-        return value
-    }
-
-    /// Whether `text` can go in an `If-Match` header as an ETag: visible ASCII without quotes.
-    static func isHeaderSafe(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") }
-    }
-
-    /// Whether a content version is one of the server's ETags (not a stand-in digest), so it can
-    /// be sent as a condition.
-    static func isServerETag(_ version: String) -> Bool {
-        isHeaderSafe(version) && !version.hasPrefix("folio:")
-    }
-
-    private static let httpDate: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-
     /// The item a listed resource stands for, or nil for what the provider does not serve.
     func record(_ resource: DAVResource) -> FileProviderItemRecord? {
         guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath, origin: dav.origin) else {
@@ -99,12 +72,12 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
         let name = relative.split(separator: "/").last.map(String.init) ?? ""
         guard !name.hasPrefix(Self.temporaryPrefix) else { return nil }
         let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
-        let etag = Self.opaque(resource.etag)
-        let modified = resource.lastModified.flatMap { Self.httpDate.date(from: $0) }
+        let etag = ETag.opaque(resource.etag)
+        let modified = resource.lastModified.flatMap(ETag.date)
         let content: Data
         if resource.isCollection {
             content = Data()
-        } else if let etag, Self.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength {
+        } else if let etag, ETag.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength {
             content = Data(etag.utf8)
         } else {
             // No usable ETag (nginx lists none): a digest of size and date stands in, as text.
@@ -128,7 +101,7 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
     /// The file item at `relative` as a reply describes it (a PUT's or a GET's ETag, the size sent or
     /// received), or nil when the reply had no usable ETag.
     func fileRecord(_ relative: String, etag header: String?, size: Int64?) -> FileProviderItemRecord? {
-        guard let etag = Self.opaque(header), Self.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
+        guard let etag = ETag.opaque(header), ETag.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
         let name = relative.split(separator: "/").last.map(String.init) ?? ""
         let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
         let type: UTType = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data

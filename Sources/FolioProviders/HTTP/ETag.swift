@@ -1,0 +1,36 @@
+import Foundation
+
+/// HTTP entity tags as the WebDAV and S3 providers use them for content versions, and the HTTP
+/// date format of `Last-Modified`.
+enum ETag {
+    /// The tag's opaque value, without `W/` and quotes (Apache marks a tag weak for a second after a
+    /// write, then the same value turns strong).
+    static func opaque(_ etag: String?) -> String? {
+        guard var value = etag?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.hasPrefix("W/") { value.removeFirst(2) }
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+        return value
+    }
+
+    /// Whether `text` can go in an `If-Match` header as a tag: visible ASCII without quotes.
+    static func isHeaderSafe(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\"") }
+    }
+
+    /// Whether a content version is one of the server's tags (not a stand-in digest, which starts
+    /// with `folio:`), so it can be sent as a condition.
+    static func isServerTag(_ version: String) -> Bool {
+        isHeaderSafe(version) && !version.hasPrefix("folio:")
+    }
+
+    private static let httpDate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
+    }()
+
+    /// An RFC 1123 date (`Last-Modified`, `getlastmodified`).
+    static func date(_ text: String) -> Date? { httpDate.date(from: text) }
+}

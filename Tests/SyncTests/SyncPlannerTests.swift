@@ -1,0 +1,88 @@
+@testable import FolioDaemon
+import Foundation
+import Testing
+
+/// The planner alone: a pure function, each rule a case.
+@Suite("Sync planner")
+struct SyncPlannerTests {
+    static let fingerprint = LocalFingerprint(device: 1, inode: 1, size: 1, modified: 1)
+
+    static func local(_ hash: String) -> LocalEntry { LocalEntry(isFolder: false, hash: hash, fingerprint: fingerprint) }
+    static func remote(_ version: String) -> RemoteEntry { RemoteEntry(identifier: "id", isFolder: false, version: Data(version.utf8), size: 1) }
+    static func base(_ hash: String, _ version: String) -> BaseEntry {
+        BaseEntry(isFolder: false, identifier: "id", version: Data(version.utf8), hash: hash, fingerprint: fingerprint)
+    }
+
+    /// One path: what the planner decides from (local, remote, base).
+    static func decide(_ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, merging: Bool = false) -> SyncAction? {
+        let path = SyncPath("f.txt")
+        return SyncPlanner.plan(
+            local: l.map { [path: $0] } ?? [:], remote: r.map { [path: $0] } ?? [:], base: b.map { [path: $0] } ?? [:], merging: merging
+        ).first
+    }
+
+    @Test func bisyncsTenCases() {
+        let p = SyncPath("f.txt")
+        let b = Self.base("h0", "v0")
+        // New on either side.
+        #expect(Self.decide(Self.local("h1"), nil, nil) == .upload(p, base: nil, remote: nil))
+        #expect(Self.decide(nil, Self.remote("v1"), nil) == .download(p, Self.remote("v1")))
+        // Newer on either side.
+        #expect(Self.decide(Self.local("h1"), Self.remote("v0"), b) == .upload(p, base: b, remote: Self.remote("v0")))
+        #expect(Self.decide(Self.local("h0"), Self.remote("v1"), b) == .download(p, Self.remote("v1")))
+        // Deleted on either side (a tombstone against the base).
+        #expect(Self.decide(nil, Self.remote("v0"), b) == .deleteRemote(p, b))
+        #expect(Self.decide(Self.local("h0"), nil, b) == .deleteLocal(p, b))
+        // Changed on both.
+        #expect(Self.decide(Self.local("h1"), Self.remote("v1"), b) == .reconcile(p, Self.remote("v1")))
+        // Newer on one side, deleted on the other: the change wins.
+        #expect(Self.decide(nil, Self.remote("v1"), b) == .download(p, Self.remote("v1")))
+        #expect(Self.decide(Self.local("h1"), nil, b) == .upload(p, base: b, remote: nil))
+        // Deleted on both.
+        #expect(Self.decide(nil, nil, b) == .forget(p))
+        // Unchanged.
+        #expect(Self.decide(Self.local("h0"), Self.remote("v0"), b) == nil)
+    }
+
+    @Test func aMergeNeverDeletes() {
+        let b = Self.base("h0", "v0")
+        #expect(Self.decide(nil, Self.remote("v0"), b, merging: true) == .download(SyncPath("f.txt"), Self.remote("v0")))
+        #expect(Self.decide(Self.local("h0"), nil, b, merging: true) == .upload(SyncPath("f.txt"), base: nil, remote: nil))
+        #expect(Self.decide(Self.local("h0"), Self.remote("v0"), b, merging: true) == .reconcile(SyncPath("f.txt"), Self.remote("v0")))
+    }
+
+    @Test func unreadableFoldersAreLeftAlone() {
+        let inner = SyncPath("locked/f.txt")
+        let plan = SyncPlanner.plan(
+            local: [:], remote: [inner: Self.remote("v0")], base: [inner: Self.base("h0", "v0"), SyncPath("locked"): BaseEntry(isFolder: true, identifier: "d", version: Data())],
+            unreadable: [SyncPath("locked")])
+        #expect(plan.isEmpty, "\(plan)")
+    }
+
+    /// A folder deleted on one side stays, and is made again on the other, while it holds something new.
+    @Test func aDeletedFolderWithNewContentsIsKept() {
+        let folder = SyncPath("docs"), file = SyncPath("docs/new.txt")
+        let folderBase = BaseEntry(isFolder: true, identifier: "d", version: Data())
+        let plan = SyncPlanner.plan(
+            local: [folder: LocalEntry(isFolder: true), file: LocalEntry(isFolder: false, fingerprint: Self.fingerprint)], remote: [:],
+            base: [folder: folderBase])
+        #expect(plan.contains(.makeRemoteFolder(folder)) && plan.contains(.upload(file, base: nil, remote: nil)), "\(plan)")
+    }
+
+    @Test func theGuardHoldsMassDeletions() {
+        let guards = SyncGuards()
+        let deletions = (0..<6).map { SyncAction.deleteRemote(SyncPath("f\($0)"), Self.base("h", "v")) }
+        let upload = SyncAction.upload(SyncPath("new"), base: nil, remote: nil)
+        let held = guards.split(deletions + [upload], syncedCount: 8, confirmed: false)
+        #expect(held.run == [upload] && held.held.count == 6)
+        #expect(guards.split(deletions, syncedCount: 8, confirmed: true).held.isEmpty)
+        #expect(guards.split(Array(deletions.prefix(2)), syncedCount: 3, confirmed: false).held.isEmpty, "two deletions are below the minimum")
+        #expect(guards.split(Array(deletions.prefix(3)), syncedCount: 100, confirmed: false).held.isEmpty)
+    }
+
+    @Test func pathsCompareAsBytes() {
+        #expect(SyncPath("caf\u{e9}") != SyncPath("cafe\u{301}"))
+        #expect(SyncPath("a/b/c").isWithin(SyncPath("a/b")) && !SyncPath("a/bc").isWithin(SyncPath("a/b")))
+        #expect(SyncPath("a/b/c").parent == SyncPath("a/b") && SyncPath("a/b/c").name == "c" && SyncPath("a").parent == nil)
+    }
+}
