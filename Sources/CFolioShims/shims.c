@@ -37,4 +37,8 @@ int cfolio_fnmatch(const char *pattern, const char *name, int casefold) {
 int cfolio_rename_noreplace(const char *oldpath, const char *newpath) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, oldpath, AT_FDCWD, newpath, RENAME_NOREPLACE);
 }
+
+int cfolio_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
 #endif

@@ -24,9 +24,9 @@ struct BisyncCaseTests {
         // The synced start: file1 … file8 on both.
         for index in 1...8 { try write(one, "file\(index).txt", "file \(index), as both devices first saw it") }
         try write(one, "folder/inner.txt", "inside a folder")
-        _ = try await one.sync()
-        _ = try await two.sync()
-        #expect(two.tree() == one.tree(), "the second device did not get the first one's files")
+        let pushed = try await one.sync()
+        let pulled = try await two.sync()
+        try #require(two.tree() == one.tree(), "the second device did not get the first one's files: \(pushed) \(pulled)")
 
         // Device one (rclone's Path1): new, newer, deleted, changed on both, deleted vs newer, newer vs deleted, deleted on both.
         try write(one, "file11.txt", "new on device one")

@@ -31,6 +31,10 @@ int cfolio_fnmatch(const char *pattern, const char *name, int casefold);
 /// renameat2(2) with RENAME_NOREPLACE: fails with EEXIST instead of replacing `newpath`.
 /// Returns 0 or -1 with errno set (EINVAL where the file system cannot do it).
 int cfolio_rename_noreplace(const char *oldpath, const char *newpath);
+
+/// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing a range back to disk without
+/// waiting, so that a later fsync has less to do. Returns 0 or -1 with errno set.
+int cfolio_start_writeback(int fd, long long offset, long long length);
 #endif
 
 #endif

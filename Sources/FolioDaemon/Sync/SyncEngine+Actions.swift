@@ -153,12 +153,21 @@ extension SyncEngine {
     /// the name, the local one becomes a conflict version.
     private func download(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run, conflict: Bool) async throws -> Outcome {
         let identifier = FileProviderItemIdentifier(remote.identifier)
-        let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
+        let url: URL, item: any FileProviderItem, reported: String?
+        if let hashing = provider as? any HashingFileProvider {
+            let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
+            (url, item, reported) = (fetched.contents, fetched.item, fetched.sha256.hexadecimal)
+        } else {
+            (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
+            reported = nil
+        }
         defer { unlink(url.path) }
-        // Hashed while it is flushed to disk (a placed download must survive a crash: its base says it is synced).
-        let hashing = Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal }
+        // A placed download must survive a crash (its base says it is synced): it is flushed first,
+        // and hashed meanwhile when the provider did not hash it as it came.
+        let hashing = reported == nil ? Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal } : nil
         try LocalReplica.flush(url.path)
-        let hash = try await hashing.value
+        var hash = reported ?? ""
+        if let hashing { hash = try await hashing.value }
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }

@@ -4,15 +4,18 @@
 import AsyncHTTPClient
 import Crypto
 import Folio
+import FolioSystem
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SystemPackage
 
 /// Transfers between files and HTTP bodies, shared by the WebDAV and S3 clients: bodies streamed
 /// from a file and into a new file, never whole in memory.
 enum HTTPTransfer {
     /// Runs `request` and writes a 200 reply's body into the new file `destination`, reporting
-    /// progress; returns the reply's headers and the bytes written. The file is not flushed: the
+    /// progress; returns the reply's headers, the bytes written and their SHA-256 (computed as they
+    /// are written, so nobody reads the file again to hash it). The file is not flushed: the
     /// caller that places it flushes it (the sync engine does, while it hashes it).
     ///
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
@@ -21,10 +24,11 @@ enum HTTPTransfer {
     static func download(
         _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false,
         failure: (Int, [UInt8]) -> any Error
-    ) async throws -> (headers: HTTPHeaders, size: Int64) {
+    ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data) {
         let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
         var done: Int64 = 0
+        var flushedUpTo: Int64 = 0
         do {
             defer { close(descriptor) }
             // A pooled connection found closed before any reply is tried again, like any read.
@@ -47,12 +51,14 @@ enum HTTPTransfer {
             if let expected { progress.totalUnitCount = expected }
             let etag = response.headers.first(name: "ETag").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased() }
             var md5 = verifiesMD5ETag && etag.map(isMD5) == true ? Insecure.MD5() : nil
+            var sha256 = SHA256()
             for try await buffer in response.body {
                 if progress.isCancelled || Task.isCancelled {
                     throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
                 }
                 try buffer.withUnsafeReadableBytes { raw in
                     md5?.update(bufferPointer: raw)
+                    sha256.update(bufferPointer: raw)
                     var offset = 0
                     while offset < raw.count {
                         let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
@@ -65,6 +71,11 @@ enum HTTPTransfer {
                 }
                 done += Int64(buffer.readableBytes)
                 progress.completedUnitCount = done
+                // Start writing back each 32 MiB as it arrives, so the caller's final flush is short.
+                if done - flushedUpTo >= 32 << 20 {
+                    FileDescriptor(rawValue: descriptor).startWriteback(offset: flushedUpTo, length: done - flushedUpTo)
+                    flushedUpTo = done
+                }
             }
             let what = "\(request.method.rawValue) \(request.url)"
             if let expected, expected != done {
@@ -73,7 +84,7 @@ enum HTTPTransfer {
             if let digest = md5?.finalize(), digest.hexadecimal != etag {
                 throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
             }
-            return (response.headers, done)
+            return (response.headers, done, Data(sha256.finalize()))
         } catch {
             unlink(destination)
             if error is FileProviderError || error is CocoaError || error is CancellationError { throw error }

@@ -85,13 +85,18 @@ struct S3Client: Sendable {
         }
     }
 
-    /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag.
+    /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag, the size and the SHA-256.
     /// A short, long or (for plain-MD5 ETags) damaged body, or a dropped connection, leaves no file.
-    func download(_ key: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64) {
+    func download(_ key: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64, sha256: Data) {
         let received = try await HTTPTransfer.download(request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true) {
             status, body in Self.statusError(status, body, "GET", key)
         }
-        return (received.headers.first(name: "ETag"), received.size)
+        // S3 names every object's version: a reply without one is not a GET's reply.
+        guard let etag = received.headers.first(name: "ETag") else {
+            unlink(destination)
+            throw FileProviderError(.serverUnreachable, message: "GET \(key): the reply has no ETag")
+        }
+        return (etag, received.size, received.sha256)
     }
 
     /// One page of the keys under `prefix` (by `delimiter` when given), after `token`.

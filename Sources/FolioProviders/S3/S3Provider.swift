@@ -24,7 +24,7 @@ import NIOCore
 ///   every key below it before deleting any, so a failure leaves both, never neither.
 /// - Changes are found by listing every key (1,000 a page) and comparing with the previous listing:
 ///   a listing that fails or is refused throws, so absence is never inferred from it.
-public actor S3Provider: FileProvider, RemoteTreeProvider {
+public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests, probed on first write.
     struct Profile {
         var honoursConditions: Bool
@@ -230,6 +230,13 @@ public actor S3Provider: FileProvider, RemoteTreeProvider {
     public func fetchContents(
         for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
     ) async throws -> (contents: URL, item: any FileProviderItem) {
+        let fetched = try await fetchHashedContents(for: identifier, version: version, request: request, progress: progress)
+        return (fetched.contents, fetched.item)
+    }
+
+    package func fetchHashedContents(
+        for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
+    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data) {
         try Task.checkCancellation()
         let relative = Self.relative(identifier)
         guard !relative.isEmpty, !relative.hasSuffix("/") else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
@@ -244,7 +251,7 @@ public actor S3Provider: FileProvider, RemoteTreeProvider {
             unlink(destination)
             throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")
         }
-        return (URL(fileURLWithPath: destination), item)
+        return (URL(fileURLWithPath: destination), item, received.sha256)
     }
 
     // MARK: Profile

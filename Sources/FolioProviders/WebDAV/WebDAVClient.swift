@@ -83,13 +83,13 @@ struct WebDAVClient: Sendable {
         }
     }
 
-    /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag.
+    /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag, the size and the SHA-256.
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
-    func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64) {
+    func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64, sha256: Data) {
         let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress) {
             status, _ in Self.statusError(status, "GET", relative)
         }
-        return (received.headers.first(name: "ETag"), received.size)
+        return (received.headers.first(name: "ETag"), received.size, received.sha256)
     }
 
     /// The resources of a PROPFIND at `depth` (0 or 1).

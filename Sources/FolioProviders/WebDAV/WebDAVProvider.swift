@@ -22,7 +22,7 @@ import NIOCore
 /// - Changes are found by listing the whole tree and comparing it with the previous listing: a
 ///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
 ///   never inferred from a broken listing.
-public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
+public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests, probed on first write.
     struct Profile {
         var honoursConditions: Bool
@@ -188,6 +188,13 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
     public func fetchContents(
         for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
     ) async throws -> (contents: URL, item: any FileProviderItem) {
+        let fetched = try await fetchHashedContents(for: identifier, version: version, request: request, progress: progress)
+        return (fetched.contents, fetched.item)
+    }
+
+    package func fetchHashedContents(
+        for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
+    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data) {
         try Task.checkCancellation()
         let relative = Self.relative(identifier)
         // A file the last listing knows needs no PROPFIND: the GET's reply describes what it sent.
@@ -211,7 +218,7 @@ public actor WebDAVProvider: FileProvider, RemoteTreeProvider {
             unlink(destination)
             throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")
         }
-        return (URL(fileURLWithPath: destination), item)
+        return (URL(fileURLWithPath: destination), item, received.sha256)
     }
 
     // MARK: Profile

@@ -195,7 +195,7 @@ public final class FaultProxy: @unchecked Sendable {
         return nil
     }
 
-    /// The head with `Connection: close` in place of any Connection header.
+    /// A request or reply head with `Connection: close` in place of any Connection header.
     private func closingHead(_ head: [UInt8]) -> [UInt8] {
         var lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
         lines.removeAll { $0.lowercased().hasPrefix("connection:") }
@@ -217,25 +217,35 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
+    /// Relays the server's reply, its head rewritten to say `Connection: close` (the proxy serves
+    /// one request per connection, so a client must not send another on it), its body cut after
+    /// `bodyLimit` bytes when given.
     private func relayReply(from server: Int32, to client: Int32, bodyLimit: Int?) {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var received: [UInt8] = []
-        var bodyStart: Int?
+        var pending: [UInt8] = []
+        var headSent = false
+        var sentBody = 0
         while true {
             let count = recv(server, &buffer, buffer.count, 0)
             if count <= 0 { return }
             var chunk = Array(buffer[0..<count])
-            if let limit = bodyLimit {
-                received.append(contentsOf: chunk)
-                if bodyStart == nil { bodyStart = Self.headEnd(received) }
-                if let start = bodyStart, received.count - start > limit {
-                    let allowed = start + limit - (received.count - chunk.count)
-                    chunk = Array(chunk.prefix(max(0, allowed)))
-                    _ = try? LoopbackHTTP.send(client, Data(chunk))
-                    return
+            if !headSent {
+                pending += chunk
+                guard let end = Self.headEnd(pending) else {
+                    if pending.count > 65536 { return }
+                    continue
                 }
+                if (try? LoopbackHTTP.send(client, Data(closingHead(Array(pending[..<end]))))) == nil { return }
+                headSent = true
+                chunk = Array(pending[end...])
+                pending = []
             }
-            if (try? LoopbackHTTP.send(client, Data(chunk))) == nil { return }
+            if let limit = bodyLimit, sentBody + chunk.count > limit {
+                _ = try? LoopbackHTTP.send(client, Data(chunk.prefix(max(0, limit - sentBody))))
+                return
+            }
+            sentBody += chunk.count
+            if !chunk.isEmpty, (try? LoopbackHTTP.send(client, Data(chunk))) == nil { return }
         }
     }
 }

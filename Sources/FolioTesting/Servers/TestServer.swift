@@ -259,7 +259,14 @@ public final class TestServer: @unchecked Sendable {
             process.arguments = ["serve", "webdav", root!.path, "--addr", "127.0.0.1:\(port)", "--etag-hash", "MD5", "--config", "/dev/null"]
         case .moto:
             process.executableURL = URL(fileURLWithPath: motoPython!)
-            process.arguments = ["-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+            // HTTP/1.0, one request per connection: with werkzeug's keep-alive, a PUT that moto refuses
+            // before reading its body (a 412) leaves the body in the connection, and the next request
+            // on it gets a 400 or another reply's bytes (seen under load).
+            process.arguments = [
+                "-c",
+                "import sys, werkzeug.serving as s; s.WSGIRequestHandler.protocol_version = 'HTTP/1.0'; from moto.server import main; main(sys.argv[1:])",
+                "-H", "127.0.0.1", "-p", "\(port)",
+            ]
         }
     }
 
