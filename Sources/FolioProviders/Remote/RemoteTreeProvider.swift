@@ -20,6 +20,16 @@ protocol RemoteTreeProvider: Actor {
 }
 
 extension RemoteTreeProvider {
+    /// The path an identifier stands for ("" for the root): these providers' identifiers are paths.
+    static func relative(_ identifier: FileProviderItemIdentifier) -> String {
+        identifier == .rootContainer ? "" : identifier.rawValue
+    }
+
+    /// The identifier of the item at `relative`.
+    static func identifier(_ relative: String) -> FileProviderItemIdentifier {
+        relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
+    }
+
     /// Lists everything and records what changed since the last listing.
     func refresh() async throws {
         listing.update(with: try await walk())

@@ -73,14 +73,6 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
 
     // MARK: Identifiers and items
 
-    static func relative(_ identifier: FileProviderItemIdentifier) -> String {
-        identifier == .rootContainer ? "" : identifier.rawValue
-    }
-
-    static func identifier(_ relative: String) -> FileProviderItemIdentifier {
-        relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
-    }
-
     /// The folder (relative, ending in `/`, or "") holding `relative`.
     static func parent(of relative: String) -> String {
         var path = Substring(relative)

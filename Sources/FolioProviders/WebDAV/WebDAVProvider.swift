@@ -55,14 +55,6 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
 
     // MARK: Identifiers and items
 
-    static func relative(_ identifier: FileProviderItemIdentifier) -> String {
-        identifier == .rootContainer ? "" : identifier.rawValue
-    }
-
-    static func identifier(_ relative: String) -> FileProviderItemIdentifier {
-        relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
-    }
-
     /// The item a listed resource stands for, or nil for what the provider does not serve.
     func record(_ resource: DAVResource) -> FileProviderItemRecord? {
         guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath, origin: dav.origin) else {
