@@ -24,8 +24,8 @@ struct BisyncCaseTests {
         // The synced start: file1 … file8 on both.
         for index in 1...8 { try write(one, "file\(index).txt", "file \(index), as both devices first saw it") }
         try write(one, "folder/inner.txt", "inside a folder")
-        let pushed = try await one.sync()
-        let pulled = try await two.sync()
+        let pushed = try await one.settle()
+        let pulled = try await two.settle()
         try #require(two.tree() == one.tree(), "the second device did not get the first one's files: \(pushed) \(pulled)")
 
         // Device one (rclone's Path1): new, newer, deleted, changed on both, deleted vs newer, newer vs deleted, deleted on both.

@@ -16,7 +16,7 @@ struct SyncFaultTests {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one"), two = try backend.device("two")
-        _ = try await one.sync()
+        try await one.settle()
         for index in 0..<4 { try one.write("draft\(index).txt", "draft \(index)") }
         // Refused, failing, and a server that drops the connection mid-upload (as if stopped).
         for action in [FaultProxy.Action.status(503), .status(500), .reset] {
@@ -25,7 +25,7 @@ struct SyncFaultTests {
             #expect(failed.uploaded == 0 && failed.deferred.count == 4, "\(action): \(failed)")
             proxy.clearRules()
         }
-        _ = try await two.sync()
+        try await two.settle()
         #expect(two.tree().isEmpty, "a failed upload reached the server")
         let drained = try await one.sync()
         #expect(drained.uploaded == 4 && drained.deferred.isEmpty, "\(drained)")
@@ -41,10 +41,10 @@ struct SyncFaultTests {
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one"), two = try backend.device("two")
         try one.write("report.txt", "the first report")
-        _ = try await one.sync()
-        _ = try await two.sync()
+        try await one.settle()
+        try await two.settle()
         try one.write("report.txt", "the second report, which is longer")
-        _ = try await one.sync()
+        try await one.settle()
         for action in [FaultProxy.Action.truncate(after: 10), .reset, .status(503)] {
             proxy.add(.init(method: "GET", pathContains: "report.txt", action: action))
             let failed = try await two.sync()
@@ -64,7 +64,7 @@ struct SyncFaultTests {
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one")
         for index in 0..<3 { try one.write("kept\(index).txt", "kept \(index)") }
-        _ = try await one.sync()
+        try await one.settle()
         let before = one.tree()
         for action in [FaultProxy.Action.reset, .status(500), .stall] {
             proxy.add(.init(action: action))
@@ -83,7 +83,7 @@ struct SyncFaultTests {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one"), two = try backend.device("two")
-        _ = try await one.sync()
+        try await one.settle()
         try one.write("doc.txt", "version one")
         proxy.add(.init(method: "PUT", pathContains: "doc.txt", action: .delay(1.5), times: 1))
         let pass = Task { try await one.sync() }
@@ -92,7 +92,7 @@ struct SyncFaultTests {
         try one.write("doc.txt", "version two, written during the upload")
         let first = try await pass.value
         #expect(first.uploaded == 1, "\(first)")
-        _ = try await two.sync()
+        try await two.settle()
         #expect(two.read("doc.txt") == "version one", "the upload was not the snapshot")
         // The next pass sends it (a pass or two more if the loaded machine makes a request fail: it
         // stays pending until sent, and is never taken for synced).
@@ -103,7 +103,7 @@ struct SyncFaultTests {
             sent = next.uploaded
         }
         #expect(sent == 1)
-        _ = try await two.sync()
+        try await two.settle()
         #expect(two.read("doc.txt") == "version two, written during the upload")
     }
 }
@@ -143,7 +143,7 @@ struct LargeFileSyncTests {
         let backend = try SyncBackend(.apache, proxied: true)
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one"), two = try backend.device("two")
-        _ = try await one.sync()
+        try await one.settle()
         let first = Self.bytes(Int(SyncEngine.directUploadSize) + 10, seed: 2)
         let second = Self.bytes(Int(SyncEngine.directUploadSize) + 20, seed: 3)
         try first.write(to: URL(fileURLWithPath: one.path("large.bin")))
@@ -156,7 +156,7 @@ struct LargeFileSyncTests {
         var sent = 0
         for _ in 0..<3 where sent == 0 { sent = try await one.sync().uploaded }
         #expect(sent == 1, "the finished file was not sent again")
-        _ = try await two.sync()
+        try await two.settle()
         #expect(FileManager.default.contents(atPath: two.path("large.bin")) == second)
     }
 }

@@ -14,8 +14,8 @@ struct SyncGuardTests {
     static func synced(_ backend: SyncBackend, count: Int) async throws -> (SyncDevice, SyncDevice) {
         let one = try backend.device("one"), two = try backend.device("two")
         for index in 0..<count { try one.write("doc\(index).txt", "document \(index) " + String(repeating: "x", count: index)) }
-        let pushed = try await one.sync()
-        let pulled = try await two.sync()
+        let pushed = try await one.settle()
+        let pulled = try await two.settle()
         #expect(two.tree() == one.tree() && two.tree().count == count, "\(pushed) \(pulled)")
         return (one, two)
     }
@@ -56,7 +56,7 @@ struct SyncGuardTests {
         let error = await #expect(throws: SyncStop.self) { try await one.sync() }
         #expect("\(error.map { "\($0)" } ?? "")".contains("folio drive repair"))
         // The server kept everything: the other device still syncs it all.
-        _ = try await two.sync()
+        try await two.settle()
         #expect(two.tree() == before)
         try await one.engine.repair()
         let merged = try await one.sync()
@@ -89,12 +89,12 @@ struct SyncGuardTests {
         let (one, two) = try await Self.synced(backend, count: 5)
         try two.journal.reset()
         try one.delete("doc4.txt")
-        _ = try await one.sync()
+        try await one.settle()
         let merged = try await two.sync()
         // doc4 is back on the server (a merge never deletes), and equal contents matched.
         #expect(merged.merged && merged.conflicts.isEmpty && merged.deletedHere == 0 && merged.deletedOnServer == 0, "\(merged)")
         #expect(merged.converged == 4 && merged.uploaded == 1, "\(merged)")
-        _ = try await one.sync()
+        try await one.settle()
         #expect(one.tree() == two.tree())
     }
 
