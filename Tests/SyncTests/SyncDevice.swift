@@ -42,8 +42,7 @@ final class SyncDevice: @unchecked Sendable {
     }
 
     /// Passes until one defers nothing (at most four), for a test's setting up: on a loaded machine a
-    /// server sometimes refuses a request (a PUT answered 400 has been seen under CI's load), and
-    /// the engine then defers the item to the next pass, as it should.
+    /// request can time out, and the engine then defers the item to the next pass, as it should.
     @discardableResult
     func settle(confirmingDeletions: Bool = false) async throws -> SyncReport {
         var failure: (any Error)?

@@ -76,6 +76,32 @@ struct SyncFaultTests {
         #expect(healed.deletedHere == 0 && healed.deletedOnServer == 0 && healed.uploaded == 0, "\(healed)")
     }
 
+    /// The server stores an upload but its reply is lost: the PUT is sent again, meets its own
+    /// write, and the contents are compared — nothing is duplicated, no conflict is made.
+    @Test(arguments: kinds)
+    func anUploadWhoseReplyIsLostIsNotDuplicated(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try await one.settle()
+        try one.write("minutes.txt", "the first minutes")
+        proxy.add(.init(method: "PUT", pathContains: "minutes.txt", action: .loseReply, times: 1))
+        let created = try await one.sync()
+        #expect(proxy.requests.filter { $0.hasPrefix("PUT") && $0.contains("minutes.txt") }.count >= 2, "the lost reply was not answered by sending again")
+        #expect(created.uploaded + created.converged == 1 && created.deferred.isEmpty && created.conflicts.isEmpty, "\(created)")
+        try one.write("minutes.txt", "the second minutes, longer")
+        proxy.add(.init(method: "PUT", pathContains: "minutes.txt", action: .loseReply, times: 1))
+        var modified = try await one.sync()
+        // A lost modification is sent again against a version that is no longer the server's: it
+        // waits for the next pass, which finds the same contents on both sides.
+        if modified.deferred.isEmpty == false { modified = try await one.sync() }
+        #expect(modified.uploaded + modified.converged == 1 && modified.deferred.isEmpty && modified.conflicts.isEmpty, "\(modified)")
+        let pulled = try await two.sync()
+        #expect(two.tree() == ["minutes.txt": "the second minutes, longer"], "\(pulled)")
+        #expect(try await one.sync() == SyncReport(), "the passes did not settle")
+        #expect(try one.conflicts("minutes.txt").isEmpty && two.conflicts("minutes.txt").isEmpty)
+    }
+
     /// bisync's conflict window: an edit made while the upload of the previous content is in
     /// flight is never marked synced; the next pass sends it.
     @Test(arguments: kinds)

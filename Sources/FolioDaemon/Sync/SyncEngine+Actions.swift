@@ -134,6 +134,14 @@ extension SyncEngine {
                 guard let created = result.item else { return .deferred("the provider returned no item") }
                 item = created
             }
+        } catch let error as FileProviderError where error.code == .filenameCollision && base == nil {
+            // Someone created it first — perhaps this very upload, whose reply was lost and which was
+            // sent again: the contents are compared now (equal converge, different are both kept).
+            guard let existing = error.collidingItemIdentifier else { return .deferred("\(error)") }
+            let item = try await provider.item(for: existing, request: run.request)
+            guard item.contentType != .folder else { return .deferred("a folder took its name on the server") }
+            let entry = RemoteEntry(identifier: existing.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: item.documentSize.map { $0.int64Value })
+            return try await download(path, entry, run, conflict: true)
         } catch let error as FileProviderError where [.filenameCollision, .baseVersionMismatch, .noSuchItem].contains(error.code) {
             // The server changed since the listing: the next pass compares the contents.
             return .deferred("\(error)")

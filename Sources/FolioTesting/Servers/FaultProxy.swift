@@ -21,6 +21,9 @@ public final class FaultProxy: @unchecked Sendable {
         case truncate(after: Int)
         /// Pass it on after this many seconds.
         case delay(Double)
+        /// Pass it on, let the server answer, and reset the client's connection instead of relaying
+        /// the answer: the server did the work, the client cannot know it.
+        case loseReply
     }
 
     /// A rule: requests it matches get its action, `times` times (forever when nil).
@@ -146,32 +149,54 @@ public final class FaultProxy: @unchecked Sendable {
         case .stall:
             while !isStopped { usleep(50_000) }
             return
+        case .loseReply:
+            break
         case .delay(let seconds):
             usleep(UInt32(seconds * 1_000_000))
         case .forward, .truncate:
             break
         }
         guard let server = try? LoopbackHTTP.connect(upstream) else { return }
-        defer {
-            shutdown(server, Int32(SHUT_RDWR))
-            close(server)
-        }
         head = closingHead(head)
-        guard (try? LoopbackHTTP.send(server, Data(head) + Data(rest))) != nil else { return }
+        guard (try? LoopbackHTTP.send(server, Data(head) + Data(rest))) != nil else {
+            close(server)
+            return
+        }
         rest = []
-        // The request body, as it comes.
+        // The request body, as it comes. Both descriptors stay open until this thread has ended:
+        // closed under it, their numbers would be reused by other connections, and it would move
+        // one connection's bytes into another.
+        let relayed = DispatchSemaphore(value: 0)
         Thread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = recv(client, &buffer, buffer.count, 0)
+                if count < 0, errno == EINTR { continue }
                 if count <= 0 { break }
                 if (try? LoopbackHTTP.send(server, Data(buffer[0..<count]))) == nil { break }
             }
             shutdown(server, Int32(SHUT_WR))
+            relayed.signal()
         }.start()
-        var limit: Int? = nil
-        if case .truncate(let after) = action { limit = after }
-        relayReply(from: server, to: client, bodyLimit: limit)
+        switch action {
+        case .truncate(let after): relayReply(from: server, to: client, bodyLimit: after)
+        case .loseReply:
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = recv(server, &buffer, buffer.count, 0)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+            }
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            abortive = true
+        default: relayReply(from: server, to: client, bodyLimit: nil)
+        }
+        // Wakes the body relay; a connection to be reset gets no FIN first.
+        shutdown(client, Int32(abortive ? SHUT_RD : SHUT_RDWR))
+        shutdown(server, Int32(SHUT_RDWR))
+        relayed.wait()
+        close(server)
     }
 
     /// Reads up to the end of the request head; returns the head and what came after it.
@@ -180,6 +205,7 @@ public final class FaultProxy: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 16384)
         while data.count < 65536 {
             let count = recv(socket, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             if count <= 0 { return nil }
             data.append(contentsOf: buffer[0..<count])
             if let end = Self.headEnd(data) { return (Array(data[..<end]), Array(data[end...])) }
@@ -212,6 +238,7 @@ public final class FaultProxy: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while remaining > 0 {
             let count = recv(socket, &buffer, min(buffer.count, remaining), 0)
+            if count < 0, errno == EINTR { continue }
             if count <= 0 { return }
             remaining -= count
         }
@@ -227,6 +254,7 @@ public final class FaultProxy: @unchecked Sendable {
         var sentBody = 0
         while true {
             let count = recv(server, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             if count <= 0 { return }
             var chunk = Array(buffer[0..<count])
             if !headSent {

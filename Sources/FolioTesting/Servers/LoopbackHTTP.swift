@@ -55,6 +55,7 @@ public enum LoopbackHTTP {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = recv(socket, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
             if count < 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             if count == 0 { break }
             received.append(contentsOf: buffer[0..<count])
