@@ -39,6 +39,10 @@ final class IndexStore: Sendable {
             try SyncJournal.createTables(db)
             try db.execute(sql: "UPDATE meta SET value = '4' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v5-placeholders") { db in
+            try SyncJournal.addPlaceholderTables(db)
+            try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'schema'")
+        }
         return migrator
     }
 

@@ -65,6 +65,8 @@ struct DriveCommandTests {
         let secret = server.s3?.secretKey
         let one = try Device("one", secret: secret), two = try Device("two", secret: secret)
         for device in [one, two] { try Self.setUp(server, device) }
+        // Device two keeps everything downloaded (placeholders are the next test's).
+        #expect(try two.folio("drive", "pin", two.drive).stdout.contains("pinned: the whole drive"))
         try one.write("Notes/hello.txt", Data("hello from device one".utf8))
         try one.write("empty.txt", Data())
         #expect(try one.folio("drive", "sync").status == 0)
@@ -74,6 +76,8 @@ struct DriveCommandTests {
         try two.write("Notes/reply.txt", Data("a reply from device two".utf8))
         #expect(try two.folio("drive", "sync").status == 0)
         #expect(try one.folio("drive", "sync").status == 0)
+        #expect(one.tree()["Notes/reply.txt.folio-cloud"] != nil, "an unpinned device got the content, not a placeholder: \(one.tree().keys)")
+        #expect(try one.folio("drive", "download", one.drive + "/Notes/reply.txt").status == 0)
         #expect(one.tree() == two.tree() && one.tree().count == 3)
         if let secret {
             // Sealed at rest, private, and never printed.
@@ -85,6 +89,59 @@ struct DriveCommandTests {
             let status = try one.folio("drive", "status")
             #expect(status.status == 0 && !status.stdout.contains(secret) && status.stdout.contains("S3"))
         }
+    }
+
+    /// An unpinned device gets placeholders: `cat`, `cp` and `grep` cannot read wrong bytes from
+    /// them, `download`, `pin` and `evict` move content in and out, `status` says where each item
+    /// stands, and eviction is refused for pinned files and for changes the server lacks.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func placeholdersThroughTheCommands() throws {
+        let server = try TestServer(.apache)
+        let one = try Device("writer"), two = try Device("reader")
+        for device in [one, two] { try Self.setUp(server, device) }
+        let secret = "the quarterly figures, which only the document holds"
+        try one.write("Reports/q3.txt", Data(secret.utf8))
+        try one.write("notes.txt", Data("short notes".utf8))
+        #expect(try one.folio("drive", "sync").status == 0)
+        let pulled = try two.folio("drive", "sync")
+        #expect(pulled.status == 0 && pulled.stdout.contains("placeholders 2"), "\(pulled.stdout)\(pulled.stderr)")
+        #expect(Set(two.tree().keys) == ["Reports/q3.txt.folio-cloud", "notes.txt.folio-cloud"], "\(two.tree().keys)")
+        // Tools that know nothing of Folio fail loudly, or see the stub's own bytes.
+        let q3 = two.drive + "/Reports/q3.txt"
+        let cat = try ProcessRunner.run(URL(fileURLWithPath: "/bin/cat"), [q3])
+        #expect(cat.status != 0 && cat.stderr.contains("No such file"), "\(cat)")
+        let copy = try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), [q3, two.home.child("copy.txt").path])
+        #expect(copy.status != 0 && !FileManager.default.fileExists(atPath: two.home.child("copy.txt").path))
+        let grep = try ProcessRunner.run(URL(fileURLWithPath: "/bin/grep"), ["-r", "quarterly", two.drive])
+        #expect(grep.status == 1 && grep.stdout.isEmpty, "grep found content in a placeholder: \(grep.stdout)")
+        let stub = try String(contentsOfFile: q3 + ".folio-cloud", encoding: .utf8)
+        #expect(stub.contains("\"size\":\(secret.utf8.count)") && !stub.contains("quarterly"))
+        #expect(try two.folio("drive", "status", q3).stdout == "cloud\tReports/q3.txt\n")
+
+        // Download a folder's placeholders; pin a file (downloaded at once).
+        let downloaded = try two.folio("drive", "download", two.drive + "/Reports")
+        #expect(downloaded.status == 0 && downloaded.stdout.contains("downloaded: Reports/q3.txt"), "\(downloaded.stdout)\(downloaded.stderr)")
+        #expect(two.tree()["Reports/q3.txt"] == Data(secret.utf8) && two.tree()["Reports/q3.txt.folio-cloud"] == nil)
+        #expect(try two.folio("drive", "pin", two.drive + "/notes.txt.folio-cloud").stdout.contains("downloaded: notes.txt"))
+        #expect(try two.folio("drive", "status", two.drive).stdout == "folder\tReports\nlocal\tReports/q3.txt\nlocal\tnotes.txt\tpinned\n")
+
+        // Evict: the content leaves this device only; pinned and unsynced files stay.
+        let evicted = try two.folio("drive", "evict", q3)
+        #expect(evicted.status == 0 && evicted.stdout == "evicted: Reports/q3.txt\n", "\(evicted.stdout)\(evicted.stderr)")
+        #expect(two.tree()["Reports/q3.txt"] == nil && two.tree()["Reports/q3.txt.folio-cloud"] != nil)
+        let pinned = try two.folio("drive", "evict", two.drive + "/notes.txt")
+        #expect(pinned.status == 6 && pinned.stderr.contains("pinned") && two.tree()["notes.txt"] == Data("short notes".utf8))
+        try two.write("notes.txt", Data("short notes, and an edit not yet sent".utf8))
+        #expect(try two.folio("drive", "unpin", two.drive + "/notes.txt").status == 0)
+        let unsynced = try two.folio("drive", "evict", two.drive + "/notes.txt")
+        #expect(unsynced.status == 6 && unsynced.stderr.contains("unsyncedEdits"), "\(unsynced.stderr)")
+        #expect(two.tree()["notes.txt"] == Data("short notes, and an edit not yet sent".utf8))
+        #expect(try two.folio("drive", "status", two.drive + "/notes.txt").stdout == "uploading\tnotes.txt\n")
+        let sent = try two.folio("drive", "sync")
+        #expect(sent.stdout.hasPrefix("uploaded 1, downloaded 0, deleted on the server 0, deleted here 0"), "\(sent.stdout)")
+        #expect(FileManager.default.contents(atPath: server.root!.appendingPathComponent("Reports/q3.txt").path) == Data(secret.utf8))
+        let outside = try two.folio("drive", "download", "/etc/passwd")
+        #expect(outside.status != 0 && outside.stderr.contains("not in the drive"))
     }
 
     /// A sync killed (SIGKILL) while an upload is in flight: the next run finishes it, and the

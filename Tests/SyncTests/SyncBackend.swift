@@ -54,5 +54,7 @@ final class SyncBackend: @unchecked Sendable {
     }
 
     /// A new device on this server.
-    func device(_ name: String) throws -> SyncDevice { try SyncDevice(name, provider: provider()) }
+    func device(_ name: String, keepsEverything: Bool = true) throws -> SyncDevice {
+        try SyncDevice(name, provider: provider(), keepsEverything: keepsEverything)
+    }
 }

@@ -1,6 +1,6 @@
 package import Folio
 import FolioSystem
-import Foundation
+package import Foundation
 import Logging
 
 /// The user's drive as the `folio drive` commands (and later the daemon) sync it: the replica
@@ -32,6 +32,46 @@ package struct DriveSync: Sendable {
         let lock = try DriveLock(path: paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         try await engine.repair()
+    }
+}
+
+extension DriveSync {
+    /// The drive path of `argument`: a path in the replica (absolute, or relative to the working
+    /// folder), or a placeholder's stub (which names its document).
+    package func drivePath(_ argument: String) throws -> String {
+        let root = URL(fileURLWithPath: paths.driveDirectory).standardizedFileURL.path
+        var absolute = URL(fileURLWithPath: argument).standardizedFileURL.path
+        if PlaceholderStub.isStubName((absolute as NSString).lastPathComponent) { absolute = PlaceholderStub.documentName(ofStub: absolute) }
+        if absolute == root { return "" }
+        guard absolute.hasPrefix(root + "/") else {
+            throw FileProviderError(.noSuchItem, message: "“\(argument)” is not in the drive (\(root))")
+        }
+        return String(absolute.dropFirst(root.count + 1))
+    }
+
+    /// Downloads the placeholders at or below `paths` (drive paths), reporting to `progress`.
+    package func download(_ paths: [String], progress: Progress) async throws -> [String] {
+        let lock = try DriveLock(path: self.paths.stateDirectory + "/drive.lock")
+        defer { lock.release() }
+        return try await engine.materialize(paths.map(SyncPath.init), progress: progress).map(\.text)
+    }
+
+    /// Evicts the downloaded files at or below `paths`; returns those evicted and the refusals.
+    package func evict(_ paths: [String]) async throws -> (evicted: [String], refused: [(String, FileProviderError)]) {
+        let lock = try DriveLock(path: self.paths.stateDirectory + "/drive.lock")
+        defer { lock.release() }
+        let (evicted, refused) = try await engine.evict(paths.map(SyncPath.init))
+        return (evicted.map(\.text), refused.map { ($0.0.text, $0.1) })
+    }
+
+    /// Pins or unpins `paths` (kept downloaded by every pass).
+    package func setPinned(_ paths: [String], _ pinned: Bool) async throws {
+        try await engine.setPinned(paths.map(SyncPath.init), pinned)
+    }
+
+    /// The status of the items at or below `paths`.
+    package func status(_ paths: [String]) async throws -> [(String, DriveItemStatus)] {
+        try await engine.status(paths.map(SyncPath.init)).map { ($0.0.text, $0.1) }
     }
 }
 

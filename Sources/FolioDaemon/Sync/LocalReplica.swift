@@ -18,9 +18,9 @@ struct LocalReplica: Sendable {
     /// The folder in the root for downloads in flight (same file system, so they land by rename).
     static let stagingName = ".folio-staging"
 
-    /// Names the replica never syncs.
+    /// Names the replica never syncs as content (placeholder stubs stand for the files they name).
     static func isPrivate(_ name: String) -> Bool {
-        name == markerName || name == stagingName || name.hasPrefix(".folio-upload-") || name.hasSuffix(".folio-cloud")
+        name == markerName || name == stagingName || name.hasPrefix(".folio-upload-") || PlaceholderStub.isStubName(name)
     }
 
     /// The replica as scanned.
@@ -28,6 +28,8 @@ struct LocalReplica: Sendable {
         var entries: [SyncPath: LocalEntry] = [:]
         /// Folders that could not be read: what lies below them is unknown, not deleted.
         var unreadable: [SyncPath] = []
+        /// Files whose placeholder is still beside them (the file wins; the stub is removed).
+        var shadowedStubs: [SyncPath] = []
     }
 
     func absolute(_ path: SyncPath) -> String { root + "/" + path.text }
@@ -39,10 +41,15 @@ struct LocalReplica: Sendable {
     func scan(base: [SyncPath: BaseEntry]) throws -> Scan {
         var scan = Scan()
         var rootError: DirectoryScanner.Skip?
+        var stubs: [SyncPath] = []
         let prefix = root.utf8.count + 1
         DirectoryScanner().scan(root) { entry in
-            if entry.folder == root, Self.isPrivate(entry.name) { return false }
             let path = SyncPath(String(decoding: entry.path.utf8.dropFirst(prefix), as: UTF8.self))
+            if entry.status.kind == .regular, PlaceholderStub.isStubName(entry.name) {
+                stubs.append(SyncPath(PlaceholderStub.documentName(ofStub: path.text)))
+                return false
+            }
+            if entry.folder == root, Self.isPrivate(entry.name) { return false }
             switch entry.status.kind {
             case .directory:
                 scan.entries[path] = LocalEntry(isFolder: true)
@@ -68,6 +75,13 @@ struct LocalReplica: Sendable {
             if skippedPath.utf8.count > prefix { scan.unreadable.append(SyncPath(String(decoding: skippedPath.utf8.dropFirst(prefix), as: UTF8.self))) }
         }
         if let rootError { throw SyncStop.replicaUnreadable(root, "\(rootError)") }
+        for path in stubs {
+            if scan.entries[path] != nil {
+                scan.shadowedStubs.append(path)
+            } else {
+                scan.entries[path] = LocalEntry(isFolder: false, hash: base[path]?.hash, isPlaceholder: true)
+            }
+        }
         return scan
     }
 
@@ -87,6 +101,36 @@ struct LocalReplica: Sendable {
         guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+    }
+
+    // MARK: Placeholders
+
+    /// Where the stub of the file at `path` is.
+    func stubPath(_ path: SyncPath) -> String { absolute(path) + PlaceholderStub.suffix }
+
+    /// Writes (or rewrites) the stub standing for the file at `path`, by rename so it is never
+    /// seen half written. The file itself must not be here (returns false when it is), unless
+    /// `besideFile` (eviction writes the stub before it moves the file away: a crash between the
+    /// two leaves both, and the file wins).
+    func writeStub(_ stub: PlaceholderStub, at path: SyncPath, besideFile: Bool = false) throws -> Bool {
+        if let parent = path.parent { try makeFolder(parent) }
+        guard besideFile || access(absolute(path), F_OK) != 0 else { return false }
+        // A file with a stub's name that is not one is someone's: it is never replaced.
+        guard access(stubPath(path), F_OK) != 0 || PlaceholderStub.read(at: stubPath(path)) != nil else { return false }
+        let staged = staging + "/stub-\(UUID().uuidString)"
+        try stub.encoded().write(to: URL(fileURLWithPath: staged))
+        guard rename(staged, stubPath(path)) == 0 else {
+            unlink(staged)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stubPath(path)])
+        }
+        return true
+    }
+
+    /// Removes the stub of `path` if it is one (a file with the suffix that is not a stub is
+    /// someone's file, and stays).
+    func removeStub(_ path: SyncPath) {
+        guard PlaceholderStub.read(at: stubPath(path)) != nil else { return }
+        unlink(stubPath(path))
     }
 
     /// Creates the folder `path` (and any missing above it).

@@ -4,8 +4,14 @@ enum SyncAction: Equatable, Sendable {
     /// version (`remote` still at the base), or create it again after the server deleted it
     /// while it changed here (`base` set, `remote` nil).
     case upload(SyncPath, base: BaseEntry?, remote: RemoteEntry?)
-    /// Bring the remote file here (a local file it replaces is kept as a version first).
+    /// Bring the remote file here (a local file it replaces is kept as a version first; a
+    /// placeholder it materializes is removed).
     case download(SyncPath, RemoteEntry)
+    /// Stand for the remote file with a placeholder (written or brought up to date): its content
+    /// stays on the server until it is wanted.
+    case placehold(SyncPath, RemoteEntry)
+    /// Remove a placeholder that stands for nothing on the server (and was never synced).
+    case removeStub(SyncPath)
     /// Both sides have content that may differ and no base says which is newer: compare the
     /// contents; if they differ, keep both (the server's keeps the name, the local one becomes a
     /// conflict version).
@@ -29,7 +35,7 @@ enum SyncAction: Equatable, Sendable {
     /// The path the action is about.
     var path: SyncPath {
         switch self {
-        case .upload(let path, _, _), .download(let path, _), .reconcile(let path, _), .deleteRemote(let path, _), .deleteLocal(let path, _),
+        case .upload(let path, _, _), .download(let path, _), .placehold(let path, _), .removeStub(let path), .reconcile(let path, _), .deleteRemote(let path, _), .deleteLocal(let path, _),
             .makeLocalFolder(let path, _), .makeRemoteFolder(let path), .adopt(let path, _), .forget(let path), .typeClash(let path):
             path
         }

@@ -14,6 +14,7 @@ extension SyncEngine {
     struct Run: Sendable {
         var tree: RemoteTree
         let scan: LocalReplica.Scan
+        let base: [SyncPath: BaseEntry]
         let request: FileProviderRequest
         /// Folders this pass created on the server.
         var createdFolders: [SyncPath: FileProviderItemIdentifier] = [:]
@@ -34,7 +35,7 @@ extension SyncEngine {
     }
 
     enum Effect: Sendable {
-        case uploaded, downloaded, deletedOnServer, deletedHere, converged, conflict, recorded
+        case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, conflict, recorded
         case createdRemoteFolder(FileProviderItemIdentifier)
     }
 
@@ -53,6 +54,7 @@ extension SyncEngine {
                 report.uploaded += 1
                 serverChanged = true
             case .downloaded: report.downloaded += 1
+            case .placeheld: report.placeholders += 1
             case .deletedOnServer:
                 report.deletedOnServer += 1
                 serverChanged = true
@@ -74,6 +76,10 @@ extension SyncEngine {
             case .upload(let path, let base, let remote): return try await upload(path, base: base, remote: remote, run)
             case .download(let path, let remote): return try await download(path, remote, run, conflict: false)
             case .reconcile(let path, let remote): return try await download(path, remote, run, conflict: true)
+            case .placehold(let path, let remote): return try placehold(path, remote, run)
+            case .removeStub(let path):
+                replica.removeStub(path)
+                return .done(nil, .recorded)
             case .deleteRemote(let path, let base): return try await deleteRemote(path, base, run)
             case .deleteLocal(let path, let base): return try await deleteLocal(path, base, run)
             case .makeLocalFolder(let path, let remote):
@@ -160,27 +166,15 @@ extension SyncEngine {
     /// (`conflict`), equal contents converge and different ones are both kept: the server's has
     /// the name, the local one becomes a conflict version.
     private func download(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run, conflict: Bool) async throws -> Outcome {
-        let identifier = FileProviderItemIdentifier(remote.identifier)
-        let url: URL, item: any FileProviderItem, reported: String?
-        if let hashing = provider as? any HashingFileProvider {
-            let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
-            (url, item, reported) = (fetched.contents, fetched.item, fetched.sha256.hexadecimal)
-        } else {
-            (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: run.request, progress: Progress(totalUnitCount: 0))
-            reported = nil
-        }
+        let (url, item, hash) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: Progress(totalUnitCount: 0))
         defer { unlink(url.path) }
-        // A placed download must survive a crash (its base says it is synced): it is flushed first,
-        // and hashed meanwhile when the provider did not hash it as it came.
-        let hashing = reported == nil ? Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal } : nil
-        try LocalReplica.flush(url.path)
-        var hash = reported ?? ""
-        if let hashing { hash = try await hashing.value }
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }
         guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
             guard try replica.placeNew(url.path, at: path) else { return .deferred("a file appeared here while it downloaded") }
+            // A materialized placeholder: the content is here now, so the stub goes.
+            if run.scan.entries[path]?.isPlaceholder == true { replica.removeStub(path) }
             return .done(newBase(replica.fingerprint(path)), .downloaded)
         }
         if conflict {
@@ -198,6 +192,51 @@ extension SyncEngine {
             return .deferred("the file changed while it downloaded")
         }
         return .done(newBase(replica.fingerprint(path)), .downloaded)
+    }
+
+    /// Downloads the item's current content into a staged file, flushed (a placed download must
+    /// survive a crash: its base says it is synced) and hashed (as it came when the provider can,
+    /// meanwhile otherwise). The caller removes the file.
+    func fetch(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
+        url: URL, item: any FileProviderItem, hash: String
+    ) {
+        if let hashing = provider as? any HashingFileProvider {
+            let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: request, progress: progress)
+            do {
+                try LocalReplica.flush(fetched.contents.path)
+            } catch {
+                unlink(fetched.contents.path)
+                throw error
+            }
+            return (fetched.contents, fetched.item, fetched.sha256.hexadecimal)
+        }
+        let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: request, progress: progress)
+        do {
+            let hashing = Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal }
+            try LocalReplica.flush(url.path)
+            return (url, item, try await hashing.value)
+        } catch {
+            unlink(url.path)
+            throw error
+        }
+    }
+
+    /// Writes the placeholder of the remote file (the file itself is not here: a placeholder is
+    /// only planned where there is none or a stub).
+    private func placehold(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run) throws -> Outcome {
+        let record = run.tree.records[path]
+        let stub = PlaceholderStub(
+            name: path.name, size: remote.size ?? 0, modified: record?.contentModificationDate?.timeIntervalSince1970,
+            contentType: record?.contentType.identifier)
+        guard try replica.writeStub(stub, at: path) else { return .deferred("a file appeared here") }
+        let known = run.scan.entries[path]?.isPlaceholder == true ? journalHash(path, run, version: remote.version) : nil
+        return .done(BaseEntry(isFolder: false, identifier: remote.identifier, version: remote.version, hash: known, isPlaceholder: true), .placeheld)
+    }
+
+    /// The content hash the scan knew for a placeholder, while the server's version is still the one it was for.
+    private func journalHash(_ path: SyncPath, _ run: Run, version: Data) -> String? {
+        guard let hash = run.scan.entries[path]?.hash, run.base[path]?.version == version else { return nil }
+        return hash
     }
 
     private func deleteRemote(_ path: SyncPath, _ base: BaseEntry, _ run: Run) async throws -> Outcome {
@@ -219,6 +258,10 @@ extension SyncEngine {
         } catch let error as FileProviderError where error.code == .noSuchItem {}
         if base.isFolder {
             return replica.deleteFolder(path) ? .done(nil, .deletedHere) : .deferred("the folder is not empty")
+        }
+        if run.scan.entries[path]?.isPlaceholder == true {
+            replica.removeStub(path)
+            return .done(nil, .deletedHere)
         }
         guard try replica.deleteFile(path, expected: run.scan.entries[path]?.fingerprint, versions: versions) else {
             return .deferred("the file changed")

@@ -78,14 +78,17 @@ actor SyncEngine {
         lap("read the journal")
         let scan = try replica.scan(base: base)
         lap("scan the replica")
-        let planned = SyncPlanner.plan(local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged)
+        let pins = try journal.pins()
+        let planned = SyncPlanner.plan(
+            local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged,
+            keepsLocal: { path in pins.contains { path.isWithin($0) } })
         lap("plan")
         let (actions, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
         report.heldDeletions = held.count
         if !held.isEmpty {
             logger.warning("deletions held by the mass-deletion guard", metadata: ["count": "\(held.count)", "synced": "\(base.count)"])
         }
-        var run = Run(tree: tree, scan: scan, request: request)
+        var run = Run(tree: tree, scan: scan, base: base, request: request)
         var changes: [(SyncPath, BaseEntry?)] = []
         var serverChanged = false
 
@@ -118,6 +121,7 @@ actor SyncEngine {
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
 
+        for path in scan.shadowedStubs { replica.removeStub(path) }
         lap("run \(actions.count) actions")
         if serverChanged || markerMissing {
             marker.generation += 1
@@ -129,6 +133,9 @@ actor SyncEngine {
             }
         }
         try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation))
+        try journal.recordErrors(
+            deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
+            succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
         lap("record")
         return report
     }

@@ -16,6 +16,8 @@ struct LocalEntry: Equatable, Sendable {
     /// compared, not when it is found).
     var hash: String?
     var fingerprint: LocalFingerprint?
+    /// Whether the file is a placeholder (its stub is here, its content is not; `fingerprint` nil).
+    var isPlaceholder = false
 }
 
 /// A file or folder on the provider.
@@ -36,6 +38,8 @@ struct BaseEntry: Equatable, Sendable {
     var version: Data
     /// The content's SHA-256 then (files).
     var hash: String?
-    /// The local file's fingerprint then.
+    /// The local file's fingerprint then (nil for a placeholder).
     var fingerprint: LocalFingerprint?
+    /// Whether the path was then a placeholder: the content on the server, a stub here.
+    var isPlaceholder = false
 }

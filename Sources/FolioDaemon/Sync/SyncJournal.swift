@@ -51,6 +51,27 @@ struct SyncJournal: Sendable {
                 """)
     }
 
+    /// Migration `v5-placeholders`: which bases are placeholders, the pinned paths (kept
+    /// downloaded, with everything below them; the empty path pins the whole drive), and why each
+    /// path was deferred by the last pass that tried it.
+    static func addPlaceholderTables(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE sync_base ADD COLUMN placeholder INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE sync_pins (
+                    domain TEXT NOT NULL,
+                    path BLOB NOT NULL,
+                    PRIMARY KEY (domain, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE sync_errors (
+                    domain TEXT NOT NULL,
+                    path BLOB NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (domain, path)
+                ) WITHOUT ROWID;
+                """)
+    }
+
     /// The marker state, or nil when this domain never synced (or its journal was reset).
     func marker() throws -> MarkerState? {
         try database.read { db in
@@ -72,7 +93,8 @@ struct SyncJournal: Sendable {
                     fingerprint = LocalFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size, modified: modified)
                 }
                 result[SyncPath(String(decoding: path, as: UTF8.self))] = BaseEntry(
-                    isFolder: row["is_folder"], identifier: row["identifier"], version: row["version"], hash: row["hash"], fingerprint: fingerprint)
+                    isFolder: row["is_folder"], identifier: row["identifier"], version: row["version"], hash: row["hash"], fingerprint: fingerprint,
+                    isPlaceholder: row["placeholder"])
             }
             return result
         }
@@ -89,13 +111,13 @@ struct SyncJournal: Sendable {
                 }
                 try db.execute(
                     sql: """
-                        INSERT OR REPLACE INTO sync_base (domain, path, is_folder, identifier, version, hash, device, inode, size, modified)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT OR REPLACE INTO sync_base (domain, path, is_folder, identifier, version, hash, device, inode, size, modified, placeholder)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         domain, key, entry.isFolder, entry.identifier, entry.version, entry.hash,
                         entry.fingerprint.map { Int64(bitPattern: $0.device) }, entry.fingerprint.map { Int64(bitPattern: $0.inode) },
-                        entry.fingerprint?.size, entry.fingerprint?.modified,
+                        entry.fingerprint?.size, entry.fingerprint?.modified, entry.isPlaceholder,
                     ])
             }
             if let marker {
@@ -106,11 +128,58 @@ struct SyncJournal: Sendable {
         }
     }
 
-    /// Forgets everything about the domain (its bases and marker state).
+    /// Forgets what the domain synced (its bases, marker state and errors; its pins stay).
     func reset() throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM sync_base WHERE domain = ?", arguments: [domain])
             try db.execute(sql: "DELETE FROM sync_domains WHERE domain = ?", arguments: [domain])
+            try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ?", arguments: [domain])
+        }
+    }
+
+    // MARK: Pins and errors
+
+    /// The pinned paths.
+    func pins() throws -> Set<SyncPath> {
+        try database.read { db in
+            let rows = try Data.fetchAll(db, sql: "SELECT path FROM sync_pins WHERE domain = ?", arguments: [domain])
+            return Set(rows.map { SyncPath(String(decoding: $0, as: UTF8.self)) })
+        }
+    }
+
+    /// Pins (or with `pinned` false, unpins) `paths`.
+    func setPinned(_ paths: [SyncPath], _ pinned: Bool) throws {
+        try database.write { db in
+            for path in paths {
+                try db.execute(
+                    sql: pinned ? "INSERT OR IGNORE INTO sync_pins (domain, path) VALUES (?, ?)" : "DELETE FROM sync_pins WHERE domain = ? AND path = ?",
+                    arguments: [domain, Data(path.bytes)])
+            }
+        }
+    }
+
+    /// Why each path was deferred when last tried.
+    func errors() throws -> [SyncPath: String] {
+        try database.read { db in
+            var result: [SyncPath: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, reason FROM sync_errors WHERE domain = ?", arguments: [domain]) {
+                let path: Data = row["path"]
+                result[SyncPath(String(decoding: path, as: UTF8.self))] = row["reason"]
+            }
+            return result
+        }
+    }
+
+    /// Records the outcome of a pass's tries: `deferred` paths get their reason, `succeeded` ones lose theirs.
+    func recordErrors(deferred: [SyncPath: String], succeeded: [SyncPath]) throws {
+        try database.write { db in
+            for path in succeeded {
+                try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ? AND path = ?", arguments: [domain, Data(path.bytes)])
+            }
+            for (path, reason) in deferred {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO sync_errors (domain, path, reason) VALUES (?, ?, ?)", arguments: [domain, Data(path.bytes), reason])
+            }
         }
     }
 }

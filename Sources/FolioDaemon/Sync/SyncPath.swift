@@ -26,9 +26,12 @@ struct SyncPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// `name` inside this folder.
     func appending(_ name: String) -> SyncPath { SyncPath(bytes: bytes + [UInt8(ascii: "/")] + Array(name.utf8)) }
 
+    /// The replica's root (the empty path), which every path lies within.
+    static let root = SyncPath("")
+
     /// Whether this path is `folder` or lies below it.
     func isWithin(_ folder: SyncPath) -> Bool {
-        bytes == folder.bytes || (bytes.count > folder.bytes.count && bytes.starts(with: folder.bytes) && bytes[folder.bytes.count] == UInt8(ascii: "/"))
+        folder.bytes.isEmpty || bytes == folder.bytes || (bytes.count > folder.bytes.count && bytes.starts(with: folder.bytes) && bytes[folder.bytes.count] == UInt8(ascii: "/"))
     }
 
     static func < (lhs: SyncPath, rhs: SyncPath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }

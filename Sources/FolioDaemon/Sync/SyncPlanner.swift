@@ -12,10 +12,13 @@
 /// - In merge mode (a first sync, a reset journal, a restored or replaced server) the base is not
 ///   trusted for deletions: the result is the union of both sides.
 /// - Paths below a local folder that could not be read are left alone: unreadable is not deleted.
+/// - A remote file not local yet comes as a placeholder unless `keepsLocal` says it is wanted
+///   here (pinned); a wanted placeholder is downloaded. A placeholder is never a local change:
+///   its content is the base's. A file already local stays local (a remote change downloads).
 enum SyncPlanner {
     static func plan(
         local: [SyncPath: LocalEntry], remote: [SyncPath: RemoteEntry], base: [SyncPath: BaseEntry], unreadable: [SyncPath] = [],
-        merging: Bool = false
+        merging: Bool = false, keepsLocal: (SyncPath) -> Bool = { _ in true }
     ) -> [SyncAction] {
         let trusted = merging ? [:] : base
         // Folders that must stay because something new or changed lies inside them, per side.
@@ -42,19 +45,30 @@ enum SyncPlanner {
                 if let action = folder(path, l, r, b, keptByLocal: localNews.contains(path), keptByRemote: remoteNews.contains(path)) {
                     actions.append(action)
                 }
-            } else if let action = file(path, l, r, b) {
+            } else if let action = file(path, l, r, b, wanted: keepsLocal(path)) {
                 actions.append(action)
             }
         }
         return actions
     }
 
-    private static func file(_ path: SyncPath, _ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?) -> SyncAction? {
+    private static func file(_ path: SyncPath, _ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, wanted: Bool) -> SyncAction? {
+        // What brings a remote file here: its content when wanted, a placeholder otherwise.
+        let bring = { (r: RemoteEntry) -> SyncAction in wanted ? .download(path, r) : .placehold(path, r) }
+        if let l, l.isPlaceholder {
+            guard let r else {
+                // Gone from the server: a placeholder synced before goes as a deletion (nothing of
+                // the user's is here to keep); one never synced stands for nothing.
+                return b.map { .deleteLocal(path, $0) } ?? .removeStub(path)
+            }
+            if wanted { return .download(path, r) }
+            return b?.version == r.version && b?.isPlaceholder == true ? nil : .placehold(path, r)
+        }
         guard let b, !b.isFolder else {
             // No base: new on one side, or on both.
             switch (l, r) {
             case (.some, nil): return .upload(path, base: nil, remote: nil)
-            case (nil, .some(let r)): return .download(path, r)
+            case (nil, .some(let r)): return bring(r)
             case (.some, .some(let r)): return .reconcile(path, r)
             case (nil, nil): return nil
             }
@@ -70,7 +84,7 @@ enum SyncPlanner {
             case (true, true): return .reconcile(path, r)
             }
         case (nil, .some(let r)):
-            return remoteChanged ? .download(path, r) : .deleteRemote(path, b)
+            return remoteChanged ? bring(r) : .deleteRemote(path, b)
         case (.some, nil):
             return localChanged ? .upload(path, base: b, remote: nil) : .deleteLocal(path, b)
         case (nil, nil):

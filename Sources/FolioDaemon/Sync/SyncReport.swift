@@ -2,6 +2,8 @@
 package struct SyncReport: Sendable, Equatable {
     package var uploaded = 0
     package var downloaded = 0
+    /// Remote files written (or brought up to date) as placeholders: listed here, content on the server.
+    package var placeholders = 0
     package var deletedOnServer = 0
     package var deletedHere = 0
     /// Paths both sides changed to the same content.

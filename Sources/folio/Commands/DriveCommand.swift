@@ -5,11 +5,11 @@ import FolioProviders
 import FolioSystem
 import Foundation
 
-/// `folio drive setup|sync|status|repair`: the user's synced drive.
+/// `folio drive setup|sync|status|download|evict|pin|unpin|repair`: the user's synced drive.
 struct DriveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drive", abstract: "Set up and sync the user's drive (iCloud Drive for Linux).",
-        subcommands: [Setup.self, Sync.self, Status.self, Repair.self])
+        subcommands: [Setup.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Repair.self])
 
     /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH`.
     struct Setup: AsyncParsableCommand {
@@ -83,6 +83,7 @@ struct DriveCommand: AsyncParsableCommand {
             }
             var parts = ["uploaded \(report.uploaded)", "downloaded \(report.downloaded)", "deleted on the server \(report.deletedOnServer)",
                 "deleted here \(report.deletedHere)"]
+            if report.placeholders > 0 { parts.append("placeholders \(report.placeholders) (in the cloud: folio drive download)") }
             if report.converged > 0 { parts.append("matched \(report.converged)") }
             if report.merged { parts.append("merged (nothing deleted)") }
             print(parts.joined(separator: ", "))
@@ -96,16 +97,123 @@ struct DriveCommand: AsyncParsableCommand {
         }
     }
 
-    /// `folio drive status`.
+    /// `folio drive status [PATH…]`.
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show where the drive lives.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show where the drive lives and where its items stand.",
+            discussion: """
+                Without paths: the drive, its replica and how many files are local, in the cloud (placeholders), \
+                waiting to upload, or in error. With paths: one line per item at or below each: cloud, local, \
+                uploading (the server does not have this content yet) or folder, then "pinned" when kept \
+                downloaded, then the last error.
+                """)
+        @Argument(help: "Files or folders in the drive.") var paths: [String] = []
+
         func run() async throws {
             guard let configuration = try DriveConfiguration.load() else {
                 print("no drive (folio drive setup webdav|s3|folder …)")
                 return
             }
-            print("drive: \(configuration)")
-            print("replica: \(FolioPaths().driveDirectory)")
+            let drive = try DriveSync(provider: configuration.makeProvider())
+            if paths.isEmpty {
+                print("drive: \(configuration)")
+                print("replica: \(FolioPaths().driveDirectory)")
+                let items = try await drive.status([""])
+                var counts: [DriveItemStatus.State: Int] = [:]
+                for (_, item) in items { counts[item.state, default: 0] += 1 }
+                print("files: \(counts[.local] ?? 0) local, \(counts[.cloud] ?? 0) in the cloud, \(counts[.uploading] ?? 0) waiting to upload")
+                let errors = items.filter { $0.1.error != nil }
+                if !errors.isEmpty { print("errors: \(errors.count) (folio drive status PATH shows them)") }
+                return
+            }
+            for (path, item) in try await drive.status(paths.map(drive.drivePath)) {
+                var line = "\(item.state.rawValue)\t\(path)"
+                if item.pinned { line += "\tpinned" }
+                if let error = item.error { line += "\terror: \(error)" }
+                print(line)
+            }
+        }
+    }
+
+    /// `folio drive download PATH…`.
+    struct Download: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download placeholders (files, or everything below folders) so their content is local.",
+            discussion: "Progress goes to standard error. Interrupted, what was not downloaded stays a placeholder.")
+        @Argument(help: "Files or folders in the drive.") var paths: [String]
+
+        func run() async throws {
+            let drive = try DriveCommand.drive()
+            let progress = Progress(totalUnitCount: 0)
+            let reporter = Task {
+                var shown = -1
+                while !Task.isCancelled {
+                    let percent = progress.totalUnitCount > 0 ? Int(progress.fractionCompleted * 100) : 0
+                    if percent / 10 != shown / 10 {
+                        printError("downloading: \(percent)%")
+                        shown = percent
+                    }
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            defer { reporter.cancel() }
+            do {
+                let done = try await drive.download(paths.map(drive.drivePath), progress: progress)
+                for path in done { print("downloaded: \(path)") }
+                if done.isEmpty { print("nothing to download: everything asked for is local") }
+            } catch let error as FileProviderError {
+                printError("folio drive download: \(error)")
+                throw ExitCode(4)
+            }
+        }
+    }
+
+    /// `folio drive evict PATH…`.
+    struct Evict: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Free space: make downloaded files placeholders again (their content stays on the server).",
+            discussion: "Refused for pinned files and for files with changes the server does not have yet.")
+        @Argument(help: "Files or folders in the drive.") var paths: [String]
+
+        func run() async throws {
+            let drive = try DriveCommand.drive()
+            let (evicted, refused) = try await drive.evict(paths.map(drive.drivePath))
+            for path in evicted { print("evicted: \(path)") }
+            for (path, error) in refused { printError("not evicted: \(path): \(error)") }
+            if !refused.isEmpty { throw ExitCode(6) }
+        }
+    }
+
+    /// `folio drive pin PATH…`.
+    struct Pin: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Keep files (or everything below folders) downloaded; their placeholders are downloaded now.")
+        @Argument(help: "Files or folders in the drive.") var paths: [String]
+
+        func run() async throws {
+            let drive = try DriveCommand.drive()
+            let targets = try paths.map(drive.drivePath)
+            try await drive.setPinned(targets, true)
+            do {
+                for path in try await drive.download(targets, progress: Progress(totalUnitCount: 0)) { print("downloaded: \(path)") }
+            } catch let error as FileProviderError {
+                printError("folio drive pin: pinned, but the download failed (the next sync tries again): \(error)")
+                throw ExitCode(4)
+            }
+            for path in targets { print("pinned: \(path.isEmpty ? "the whole drive" : path)") }
+        }
+    }
+
+    /// `folio drive unpin PATH…`.
+    struct Unpin: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop keeping files downloaded (they stay local until evicted).")
+        @Argument(help: "Files or folders in the drive.") var paths: [String]
+
+        func run() async throws {
+            let drive = try DriveCommand.drive()
+            let targets = try paths.map(drive.drivePath)
+            try await drive.setPinned(targets, false)
+            for path in targets { print("unpinned: \(path.isEmpty ? "the whole drive" : path)") }
         }
     }
 

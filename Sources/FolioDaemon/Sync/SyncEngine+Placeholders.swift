@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSystem
+import Foundation
+import SystemPackage
+import UniformTypes
+
+/// Where one item of a drive stands, as `folio drive status` shows it (Apple's ubiquitous-item
+/// states: downloading status, isUploaded/isUploading, pinned, the last error).
+package struct DriveItemStatus: Equatable, Sendable {
+    package enum State: String, Sendable {
+        /// A placeholder: listed here, content on the server.
+        case cloud
+        /// Downloaded and in sync.
+        case local
+        /// Local content the server does not have yet (new or changed): waiting to upload.
+        case uploading
+        /// A folder.
+        case folder
+    }
+
+    package var state: State
+    /// Whether it (or a folder above it) is pinned: kept downloaded.
+    package var pinned: Bool
+    /// Why the last pass that tried it deferred it.
+    package var error: String?
+}
+
+extension SyncEngine {
+    /// Downloads the placeholders at or below `paths` (each a file or a folder), reporting bytes to
+    /// `progress`; returns the paths materialized. Cancelling the task stops it: what is not
+    /// downloaded stays a placeholder, and a partial download leaves nothing behind.
+    func materialize(_ paths: [SyncPath], progress: Progress) async throws -> [SyncPath] {
+        let base = try journal.base()
+        let targets = try Self.files(within: paths, base: base, replica: replica).filter { base[$0]?.isPlaceholder == true }
+        progress.totalUnitCount = targets.reduce(0) { $0 + max(1, PlaceholderStub.read(at: replica.stubPath($1))?.size ?? 1) }
+        try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+        let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
+        var done: [SyncPath] = []
+        for path in targets {
+            try Task.checkCancellation()
+            let entry = base[path]!
+            let size = max(1, PlaceholderStub.read(at: replica.stubPath(path))?.size ?? 1)
+            let child = Progress(totalUnitCount: size, parent: progress, pendingUnitCount: size)
+            let (url, item, hash) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: child)
+            defer { unlink(url.path) }
+            guard try replica.placeNew(url.path, at: path) else {
+                throw FileProviderError(.cannotSynchronize, message: "“\(path)” appeared here while it downloaded; it was left as it is")
+            }
+            replica.removeStub(path)
+            child.completedUnitCount = size
+            try journal.record([
+                (path, BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash,
+                    fingerprint: replica.fingerprint(path)))
+            ])
+            done.append(path)
+        }
+        return done
+    }
+
+    /// Evicts the downloaded files at or below `paths`: each becomes a placeholder again, its
+    /// content only on the server. Refused (and left as it is) for a pinned file (``FileProviderError/Code/nonEvictable``)
+    /// and for one whose content the server does not have (``FileProviderError/Code/unsyncedEdits``).
+    /// Returns the paths evicted and the refusals.
+    func evict(_ paths: [SyncPath]) throws -> (evicted: [SyncPath], refused: [(SyncPath, FileProviderError)]) {
+        let base = try journal.base()
+        let pins = try journal.pins()
+        var evicted: [SyncPath] = [], refused: [(SyncPath, FileProviderError)] = []
+        try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+        for path in try Self.files(within: paths, base: base, replica: replica) where base[path]?.isPlaceholder != true {
+            if pins.contains(where: { path.isWithin($0) }) {
+                refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)” is pinned (folio drive unpin it first)")))
+                continue
+            }
+            guard let entry = base[path], let synced = entry.fingerprint, entry.hash != nil, replica.fingerprint(path) == synced else {
+                refused.append((path, FileProviderError(.unsyncedEdits, message: "“\(path)” has changes the server does not have yet (sync first)")))
+                continue
+            }
+            // The stub first: a crash before the file is moved away leaves both, and the file wins.
+            let type = UTType(filenameExtension: (path.name as NSString).pathExtension)?.identifier
+            let stub = PlaceholderStub(name: path.name, size: synced.size, modified: synced.modified, contentType: type)
+            guard try replica.writeStub(stub, at: path, besideFile: true) else { continue }
+            let moved = replica.staging + "/evict-\(UUID().uuidString)"
+            guard rename(replica.absolute(path), moved) == 0 else {
+                replica.removeStub(path)
+                refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)”: \(String(cString: strerror(errno)))")))
+                continue
+            }
+            // A writer that changed it after the check wins: it goes back, and stays.
+            guard (try? FileStatus(path: FilePath(moved))).map(LocalReplica.fingerprint) == synced else {
+                _ = try? FilePath(moved).rename(toNewItemAt: FilePath(replica.absolute(path)))
+                replica.removeStub(path)
+                refused.append((path, FileProviderError(.unsyncedEdits, message: "“\(path)” changed while it was evicted; it was kept")))
+                continue
+            }
+            unlink(moved)
+            try journal.record([
+                (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, isPlaceholder: true))
+            ])
+            evicted.append(path)
+        }
+        return (evicted, refused)
+    }
+
+    /// The status of the items at or below `paths`.
+    func status(_ paths: [SyncPath]) throws -> [(SyncPath, DriveItemStatus)] {
+        let base = try journal.base()
+        let pins = try journal.pins()
+        let errors = try journal.errors()
+        let scan = try replica.scan(base: base)
+        return scan.entries.keys.filter { path in paths.contains { path.isWithin($0) } }.sorted().map { path in
+            let local = scan.entries[path]!
+            let state: DriveItemStatus.State
+            if local.isFolder {
+                state = .folder
+            } else if local.isPlaceholder {
+                state = .cloud
+            } else if let entry = base[path], !entry.isPlaceholder, entry.hash != nil, entry.hash == local.hash || entry.fingerprint == local.fingerprint {
+                state = .local
+            } else {
+                state = .uploading
+            }
+            return (path, DriveItemStatus(state: state, pinned: pins.contains { path.isWithin($0) }, error: errors[path]))
+        }
+    }
+
+    /// Pins (or unpins) `paths`: a pinned file, and every file below a pinned folder, is kept
+    /// downloaded: the next pass downloads their placeholders, and eviction is refused.
+    func setPinned(_ paths: [SyncPath], _ pinned: Bool) throws {
+        try journal.setPinned(paths, pinned)
+    }
+
+    /// The files the journal or the replica knows at or below `paths`; a path neither knows is an error.
+    static func files(within paths: [SyncPath], base: [SyncPath: BaseEntry], replica: LocalReplica) throws -> [SyncPath] {
+        var result: Set<SyncPath> = []
+        for requested in paths {
+            let found = base.filter { !$0.value.isFolder && $0.key.isWithin(requested) }.map(\.key)
+            let here = replica.fingerprint(requested) != nil
+            let exists = here || requested == .root || access(replica.absolute(requested), F_OK) == 0 || access(replica.stubPath(requested), F_OK) == 0
+            guard !found.isEmpty || exists || base[requested] != nil else {
+                throw FileProviderError(.noSuchItem, message: "“\(requested)” is not in the drive")
+            }
+            result.formUnion(found)
+            if here { result.insert(requested) }
+        }
+        return result.sorted()
+    }
+}
