@@ -14,11 +14,42 @@ struct SyncPlannerTests {
     }
 
     /// One path: what the planner decides from (local, remote, base).
-    static func decide(_ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, merging: Bool = false) -> SyncAction? {
+    static func decide(_ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, merging: Bool = false, wanted: Bool = true) -> SyncAction? {
         let path = SyncPath("f.txt")
         return SyncPlanner.plan(
-            local: l.map { [path: $0] } ?? [:], remote: r.map { [path: $0] } ?? [:], base: b.map { [path: $0] } ?? [:], merging: merging
+            local: l.map { [path: $0] } ?? [:], remote: r.map { [path: $0] } ?? [:], base: b.map { [path: $0] } ?? [:], merging: merging,
+            keepsLocal: { _ in wanted }
         ).first
+    }
+
+    /// A placeholder is never a local change; remote files not wanted here arrive as placeholders,
+    /// wanted ones are downloaded; a placeholder that stands for nothing goes.
+    @Test func placeholders() {
+        let p = SyncPath("f.txt")
+        let stub = LocalEntry(isFolder: false, hash: nil, isPlaceholder: true)
+        var held = Self.base("h0", "v0")
+        held.hash = nil
+        held.fingerprint = nil
+        held.isPlaceholder = true
+        // New remote files: a placeholder unless wanted.
+        #expect(Self.decide(nil, Self.remote("v1"), nil, wanted: false) == .placehold(p, Self.remote("v1")))
+        #expect(Self.decide(nil, Self.remote("v1"), nil, wanted: true) == .download(p, Self.remote("v1")))
+        // An unchanged placeholder stays; a remote change moves only the placeholder; pinned, it downloads.
+        #expect(Self.decide(stub, Self.remote("v0"), held, wanted: false) == nil)
+        #expect(Self.decide(stub, Self.remote("v1"), held, wanted: false) == .placehold(p, Self.remote("v1")))
+        #expect(Self.decide(stub, Self.remote("v0"), held, wanted: true) == .download(p, Self.remote("v0")))
+        // Deleted on the server: the placeholder goes; deleted here (the stub removed): a tombstone.
+        #expect(Self.decide(stub, nil, held, wanted: false) == .deleteLocal(p, held))
+        #expect(Self.decide(nil, Self.remote("v0"), held, wanted: false) == .deleteRemote(p, held))
+        // Written over: a local change against the base (a conflict if the server changed too).
+        #expect(Self.decide(Self.local("h1"), Self.remote("v0"), held, wanted: false) == .upload(p, base: held, remote: Self.remote("v0")))
+        #expect(Self.decide(Self.local("h1"), Self.remote("v1"), held, wanted: false) == .reconcile(p, Self.remote("v1")))
+        // A stub without a base: adopted when the server has the file, removed when it has not.
+        #expect(Self.decide(stub, Self.remote("v0"), nil, wanted: false) == .placehold(p, Self.remote("v0")))
+        #expect(Self.decide(stub, nil, nil, wanted: false) == .removeStub(p))
+        #expect(Self.decide(stub, nil, held, merging: true, wanted: false) == .removeStub(p))
+        // A local file stays local: a remote change downloads even when not pinned.
+        #expect(Self.decide(Self.local("h0"), Self.remote("v1"), Self.base("h0", "v0"), wanted: false) == .download(p, Self.remote("v1")))
     }
 
     @Test func bisyncsTenCases() {
