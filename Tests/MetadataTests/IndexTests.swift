@@ -147,6 +147,43 @@ struct DaemonQueryTests {
         query.stop()
     }
 
+    /// A drive placeholder is indexed as its document, not downloaded (size, type and date from
+    /// the stub; the document's bytes are never read), and becomes the document when it is
+    /// materialized, keeping its row; a stub beside its document, or one that is not a stub, is
+    /// not a second item.
+    @Test func placeholdersAreIndexedAsTheirDocuments() async throws {
+        let stub = PlaceholderStub(name: "report.pdf", size: 123_456, modified: 1_700_000_000, contentType: "com.adobe.pdf")
+        let world = try await IndexWorld("index-placeholders") { dir in
+            _ = try dir.write("docs/report.pdf.folio-cloud", stub.encoded())
+            _ = try dir.write("docs/both.txt", "here")
+            _ = try dir.write("docs/both.txt.folio-cloud", PlaceholderStub(name: "both.txt", size: 4, modified: nil, contentType: nil).encoded())
+            _ = try dir.write("docs/junk.folio-cloud", "not a stub")
+        }
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemFSName == 'report.pdf' || kMDItemFSName BEGINSWITH 'both' || kMDItemFSName BEGINSWITH 'junk'")
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        let items = (query.results as? [MetadataItem]) ?? []
+        #expect(Set(items.map(\.path)) == [world.docs.appendingPathComponent("report.pdf").path, world.docs.appendingPathComponent("both.txt").path])
+        let report = try #require(items.first { $0.path.hasSuffix("report.pdf") })
+        #expect((report.value(forAttribute: NSMetadataItemFSSizeKey) as? NSNumber)?.intValue == 123_456)
+        #expect(report.value(forAttribute: NSMetadataItemContentTypeKey) as? String == "com.adobe.pdf")
+        #expect(report.value(forAttribute: NSMetadataUbiquitousItemDownloadingStatusKey) as? String == NSMetadataUbiquitousItemDownloadingStatusNotDownloaded)
+        let id = try world.sql("SELECT id FROM items WHERE name = 'report.pdf'")
+        // Materialized: the document arrives, the stub goes; the row stays the document's.
+        let content = Data(repeating: 7, count: 2048)
+        let placed = try world.dir.write("docs/.report.pdf.download", content)
+        try FileManager.default.moveItem(at: placed, to: world.docs.appendingPathComponent("report.pdf"))
+        try FileManager.default.removeItem(at: world.docs.appendingPathComponent("report.pdf.folio-cloud"))
+        #expect(await recorder.wait {
+            (try? world.sql("SELECT size, download_status IS NULL FROM items WHERE name = 'report.pdf'")) == [["2048", "1"]]
+        }, "\((try? world.sql("SELECT * FROM items WHERE name LIKE 'report%'")) ?? [])")
+        #expect(try world.sql("SELECT id FROM items WHERE name = 'report.pdf'") == id)
+        #expect(try world.sql("SELECT count(*) FROM items WHERE name LIKE '%folio-cloud'") == [["0"]])
+        query.stop()
+    }
+
     /// The daemon's answers equal the in-process search's for the same predicates on the same
     /// tree: the SQL only narrows, the predicate decides.
     @Test func daemonAndInProcessAgree() async throws {

@@ -84,11 +84,15 @@ package struct MetadataFacts: Sendable, Equatable {
     package var tags: [String]?
     package var lastUsed: Double?
     package var favoriteRank: Int64?
+    /// One of the `NSMetadataUbiquitousItemDownloadingStatus…` values, for drive items the index
+    /// knows to be placeholders (nil otherwise).
+    package var downloadingStatus: String?
 
     package init(
         path: String, name: String, kind: FileStatus.Kind, size: Int64, modified: Double, typeIdentifier: String? = nil,
-        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil
+        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil, downloadingStatus: String? = nil
     ) {
+        self.downloadingStatus = downloadingStatus
         self.path = path
         self.name = name
         self.kind = kind
@@ -114,7 +118,7 @@ package struct MetadataFacts: Sendable, Equatable {
     /// The attributes an item may have (the rest need a provider).
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
-        .lastUsedDate, .favoriteRank,
+        .lastUsedDate, .favoriteRank, .downloadingStatus,
     ]
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
@@ -132,6 +136,7 @@ package struct MetadataFacts: Sendable, Equatable {
             return tags.isEmpty ? nil : .array(tags.map { .string($0) })
         case .lastUsedDate: return lastUsed.map { .date(Date(timeIntervalSince1970: $0)) }
         case .favoriteRank: return favoriteRank.map { .integer($0) }
+        case .downloadingStatus: return downloadingStatus.map { .string($0) }
         default: return nil
         }
     }

@@ -125,7 +125,7 @@ package struct IndexQuerySpec: Sendable, Equatable {
 }
 
 /// An item's facts on the wire: `{"p": path, "k": kind, "s": size, "m": modified, "t": type,
-/// "g": [tags], "u": last used, "f": favorite rank}` (the last three only when set).
+/// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status}` (the last four only when set).
 package enum IndexWire {
     package static func encode(_ facts: MetadataFacts) -> WireValue {
         var object: [String: WireValue] = [
@@ -135,6 +135,7 @@ package enum IndexWire {
         if let tags = facts.tags, !tags.isEmpty { object["g"] = .array(tags.map { .string($0) }) }
         if let used = facts.lastUsed { object["u"] = .double(used) }
         if let rank = facts.favoriteRank { object["f"] = .int(rank) }
+        if let status = facts.downloadingStatus { object["d"] = .string(status) }
         return .object(object)
     }
 
@@ -147,7 +148,7 @@ package enum IndexWire {
         return MetadataFacts(
             path: path, name: path == "/" ? "/" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? ""),
             kind: self.kind(Int(kind)), size: size, modified: modified, typeIdentifier: type, tags: tags, lastUsed: number(value["u"]),
-            favoriteRank: value["f"]?.intValue)
+            favoriteRank: value["f"]?.intValue, downloadingStatus: value["d"]?.stringValue)
     }
 
     private static func number(_ value: WireValue?) -> Double? {

@@ -20,6 +20,24 @@ struct IndexRecord: Sendable, Equatable {
     var inode: UInt64
     var lastUsed: Double?
     var favoriteRank: Int64?
+    /// `NSMetadataUbiquitousItemDownloadingStatusNotDownloaded` for a placeholder, nil otherwise.
+    var downloadStatus: String?
+
+    /// The record of the document a placeholder stub stands for (its path and name, the size,
+    /// date and type the stub gives, not downloaded), or nil when `name` is not a valid stub's.
+    /// The stub's own small bytes are read; the document's content never is.
+    static func promised(stubPath path: String, name: String, status: FileStatus, types: IndexTypes) -> IndexRecord? {
+        guard status.kind == .regular, PlaceholderStub.isStubName(name), status.size <= PlaceholderStub.maximumSize,
+            let stub = PlaceholderStub.read(at: path)
+        else { return nil }
+        var record = IndexRecord(path: PlaceholderStub.documentName(ofStub: path), name: stub.name, status: status, types: types)
+        record.size = stub.size
+        record.modified = stub.modified ?? status.modificationTime
+        if let type = stub.contentType, !type.isEmpty, type.utf8.count < 256 { record.type = type }
+        record.tags = nil
+        record.downloadStatus = NSMetadataUbiquitousItemDownloadingStatusNotDownloaded
+        return record
+    }
 
     /// From a file's status; the type from the name (cached per extension), the tags from the file.
     init(path: String, name: String, status: FileStatus, types: IndexTypes) {
@@ -35,7 +53,7 @@ struct IndexRecord: Sendable, Equatable {
     }
 
     /// The columns `init(row:)` reads.
-    static let columns = "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank"
+    static let columns = "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status"
 
     init(row: Row) {
         id = row[0]
@@ -50,18 +68,19 @@ struct IndexRecord: Sendable, Equatable {
         inode = UInt64(bitPattern: row[9])
         lastUsed = row[10]
         favoriteRank = row[11]
+        downloadStatus = row[12]
     }
 
     /// Whether what the file system says differs from what the index has.
     func differs(from other: IndexRecord) -> Bool {
         kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device
-            || tags != other.tags || type != other.type
+            || tags != other.tags || type != other.type || downloadStatus != other.downloadStatus
     }
 
     var facts: MetadataFacts {
         MetadataFacts(
             path: path, name: name, kind: kind, size: size, modified: modified, typeIdentifier: type,
-            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank)
+            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank, downloadingStatus: downloadStatus)
     }
 
     static func encode(tags: [String]) -> String? {

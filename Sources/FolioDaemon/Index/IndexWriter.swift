@@ -43,9 +43,17 @@ struct IndexWriter {
             let record = IndexRecord(row: row)
             existing[record.name] = record
         }
+        let names = Set(entries.map(\.name))
         for entry in entries {
             var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types)
-            if let old = existing.removeValue(forKey: entry.name) {
+            if PlaceholderStub.isStubName(entry.name) {
+                // A placeholder is indexed as the document it stands for, unless the document is here.
+                guard !names.contains(PlaceholderStub.documentName(ofStub: entry.name)),
+                    let promised = IndexRecord.promised(stubPath: entry.path, name: entry.name, status: entry.status, types: types)
+                else { continue }
+                record = promised
+            }
+            if let old = existing.removeValue(forKey: record.name) {
                 guard record.differs(from: old) else { continue }
                 record.id = old.id
                 record.lastUsed = old.lastUsed
@@ -71,13 +79,21 @@ struct IndexWriter {
     /// inserted (under its parent's row) when it is there. A path whose folder is not indexed is
     /// left alone. Returns whether anything changed.
     func refresh(_ path: String, _ db: Database, changes: inout IndexChanges) throws {
+        // A placeholder's events are its document's: the document's row stands for both.
+        let path = PlaceholderStub.isStubName((path as NSString).lastPathComponent) ? PlaceholderStub.documentName(ofStub: path) : path
         let old = try record(at: path, db)
-        guard let status = try? FileStatus(path: FilePath(path)) else {
+        let name = (path as NSString).lastPathComponent
+        var record: IndexRecord
+        if let status = try? FileStatus(path: FilePath(path)) {
+            record = IndexRecord(path: path, name: name, status: status, types: types)
+        } else if let status = try? FileStatus(path: FilePath(path + PlaceholderStub.suffix)),
+            let promised = IndexRecord.promised(stubPath: path + PlaceholderStub.suffix, name: name + PlaceholderStub.suffix, status: status, types: types)
+        {
+            record = promised
+        } else {
             if old != nil { try removeTree(path, db, changes: &changes) }
             return
         }
-        let name = (path as NSString).lastPathComponent
-        var record = IndexRecord(path: path, name: name, status: status, types: types)
         if let old {
             guard record.differs(from: old) else { return }
             record.id = old.id
@@ -99,6 +115,15 @@ struct IndexWriter {
     /// refreshed, so the document keeps its identity. A move out of the indexed folders removes;
     /// a move in from elsewhere inserts.
     func move(from: String, to: String, _ db: Database, changes: inout IndexChanges) throws {
+        // Placeholders: a stub moved is its document refreshed; a document moved away from beside
+        // its new stub (an eviction) stays, as the placeholder, and keeps its identity.
+        if PlaceholderStub.isStubName((from as NSString).lastPathComponent) || PlaceholderStub.isStubName((to as NSString).lastPathComponent)
+            || access(from + PlaceholderStub.suffix, F_OK) == 0
+        {
+            try refresh(from, db, changes: &changes)
+            try refresh(to, db, changes: &changes)
+            return
+        }
         guard let source = try record(at: from, db) else {
             try refresh(to, db, changes: &changes)
             return
@@ -158,14 +183,14 @@ struct IndexWriter {
     func insert(_ record: IndexRecord, parent: Int64?, _ db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0,
+                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         let fold = MetadataFacts.searchFold(record.name)
         try statement.execute(arguments: [
             parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
-            record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode),
+            record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
         ])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
@@ -175,12 +200,12 @@ struct IndexWriter {
     private func update(_ record: IndexRecord, relist: Bool, _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
-                UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, tags = ?, device = ?, inode = ?,
+                UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, tags = ?, device = ?, inode = ?, download_status = ?,
                 listed = CASE WHEN ? THEN 0 ELSE listed END WHERE id = ?
                 """)
         try statement.execute(arguments: [
             IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.tags, Int64(bitPattern: record.device),
-            Int64(bitPattern: record.inode), relist, record.id,
+            Int64(bitPattern: record.inode), record.downloadStatus, relist, record.id,
         ])
     }
 }
