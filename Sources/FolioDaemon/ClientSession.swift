@@ -115,6 +115,15 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
             if let app {
                 for item in claim.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
             }
+            // A placeholder is materialized before the claim is granted (Apple: a coordinated read
+            // or write of a dataless file downloads it first).
+            if let drive = context.drive {
+                let placeholders = claim.items.map(\.path).filter(drive.isPlaceholder)
+                if !placeholders.isEmpty {
+                    materialize(placeholders, drive: drive, then: claim, client: client)
+                    return nil
+                }
+            }
             try arbiter.submit(claim, from: client)
             return nil
         case .release(let claim): try arbiter.release(claim, from: client)
@@ -129,6 +138,21 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         case .ubiquityChanged(let path, let keys): arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: client)
         }
         return [:]
+    }
+
+    /// Downloads the placeholders, then submits the claim; a failed download fails the claim.
+    private func materialize(_ placeholders: [String], drive: DriveService, then claim: ClaimRequest, client: UInt32) {
+        let arbiter = context.arbiter
+        Task {
+            do {
+                for path in placeholders { try await drive.materialize(path) }
+                try arbiter.submit(claim, from: client)
+            } catch let failure as CoordinationFailure {
+                self.receive([.failed(claim: claim.claim, failure: failure)])
+            } catch {
+                self.receive([.failed(claim: claim.claim, failure: CoordinationFailure(kind: .failed, message: "the placeholder could not be downloaded: \(error)"))])
+            }
+        }
     }
 
     private func hello(version: Int64?, name: String?, app: String?) throws(CoordinationFailure) -> WireValue {

@@ -41,15 +41,22 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let index = MetadataIndex(
         pool: store.pool, paths: paths, watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay,
         logger: logger)
+    let drive = configuration.driveProvider.map {
+        DriveService(paths: paths, makeProvider: $0, interval: configuration.driveInterval, logger: Logger(label: "folio.drive"))
+    }
     var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)
-    arbiterConfiguration.writeEnded = { change in index.stitch(change) }
+    arbiterConfiguration.writeEnded = { change in
+        index.stitch(change)
+        drive?.noteWrite(change)
+    }
     let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, logger: logger)
     let context = DaemonContext(
-        arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, logger: logger)
+        arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, logger: logger)
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let group = ServiceGroup(
-        configuration: .init(services: [IndexService(index: index), socket], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        configuration: .init(
+            services: [IndexService(index: index), socket] + (drive.map { [$0] } ?? []), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)
 }

@@ -18,6 +18,14 @@ public struct DaemonConfiguration: Sendable {
     /// down to kill the daemon in the middle of it).
     public var indexStepDelay: Duration
 
+    /// Makes the drive's provider from its configuration (nil while no drive is set up); without
+    /// it the daemon leaves the drive to `folio drive sync`. The `folio daemon` command sets it.
+    public var driveProvider: (@Sendable () throws -> (any FileProvider)?)?
+
+    /// How often the daemon syncs the drive when nothing asks sooner (`FOLIO_DRIVE_INTERVAL`,
+    /// seconds; default 60).
+    public var driveInterval: Duration
+
     /// Creates a configuration; by default from the process environment.
     public init(
         paths: FolioPaths = FolioPaths(), presenterTimeout: Duration = .seconds(30),
@@ -26,6 +34,7 @@ public struct DaemonConfiguration: Sendable {
         self.paths = paths
         self.presenterTimeout = presenterTimeout
         indexWatchesFileSystem = environment["FOLIO_INDEX_WATCH"] != "off"
+        driveInterval = .seconds(environment["FOLIO_DRIVE_INTERVAL"].flatMap { Double($0) }.map { min(max($0, 0.5), 86_400) } ?? 60)
         indexStepDelay = .milliseconds(Int64(environment["FOLIO_INDEX_STEP_DELAY"].flatMap { Int($0) }.map { min(max($0, 0), 10_000) } ?? 0))
     }
 }

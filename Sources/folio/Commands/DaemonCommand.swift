@@ -1,6 +1,7 @@
 import ArgumentParser
 import Folio
 import FolioDaemon
+import FolioProviders
 import Logging
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -26,6 +27,7 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         logger.logLevel = level
         var configuration = DaemonConfiguration()
+        configuration.driveProvider = { try DriveConfiguration.load()?.makeProvider() }
         configuration.presenterTimeout = CoordinationArbiter.Configuration.fromEnvironment().presenterTimeout
         if let presenterTimeout {
             guard presenterTimeout > 0, presenterTimeout.isFinite else { throw ValidationError("--presenter-timeout must be positive") }

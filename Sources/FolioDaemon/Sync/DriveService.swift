@@ -1,0 +1,114 @@
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The daemon's drive: a sync pass shortly after coordinated writes land in it (once they have
+/// been quiet for `quiet`), a pass every `interval` otherwise (remote changes, writers that do not
+/// coordinate), and placeholders materialized for coordinated reads. Without a configured drive it
+/// does nothing (the configuration is looked at again at each pass, so `folio drive setup` needs no
+/// restart).
+final class DriveService: Service, Sendable {
+    let paths: FolioPaths
+    let makeProvider: @Sendable () throws -> (any FileProvider)?
+    let interval: Duration
+    let quiet: Duration
+    let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var drive: DriveSync?
+        /// When the last coordinated write in the drive ended, while no pass has taken it.
+        var dirtySince: ContinuousClock.Instant?
+    }
+
+    init(paths: FolioPaths, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2), logger: Logger) {
+        self.paths = paths
+        self.makeProvider = makeProvider
+        self.interval = interval
+        self.quiet = quiet
+        var logger = logger
+        logger[metadataKey: "service"] = "drive"
+        self.logger = logger
+    }
+
+    /// Whether `path` lies in the drive's replica.
+    func contains(_ path: String) -> Bool {
+        path.hasPrefix(paths.driveDirectory + "/") && !path.contains("/" + LocalReplica.stagingName + "/")
+    }
+
+    /// A coordinated write ended: when it was in the drive, a pass follows once writes are quiet.
+    func noteWrite(_ change: CoordinatedChange) {
+        let touched: [String]
+        switch change {
+        case .wrote(let path): touched = [path]
+        case .moved(let from, let to): touched = [from, to]
+        default: touched = []
+        }
+        guard touched.contains(where: contains) else { return }
+        state.withLock { $0.dirtySince = .now }
+    }
+
+    /// Downloads the placeholder standing for `path` (a coordinated read or write of it is waiting).
+    func materialize(_ path: String) async throws {
+        guard let drive = try currentDrive() else {
+            throw FileProviderError(.providerDomainNotFound, message: "no drive is set up, and “\(path)” is a placeholder")
+        }
+        let relative = try drive.drivePath(path)
+        logger.info("materializing for a coordinated access", metadata: ["path": "\(relative)"])
+        _ = try await drive.download([relative], progress: Progress(totalUnitCount: 0))
+    }
+
+    /// Whether `path` is a placeholder: a stub is there, the document is not.
+    func isPlaceholder(_ path: String) -> Bool {
+        contains(path) && access(path, F_OK) != 0 && PlaceholderStub.read(at: path + PlaceholderStub.suffix) != nil
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var last: ContinuousClock.Instant?
+            while !Task.isCancelled {
+                let now = ContinuousClock.now
+                let dirty = self.state.withLock { $0.dirtySince }
+                if let dirty, now - dirty >= self.quiet {
+                    self.state.withLock { $0.dirtySince = nil }
+                    await self.pass(reason: "coordinated writes")
+                    last = .now
+                } else if last.map({ now - $0 >= self.interval }) ?? true {
+                    await self.pass(reason: last == nil ? "start" : "interval")
+                    last = .now
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    private func pass(reason: String) async {
+        do {
+            guard let drive = try currentDrive() else { return }
+            let report = try await drive.sync()
+            if report != SyncReport() {
+                logger.info(
+                    "drive synced",
+                    metadata: [
+                        "reason": "\(reason)", "uploaded": "\(report.uploaded)", "downloaded": "\(report.downloaded)",
+                        "placeholders": "\(report.placeholders)", "deletedOnServer": "\(report.deletedOnServer)", "deletedHere": "\(report.deletedHere)",
+                        "conflicts": "\(report.conflicts.count)", "deferred": "\(report.deferred.count)", "held": "\(report.heldDeletions)",
+                    ])
+            }
+        } catch {
+            logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
+        }
+    }
+
+    /// The drive, made on first use (nil while none is configured).
+    private func currentDrive() throws -> DriveSync? {
+        if let drive = state.withLock({ $0.drive }) { return drive }
+        guard let provider = try makeProvider() else { return nil }
+        let drive = try DriveSync(provider: provider, paths: paths)
+        state.withLock { $0.drive = $0.drive ?? drive }
+        return state.withLock { $0.drive }
+    }
+}

@@ -1,0 +1,53 @@
+import Folio
+import FolioTesting
+import Foundation
+import Testing
+
+/// The daemon keeps the drive in sync by itself: a coordinated write in it is uploaded shortly
+/// after, remote files arrive as placeholders, and a coordinated read of a placeholder downloads
+/// it before the reader is let in. The "server" is a folder (the local folder provider), so the
+/// test sees exactly what reached it.
+@Suite("The daemon's drive")
+struct DriveDaemonTests {
+    @Test func coordinatedAccessSyncsAndMaterializes() async throws {
+        let dir = try TemporaryDirectory("drive-daemon")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        let server = dir.child("server").path
+        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
+        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment)
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let drive = dir.child("data/folio/Drive").path
+
+        // A coordinated write in the drive reaches the server without a `folio drive sync`.
+        let notes = drive + "/notes.txt"
+        let wrote = try ProcessRunner.folio(["coordinate", "write", notes, "--", "sh", "-c", "echo 'written on this device' > '\(notes)'"], environment: environment)
+        #expect(wrote.status == 0, "\(wrote.stderr)")
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/notes.txt") == Data("written on this device\n".utf8) }, "\(daemon.log)")
+
+        // A file that appears on the server arrives as a placeholder…
+        let content = String(repeating: "from elsewhere ", count: 1000)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: server + "/remote.txt"))
+        #expect(await eventually { FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") }, "\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: drive + "/remote.txt"))
+        // …and a coordinated read gets its content, downloaded before the reader runs.
+        let read = try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
+        #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
+        #expect(!FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud"))
+        let status = try ProcessRunner.folio(["drive", "status", drive + "/remote.txt"], environment: environment)
+        #expect(status.stdout == "local\tremote.txt\n", "\(status.stdout)\(status.stderr)")
+    }
+
+    /// Polls `condition` for up to `seconds`.
+    private func eventually(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
+}
