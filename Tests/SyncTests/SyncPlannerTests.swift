@@ -52,6 +52,42 @@ struct SyncPlannerTests {
         #expect(Self.decide(Self.local("h0"), Self.remote("v1"), Self.base("h0", "v0"), wanted: false) == .download(p, Self.remote("v1")))
     }
 
+    /// Moves are paired by the file's identity (here) or content version (server), and a folder
+    /// moves as one only when everything that left it landed at the same place in the new one.
+    @Test func movesArePaired() {
+        func f(_ inode: UInt64) -> LocalFingerprint { LocalFingerprint(device: 1, inode: inode, size: 5, modified: 7) }
+        func based(_ id: String, _ inode: UInt64) -> BaseEntry { BaseEntry(isFolder: false, identifier: id, version: Data(id.utf8), hash: "h\(inode)", fingerprint: f(inode)) }
+        func listed(_ id: String) -> RemoteEntry { RemoteEntry(identifier: id, isFolder: false, version: Data(id.utf8), size: 5) }
+        let folder = BaseEntry(isFolder: true, identifier: "D", version: Data())
+        // A renamed file; a folder renamed with both files in it.
+        let base: [SyncPath: BaseEntry] = [SyncPath("a"): based("a", 1), SyncPath("D"): folder, SyncPath("D/x"): based("D/x", 2), SyncPath("D/y"): based("D/y", 3)]
+        let remote: [SyncPath: RemoteEntry] = [SyncPath("a"): listed("a"), SyncPath("D"): RemoteEntry(identifier: "D", isFolder: true, version: Data()), SyncPath("D/x"): listed("D/x"), SyncPath("D/y"): listed("D/y")]
+        var local: [SyncPath: LocalEntry] = [
+            SyncPath("b"): LocalEntry(isFolder: false, fingerprint: f(1)), SyncPath("E"): LocalEntry(isFolder: true),
+            SyncPath("E/x"): LocalEntry(isFolder: false, fingerprint: f(2)), SyncPath("E/y"): LocalEntry(isFolder: false, fingerprint: f(3)),
+        ]
+        let planned = SyncPlanner.plan(local: local, remote: remote, base: base)
+        #expect(Set(planned.map { "\($0)" }) == [
+            "\(SyncAction.moveRemote(from: SyncPath("a"), to: SyncPath("b"), based("a", 1)))", "\(SyncAction.moveRemote(from: SyncPath("D"), to: SyncPath("E"), folder))",
+        ], "\(planned)")
+        // One file of the folder went elsewhere: no folder move, each file moves on its own.
+        local[SyncPath("E/y")] = nil
+        local[SyncPath("z")] = LocalEntry(isFolder: false, fingerprint: f(3))
+        let split = SyncPlanner.plan(local: local, remote: remote, base: base)
+        #expect(split.contains(.moveRemote(from: SyncPath("D/y"), to: SyncPath("z"), based("D/y", 3))) && split.contains(.makeRemoteFolder(SyncPath("E"))))
+        #expect(!split.contains { if case .moveRemote(let from, _, _) = $0 { return from == SyncPath("D") } else { return false } })
+        // Two gone files with the same identity are not guessed at.
+        let twins: [SyncPath: BaseEntry] = [SyncPath("p"): based("p", 9), SyncPath("q"): based("q", 9)]
+        let guessed = SyncPlanner.plan(
+            local: [SyncPath("r"): LocalEntry(isFolder: false, fingerprint: f(9))], remote: [SyncPath("p"): listed("p"), SyncPath("q"): listed("q")], base: twins)
+        #expect(!guessed.contains { $0.isMove }, "\(guessed)")
+        // The server moved a file: moved here, not fetched.
+        let arrived = SyncPlanner.plan(
+            local: [SyncPath("a"): LocalEntry(isFolder: false, hash: "h1", fingerprint: f(1))], remote: [SyncPath("c"): RemoteEntry(identifier: "c", isFolder: false, version: Data("a".utf8), size: 5)],
+            base: [SyncPath("a"): based("a", 1)])
+        #expect(arrived == [.moveLocal(from: SyncPath("a"), to: SyncPath("c"), RemoteEntry(identifier: "c", isFolder: false, version: Data("a".utf8), size: 5))], "\(arrived)")
+    }
+
     @Test func bisyncsTenCases() {
         let p = SyncPath("f.txt")
         let b = Self.base("h0", "v0")

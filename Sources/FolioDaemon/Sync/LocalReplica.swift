@@ -41,12 +41,12 @@ struct LocalReplica: Sendable {
     func scan(base: [SyncPath: BaseEntry]) throws -> Scan {
         var scan = Scan()
         var rootError: DirectoryScanner.Skip?
-        var stubs: [SyncPath] = []
+        var stubs: [(SyncPath, LocalFingerprint)] = []
         let prefix = root.utf8.count + 1
         DirectoryScanner().scan(root) { entry in
             let path = SyncPath(String(decoding: entry.path.utf8.dropFirst(prefix), as: UTF8.self))
             if entry.status.kind == .regular, PlaceholderStub.isStubName(entry.name) {
-                stubs.append(SyncPath(PlaceholderStub.documentName(ofStub: path.text)))
+                stubs.append((SyncPath(PlaceholderStub.documentName(ofStub: path.text)), Self.fingerprint(entry.status)))
                 return false
             }
             if entry.folder == root, Self.isPrivate(entry.name) { return false }
@@ -75,11 +75,12 @@ struct LocalReplica: Sendable {
             if skippedPath.utf8.count > prefix { scan.unreadable.append(SyncPath(String(decoding: skippedPath.utf8.dropFirst(prefix), as: UTF8.self))) }
         }
         if let rootError { throw SyncStop.replicaUnreadable(root, "\(rootError)") }
-        for path in stubs {
+        for (path, fingerprint) in stubs {
             if scan.entries[path] != nil {
                 scan.shadowedStubs.append(path)
             } else {
-                scan.entries[path] = LocalEntry(isFolder: false, hash: base[path]?.hash, isPlaceholder: true)
+                // A placeholder's fingerprint is its stub's: a renamed stub is a moved file.
+                scan.entries[path] = LocalEntry(isFolder: false, hash: base[path]?.hash, fingerprint: fingerprint, isPlaceholder: true)
             }
         }
         return scan
@@ -124,6 +125,12 @@ struct LocalReplica: Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stubPath(path)])
         }
         return true
+    }
+
+    /// The fingerprint of the stub of `path` (nil when there is none).
+    func stubFingerprint(_ path: SyncPath) -> LocalFingerprint? {
+        guard let status = try? FileStatus(path: FilePath(stubPath(path))), status.kind == .regular else { return nil }
+        return Self.fingerprint(status)
     }
 
     /// Removes the stub of `path` if it is one (a file with the suffix that is not a stub is

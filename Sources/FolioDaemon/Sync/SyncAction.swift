@@ -31,12 +31,18 @@ enum SyncAction: Equatable, Sendable {
     case forget(SyncPath)
     /// A file on one side is a folder on the other: nothing is changed; the item is reported.
     case typeClash(SyncPath)
+    /// The item at `from` was moved here to `to`: move it on the server (a folder with everything
+    /// in it); its base (and those below it) follow.
+    case moveRemote(from: SyncPath, to: SyncPath, BaseEntry)
+    /// The server moved the item at `from` to `to`: move it here.
+    case moveLocal(from: SyncPath, to: SyncPath, RemoteEntry)
 
     /// The path the action is about.
     var path: SyncPath {
         switch self {
         case .upload(let path, _, _), .download(let path, _), .placehold(let path, _), .removeStub(let path), .reconcile(let path, _), .deleteRemote(let path, _), .deleteLocal(let path, _),
-            .makeLocalFolder(let path, _), .makeRemoteFolder(let path), .adopt(let path, _), .forget(let path), .typeClash(let path):
+            .makeLocalFolder(let path, _), .makeRemoteFolder(let path), .adopt(let path, _), .forget(let path), .typeClash(let path),
+            .moveRemote(_, let path, _), .moveLocal(_, let path, _):
             path
         }
     }

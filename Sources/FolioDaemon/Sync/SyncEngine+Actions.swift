@@ -4,6 +4,7 @@
 import Folio
 import Foundation
 import Logging
+import SystemPackage
 import UniformTypes
 
 extension SyncEngine {
@@ -37,6 +38,9 @@ extension SyncEngine {
     enum Effect: Sendable {
         case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, conflict, recorded
         case createdRemoteFolder(FileProviderItemIdentifier)
+        /// Moved: the bases of the moved item and of everything below it, old paths dropped (nil) and
+        /// new ones set; for a folder moved on the server, its new identifier.
+        case moved([(SyncPath, BaseEntry?)], folder: FileProviderItemIdentifier?, onServer: Bool)
     }
 
     func apply(
@@ -65,6 +69,11 @@ extension SyncEngine {
             case .createdRemoteFolder(let identifier):
                 run.createdFolders[action.path] = identifier
                 serverChanged = true
+            case .moved(let rekeyed, let folder, let onServer):
+                changes.append(contentsOf: rekeyed)
+                report.moved += 1
+                if let folder { run.createdFolders[action.path] = folder }
+                if onServer { serverChanged = true }
             }
         }
     }
@@ -89,6 +98,8 @@ extension SyncEngine {
             case .adopt(_, let base): return .done(base, .recorded)
             case .forget: return .done(nil, .recorded)
             case .typeClash: return .deferred("a file on one side is a folder on the other")
+            case .moveRemote(let from, let to, let base): return try await moveRemote(from, to, base, run)
+            case .moveLocal(let from, let to, let remote): return try moveLocal(from, to, remote, run)
             }
         } catch let error as FileProviderError {
             return .deferred("\(error)")
@@ -230,7 +241,9 @@ extension SyncEngine {
             contentType: record?.contentType.identifier)
         guard try replica.writeStub(stub, at: path) else { return .deferred("a file appeared here") }
         let known = run.scan.entries[path]?.isPlaceholder == true ? journalHash(path, run, version: remote.version) : nil
-        return .done(BaseEntry(isFolder: false, identifier: remote.identifier, version: remote.version, hash: known, isPlaceholder: true), .placeheld)
+        return .done(
+            BaseEntry(isFolder: false, identifier: remote.identifier, version: remote.version, hash: known, fingerprint: replica.stubFingerprint(path), isPlaceholder: true),
+            .placeheld)
     }
 
     /// The content hash the scan knew for a placeholder, while the server's version is still the one it was for.
@@ -239,10 +252,66 @@ extension SyncEngine {
         return hash
     }
 
+    /// Moves on the server what was moved here (no content is sent). The bases below a moved
+    /// folder follow with their old identifiers; the next pass takes the server's new ones.
+    private func moveRemote(_ from: SyncPath, _ to: SyncPath, _ base: BaseEntry, _ run: Run) async throws -> Outcome {
+        guard var record = run.tree.records[from] else { return .deferred("the server no longer has “\(from)”") }
+        guard let parent = run.folderIdentifier(to.parent) else { return .deferred("its new folder is not on the server yet") }
+        let version = record.itemVersion
+        record.filename = to.name
+        record.parentItemIdentifier = parent
+        let result = try await provider.modifyItem(record, baseVersion: version, changedFields: [.filename, .parentItemIdentifier], contents: nil, options: [], request: run.request)
+        guard let item = result.item else { return .deferred("the provider returned no item") }
+        var moved = base
+        moved.identifier = item.itemIdentifier.rawValue
+        moved.fingerprint = base.isPlaceholder ? replica.stubFingerprint(to) : run.scan.entries[to]?.fingerprint ?? base.fingerprint
+        if !base.isFolder { moved.version = item.itemVersion.contentVersion }
+        logger.info("moved on the server", metadata: ["from": "\(from)", "to": "\(to)"])
+        return .done(nil, .moved(rekey(from, to, run.base, top: moved), folder: base.isFolder ? item.itemIdentifier : nil, onServer: true))
+    }
+
+    /// Moves here what the server moved (a rename that never replaces: a file that appeared at the
+    /// new path meanwhile wins, and the move waits).
+    private func moveLocal(_ from: SyncPath, _ to: SyncPath, _ remote: RemoteEntry, _ run: Run) throws -> Outcome {
+        guard let base = run.base[from] else { return .deferred("“\(from)” is not synced") }
+        if !base.isFolder {
+            guard replica.fingerprint(from) == run.scan.entries[from]?.fingerprint else { return .deferred("“\(from)” changed") }
+        }
+        if let parent = to.parent { try replica.makeFolder(parent) }
+        do {
+            try FilePath(replica.absolute(from)).rename(toNewItemAt: FilePath(replica.absolute(to)))
+        } catch {
+            return .deferred("“\(from)” could not be moved to “\(to)”: \(error)")
+        }
+        var moved = base
+        moved.identifier = remote.identifier
+        if !base.isFolder {
+            moved.version = remote.version
+            moved.fingerprint = replica.fingerprint(to)
+        }
+        logger.info("moved here", metadata: ["from": "\(from)", "to": "\(to)"])
+        return .done(nil, .moved(rekey(from, to, run.base, top: moved), folder: nil, onServer: false))
+    }
+
+    /// The base changes of a move: every base at or below `from` dropped, and set again at the same
+    /// place below `to` (`top` for the moved item itself).
+    private func rekey(_ from: SyncPath, _ to: SyncPath, _ base: [SyncPath: BaseEntry], top: BaseEntry) -> [(SyncPath, BaseEntry?)] {
+        var changes: [(SyncPath, BaseEntry?)] = []
+        for (path, entry) in base where path.isWithin(from) {
+            changes.append((path, nil))
+            guard path != from else { continue }
+            changes.append((SyncPath(to.text + String(decoding: path.bytes.dropFirst(from.bytes.count), as: UTF8.self)), entry))
+        }
+        changes.append((to, top))
+        return changes
+    }
+
     private func deleteRemote(_ path: SyncPath, _ base: BaseEntry, _ run: Run) async throws -> Outcome {
         let version = FileProviderItemVersion(contentVersion: base.version, metadataVersion: run.tree.records[path]?.itemVersion.metadataVersion ?? Data())
         do {
-            try await provider.deleteItem(identifier: FileProviderItemIdentifier(base.identifier), baseVersion: version, options: [], request: run.request)
+            // The listed identifier: a base carried along by a folder move still has its old one.
+            let identifier = run.tree.entries[path]?.identifier ?? base.identifier
+            try await provider.deleteItem(identifier: FileProviderItemIdentifier(identifier), baseVersion: version, options: [], request: run.request)
         } catch let error as FileProviderError where error.code == .noSuchItem {
             return .done(nil, .recorded)
         }

@@ -97,7 +97,8 @@ extension SyncEngine {
             }
             unlink(moved)
             try journal.record([
-                (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, isPlaceholder: true))
+                (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, fingerprint: replica.stubFingerprint(path),
+                    isPlaceholder: true))
             ])
             evicted.append(path)
         }

@@ -92,8 +92,9 @@ actor SyncEngine {
         var changes: [(SyncPath, BaseEntry?)] = []
         var serverChanged = false
 
-        // Folders first (parents before children), then contents, then deletions (children first).
-        for action in actions.filter(\.isFolderCreation).sorted(by: { $0.path.depth < $1.path.depth }) {
+        // Folders and moves first (parents before children, a move before the creations at its
+        // depth), then contents, then deletions (children first).
+        for action in actions.filter(\.isFolderCreation).sorted(by: { ($0.path.depth, $0.isMove ? 0 : 1) < ($1.path.depth, $1.isMove ? 0 : 1) }) {
             let outcome = await perform(action, run)
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
@@ -200,9 +201,17 @@ actor SyncEngine {
 }
 
 extension SyncAction {
+    /// Whether the action runs in the first phase: folder creations and moves.
     var isFolderCreation: Bool {
         switch self {
-        case .makeLocalFolder, .makeRemoteFolder: true
+        case .makeLocalFolder, .makeRemoteFolder, .moveRemote, .moveLocal: true
+        default: false
+        }
+    }
+
+    var isMove: Bool {
+        switch self {
+        case .moveRemote, .moveLocal: true
         default: false
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What identifies a local file's content without reading it: when it is unchanged, the content
 /// hash known for it still holds (so `touch` or a chmod costs a stat, and a rewrite a hash).
-struct LocalFingerprint: Equatable, Codable, Sendable {
+struct LocalFingerprint: Hashable, Codable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64

@@ -49,7 +49,7 @@ enum SyncPlanner {
                 actions.append(action)
             }
         }
-        return actions
+        return SyncMoves.pair(actions, local: local, remote: remote, base: trusted)
     }
 
     private static func file(_ path: SyncPath, _ l: LocalEntry?, _ r: RemoteEntry?, _ b: BaseEntry?, wanted: Bool) -> SyncAction? {
@@ -62,7 +62,7 @@ enum SyncPlanner {
                 return b.map { .deleteLocal(path, $0) } ?? .removeStub(path)
             }
             if wanted { return .download(path, r) }
-            return b?.version == r.version && b?.isPlaceholder == true ? nil : .placehold(path, r)
+            return b?.version == r.version && b?.identifier == r.identifier && b?.isPlaceholder == true ? nil : .placehold(path, r)
         }
         guard let b, !b.isFolder else {
             // No base: new on one side, or on both.
@@ -78,7 +78,7 @@ enum SyncPlanner {
         switch (l, r) {
         case (.some(let l), .some(let r)):
             switch (localChanged, remoteChanged) {
-            case (false, false): return l.fingerprint == b.fingerprint ? nil : .adopt(path, BaseEntry(isFolder: false, identifier: r.identifier, version: r.version, hash: l.hash, fingerprint: l.fingerprint))
+            case (false, false): return l.fingerprint == b.fingerprint && r.identifier == b.identifier ? nil : .adopt(path, BaseEntry(isFolder: false, identifier: r.identifier, version: r.version, hash: l.hash, fingerprint: l.fingerprint))
             case (true, false): return .upload(path, base: b, remote: r)
             case (false, true): return .download(path, r)
             case (true, true): return .reconcile(path, r)

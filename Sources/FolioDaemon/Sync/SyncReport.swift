@@ -4,6 +4,8 @@ package struct SyncReport: Sendable, Equatable {
     package var downloaded = 0
     /// Remote files written (or brought up to date) as placeholders: listed here, content on the server.
     package var placeholders = 0
+    /// Items moved or renamed (on the server for moves made here, here for the server's).
+    package var moved = 0
     package var deletedOnServer = 0
     package var deletedHere = 0
     /// Paths both sides changed to the same content.

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Finds the renames and moves in a planned pass, so that a moved file or folder is moved on the
+/// other side, not deleted there and sent again (and a renamed folder never looks like a mass
+/// deletion). A pure function of the plan and the three views, like ``SyncPlanner``.
+///
+/// - Here → server: a path the base knows is gone here, and a new path here has the same file (its
+///   device, inode, size and date equal the base's fingerprint; for a placeholder, its stub's).
+/// - Server → here: a path the base knows is gone from the server, unchanged here, and a new
+///   remote path has the same content version, which no other candidate shares (a WebDAV move
+///   keeps the ETag; an S3 copy keeps a single-part MD5).
+/// - A folder is moved as one when it is gone from one place, a new folder appeared, and every
+///   file moved out of the old one landed at the same place in the new one. What was deleted in
+///   it moves along and is deleted by the next pass; what is new in it is sent after the move.
+enum SyncMoves {
+    static func pair(
+        _ actions: [SyncAction], local: [SyncPath: LocalEntry], remote: [SyncPath: RemoteEntry], base: [SyncPath: BaseEntry]
+    ) -> [SyncAction] {
+        var result = pairLocalMoves(actions, local: local, base: base)
+        result = pairRemoteMoves(result, local: local, remote: remote, base: base)
+        return result
+    }
+
+    // MARK: Here → server
+
+    private static func pairLocalMoves(_ actions: [SyncAction], local: [SyncPath: LocalEntry], base: [SyncPath: BaseEntry]) -> [SyncAction] {
+        // Files gone here, by the fingerprint they had.
+        var gone: [LocalFingerprint: (SyncPath, BaseEntry)] = [:]
+        var ambiguous: Set<LocalFingerprint> = []
+        for case .deleteRemote(let path, let entry) in actions where !entry.isFolder {
+            guard let fingerprint = entry.fingerprint else { continue }
+            if gone[fingerprint] != nil { ambiguous.insert(fingerprint) }
+            gone[fingerprint] = (path, entry)
+        }
+        var moves: [SyncPath: (from: SyncPath, base: BaseEntry)] = [:]
+        var used: Set<SyncPath> = []
+        for action in actions {
+            let path: SyncPath
+            switch action {
+            case .upload(let new, nil, nil), .removeStub(let new): path = new
+            default: continue
+            }
+            guard let fingerprint = local[path]?.fingerprint, !ambiguous.contains(fingerprint), let (from, entry) = gone[fingerprint],
+                !used.contains(from)
+            else { continue }
+            used.insert(from)
+            moves[path] = (from, entry)
+        }
+        guard !moves.isEmpty else { return actions }
+        // Folders moved as one.
+        let newFolders = actions.compactMap { action -> SyncPath? in
+            if case .makeRemoteFolder(let path) = action { return path }
+            return nil
+        }
+        var folderMoves: [(from: SyncPath, to: SyncPath, base: BaseEntry)] = []
+        for case .deleteRemote(let old, let entry) in actions where entry.isFolder {
+            guard !folderMoves.contains(where: { old.isWithin($0.from) }) else { continue }
+            let out = moves.filter { $0.value.from.isWithin(old) }
+            guard let (firstNew, first) = out.first else { continue }
+            let suffix = first.from.bytes.dropFirst(old.bytes.count)
+            guard firstNew.bytes.count > suffix.count else { continue }
+            let candidate = SyncPath(String(decoding: firstNew.bytes.dropLast(suffix.count), as: UTF8.self))
+            guard newFolders.contains(candidate), !folderMoves.contains(where: { candidate.isWithin($0.to) }),
+                out.allSatisfy({ $0.key.bytes == candidate.bytes + $0.value.from.bytes.dropFirst(old.bytes.count) })
+            else { continue }
+            folderMoves.append((old, candidate, entry))
+        }
+        var result: [SyncAction] = []
+        for action in actions {
+            switch action {
+            case .deleteRemote(let path, _) where folderMoves.contains { path.isWithin($0.from) } || used.contains(path): continue
+            case .makeRemoteFolder(let path) where folderMoves.contains { path.isWithin($0.to) && path != $0.to }: result.append(action)
+            case .makeRemoteFolder(let path) where folderMoves.contains { path == $0.to }: continue
+            case .upload(let path, nil, nil), .removeStub(let path):
+                guard let move = moves[path] else {
+                    result.append(action)
+                    continue
+                }
+                // Moved along with its folder, or on its own.
+                if !folderMoves.contains(where: { move.from.isWithin($0.from) }) { result.append(.moveRemote(from: move.from, to: path, move.base)) }
+            default: result.append(action)
+            }
+        }
+        for move in folderMoves { result.append(.moveRemote(from: move.from, to: move.to, move.base)) }
+        return result
+    }
+
+    // MARK: Server → here
+
+    private static func pairRemoteMoves(
+        _ actions: [SyncAction], local: [SyncPath: LocalEntry], remote: [SyncPath: RemoteEntry], base: [SyncPath: BaseEntry]
+    ) -> [SyncAction] {
+        // Files gone from the server (unchanged here, not placeholders), by their content version.
+        var gone: [Data: [(SyncPath, BaseEntry)]] = [:]
+        for case .deleteLocal(let path, let entry) in actions where !entry.isFolder && local[path]?.isPlaceholder == false {
+            gone[entry.version, default: []].append((path, entry))
+        }
+        guard !gone.isEmpty else { return actions }
+        var arrivals: [Data: [SyncPath]] = [:]
+        for action in actions {
+            switch action {
+            case .download(let path, let r), .placehold(let path, let r):
+                if base[path] == nil, local[path] == nil { arrivals[r.version, default: []].append(path) }
+            default: continue
+            }
+        }
+        var moves: [SyncPath: (from: SyncPath, remote: RemoteEntry)] = [:]
+        var used: Set<SyncPath> = []
+        for (version, olds) in gone where olds.count == 1 {
+            guard let news = arrivals[version], news.count == 1, let r = remote[news[0]] else { continue }
+            moves[news[0]] = (olds[0].0, r)
+            used.insert(olds[0].0)
+        }
+        guard !moves.isEmpty else { return actions }
+        let newFolders = actions.compactMap { action -> (SyncPath, RemoteEntry)? in
+            if case .makeLocalFolder(let path, let r) = action { return (path, r) }
+            return nil
+        }
+        var folderMoves: [(from: SyncPath, to: SyncPath, remote: RemoteEntry)] = []
+        for case .deleteLocal(let old, let entry) in actions where entry.isFolder {
+            guard !folderMoves.contains(where: { old.isWithin($0.from) }) else { continue }
+            let out = moves.filter { $0.value.from.isWithin(old) }
+            guard let (firstNew, first) = out.first else { continue }
+            let suffix = first.from.bytes.dropFirst(old.bytes.count)
+            guard firstNew.bytes.count > suffix.count else { continue }
+            let candidate = SyncPath(String(decoding: firstNew.bytes.dropLast(suffix.count), as: UTF8.self))
+            guard let folder = newFolders.first(where: { $0.0 == candidate }), !folderMoves.contains(where: { candidate.isWithin($0.to) }),
+                out.allSatisfy({ $0.key.bytes == candidate.bytes + $0.value.from.bytes.dropFirst(old.bytes.count) }),
+                // Everything here under the old folder is unchanged (else it stays, and is sent again).
+                !actions.contains(where: { if case .upload(let path, _, _) = $0 { return path.isWithin(old) } else { return false } })
+            else { continue }
+            folderMoves.append((old, candidate, folder.1))
+        }
+        var result: [SyncAction] = []
+        for action in actions {
+            switch action {
+            case .deleteLocal(let path, _) where folderMoves.contains { path.isWithin($0.from) } || used.contains(path): continue
+            case .makeLocalFolder(let path, _) where folderMoves.contains { path == $0.to }: continue
+            case .download(let path, _), .placehold(let path, _):
+                guard let move = moves[path] else {
+                    result.append(action)
+                    continue
+                }
+                if !folderMoves.contains(where: { move.from.isWithin($0.from) }) { result.append(.moveLocal(from: move.from, to: path, move.remote)) }
+            default: result.append(action)
+            }
+        }
+        for move in folderMoves { result.append(.moveLocal(from: move.from, to: move.to, move.remote)) }
+        return result
+    }
+}

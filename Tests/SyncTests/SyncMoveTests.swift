@@ -1,0 +1,72 @@
+import Folio
+@testable import FolioDaemon
+import FolioTesting
+import Foundation
+import Testing
+
+/// Renames and moves travel as moves: the server moves what a device moved (no content is sent,
+/// nothing is deleted, a renamed folder is no mass deletion), and the other device moves what the
+/// server moved (no content is fetched).
+@Suite("Sync of moves")
+struct SyncMoveTests {
+    static let kinds = [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs)
+
+    func move(_ device: SyncDevice, _ from: String, _ to: String) throws {
+        try FileManager.default.createDirectory(atPath: (device.path(to) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: device.path(from), toPath: device.path(to))
+    }
+
+    @Test(arguments: kinds)
+    func movesAreMovedOnBothSides(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one"), two = try backend.device("two")
+        for index in 0..<10 { try one.write("Docs/part\(index).txt", "part \(index) " + String(repeating: "x", count: index)) }
+        try one.write("Docs/Deep/inner.txt", "inner")
+        try one.write("a.txt", "the letter a")
+        try one.write("keep.txt", "stays")
+        try await one.settle()
+        try await two.settle()
+        // A renamed folder (one file deleted in it, one new), a renamed file, a file moved into a new folder.
+        try move(one, "Docs", "Papers")
+        try one.delete("Papers/part9.txt")
+        try one.write("Papers/new.txt", "new in the renamed folder")
+        try move(one, "a.txt", "b.txt")
+        try move(one, "keep.txt", "Later/keep.txt")
+        let moved = try await one.sync()
+        #expect(moved.moved == 3 && moved.uploaded == 1 && moved.heldDeletions == 0 && moved.deletedOnServer == 0, "\(moved)")
+        let after = try await one.sync()
+        #expect(after.deletedOnServer == 1 && after.uploaded == 0, "the deletion inside the moved folder: \(after)")
+        let settled = try await one.sync()
+        #expect(settled == SyncReport(), "\(settled)")
+
+        // The other device moves rather than fetching again.
+        let pulled = try await two.settle()
+        #expect(pulled.downloaded == 1 && pulled.moved == 3, "\(pulled)")
+        // What the server deleted inside the moved folder moved along with it, and goes next.
+        let followed = try await two.sync()
+        #expect(followed.deletedHere == 1 && followed.downloaded == 0, "\(followed)")
+        #expect(two.tree() == one.tree(), "\(two.tree().keys.sorted()) \(one.tree().keys.sorted())")
+        #expect(two.read("Papers/Deep/inner.txt") == "inner" && two.read("b.txt") == "the letter a")
+        #expect(try await two.sync() == SyncReport())
+        #expect(try await one.sync() == SyncReport())
+    }
+
+    /// A renamed placeholder stub is a renamed file: moved on the server, never deleted.
+    @Test(arguments: kinds)
+    func aRenamedPlaceholderIsMoved(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        try one.write("draft.txt", "the draft, only on the server for device two")
+        try await one.settle()
+        try await two.settle()
+        try FileManager.default.moveItem(atPath: two.path("draft.txt.folio-cloud"), toPath: two.path("final.txt.folio-cloud"))
+        let renamed = try await two.sync()
+        #expect(renamed.moved == 1 && renamed.deletedOnServer == 0, "\(renamed)")
+        let pulled = try await one.settle()
+        #expect(one.read("final.txt") == "the draft, only on the server for device two" && one.read("draft.txt") == nil, "\(pulled)")
+        // The moved placeholder still downloads.
+        let progress = Progress(totalUnitCount: 0)
+        #expect(try await two.engine.materialize([SyncPath("final.txt")], progress: progress) == [SyncPath("final.txt")])
+        #expect(two.read("final.txt") == "the draft, only on the server for device two")
+    }
+}
