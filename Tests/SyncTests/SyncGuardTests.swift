@@ -114,3 +114,32 @@ struct SyncGuardTests {
         }
     }
 }
+
+/// Conflict versions are bounded (Syncthing #2282): equal losers are one version; past ten
+/// different ones the document waits for its user, and no loser is dropped.
+@Suite("Conflict versions")
+struct ConflictBoundTests {
+    @Test func conflictCopiesAreBounded() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try one.write("plan.txt", "the plan")
+        try await one.settle()
+        try await two.settle()
+        var conflicts = 0
+        for round in 0..<14 {
+            try one.write("plan.txt", "the plan, round \(round) on one")
+            try await one.settle()
+            // Rounds 0–3 lose the same bytes on two; the others lose new ones each time.
+            try two.write("plan.txt", round < 4 ? "two's plan, always the same" : "two's plan, round \(round)")
+            let pass = try await two.sync()
+            conflicts += pass.conflicts.count
+            if round < 13 { #expect(pass.deferred.isEmpty || round >= 10, "round \(round): \(pass)") }
+        }
+        let kept = try two.conflicts("plan.txt")
+        #expect(Set(kept).count == kept.count, "equal losers were kept twice: \(kept)")
+        #expect(kept.count == SyncEngine.maximumConflictVersions && conflicts == SyncEngine.maximumConflictVersions + 3, "\(kept.count) \(conflicts)")
+        let waiting = try await two.sync()
+        #expect(waiting.deferred["plan.txt"]?.contains("unresolved conflict versions") == true, "\(waiting)")
+        #expect(two.read("plan.txt") == "two's plan, round 13" && two.keeps("two's plan, round 13"), "the waiting loser was dropped")
+    }
+}

@@ -160,10 +160,14 @@ struct LocalReplica: Sendable {
     /// Puts `staged` in place of the file at `path`, if that file still has `expected` as its
     /// fingerprint (a writer that changed it since the scan wins: nothing is replaced). The replaced
     /// bytes are kept as a version of the document first, and the document keeps its identity.
-    func replace(_ path: SyncPath, with staged: String, expected: LocalFingerprint?, versions: VersionStore, kind: VersionRecord.Kind, isConflict: Bool = false) throws -> Bool {
+    /// With `alreadyKept`, the bytes are known to be kept as a version already, and no other is added.
+    func replace(
+        _ path: SyncPath, with staged: String, expected: LocalFingerprint?, versions: VersionStore, kind: VersionRecord.Kind, isConflict: Bool = false,
+        alreadyKept: Bool = false
+    ) throws -> Bool {
         let target = absolute(path)
         guard fingerprint(path) == expected else { return false }
-        try versions.addVersion(ofItemAt: target, kind: kind, isConflict: isConflict)
+        if !alreadyKept { try versions.addVersion(ofItemAt: target, kind: kind, isConflict: isConflict) }
         guard fingerprint(path) == expected else { return false }
         let mode = (try? FileStatus(path: FilePath(target)))?.mode
         try SafeSave.commit(URL(fileURLWithPath: staged), over: URL(fileURLWithPath: target), preservingAttributesOf: target, mode: mode.map { $0 & 0o7777 })

@@ -11,6 +11,10 @@ extension SyncEngine {
     /// Files at least this large are sent from where they are, not from a snapshot copy.
     static var directUploadSize: Int64 { 64 << 20 }
 
+    /// How many different unresolved conflict versions one document may gather before its sync
+    /// waits for the user.
+    static var maximumConflictVersions: Int { 10 }
+
     /// What a pass knows while it runs.
     struct Run: Sendable {
         var tree: RemoteTree
@@ -193,7 +197,15 @@ extension SyncEngine {
             let localHash = try scanned.hash ?? ContentDigest.sha256(ofFileAt: replica.absolute(path)).hexadecimal
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it was compared") }
             if localHash == hash { return .done(newBase(expected), .converged) }
-            guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true) else {
+            // Losers with equal contents are one conflict version; past the cap the item waits
+            // for the user (nothing is dropped: the local file stays as it is).
+            let unresolved = (try? versions.versions(ofItemAt: replica.absolute(path)).records.filter { $0.isConflict && !$0.isResolved }) ?? []
+            let alreadyKept = unresolved.contains { $0.object == localHash }
+            if !alreadyKept, Set(unresolved.map(\.object)).count >= Self.maximumConflictVersions {
+                return .deferred(
+                    "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
+            }
+            guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept) else {
                 return .deferred("the file changed while it downloaded")
             }
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
