@@ -98,6 +98,21 @@ struct SyncGuardTests {
         #expect(one.tree() == two.tree())
     }
 
+    /// Syncthing #6252: a dormant device whose unchanged copy has a date a year ahead never
+    /// overwrites a newer edit: the base says it is unchanged, so the edit comes down, no conflict.
+    @Test(arguments: kinds)
+    func aDormantDeviceNeverOverwritesNewer(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 2)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 86_400 * 365)], ofItemAtPath: two.path("doc0.txt"))
+        try one.write("doc0.txt", "document 0, edited while two slept")
+        try await one.settle()
+        let woke = try await two.sync()
+        #expect(woke.downloaded == 1 && woke.uploaded == 0 && woke.conflicts.isEmpty, "\(woke)")
+        #expect(two.read("doc0.txt") == "document 0, edited while two slept")
+        #expect(try await one.sync().downloaded == 0)
+    }
+
     @Test(arguments: kinds)
     func touchAndModeChangesAreNoChange(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
@@ -141,5 +156,36 @@ struct ConflictBoundTests {
         let waiting = try await two.sync()
         #expect(waiting.deferred["plan.txt"]?.contains("unresolved conflict versions") == true, "\(waiting)")
         #expect(two.read("plan.txt") == "two's plan, round 13" && two.keeps("two's plan, round 13"), "the waiting loser was dropped")
+    }
+}
+
+/// A journal written by the previous schema (v4, before placeholders) is migrated, and the next
+/// passes see nothing changed: no conflict flood (Syncthing #2067), no transfer.
+@Suite("Journal upgrade")
+struct JournalUpgradeTests {
+    @Test(arguments: [SyncBackend.Kind.memory, .apache].filter(\.runs))
+    func upgradeCausesNoConflictFlood(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one")
+        for index in 0..<20 { try one.write("Folder\(index % 3)/doc\(index).txt", "document \(index)") }
+        try await one.settle()
+        // Made a v4 journal: the v5 columns and tables dropped, the migration forgotten.
+        let database = one.home.child("index.sqlite").path
+        let downgrade = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [
+            database,
+            "ALTER TABLE sync_base DROP COLUMN placeholder; DROP TABLE sync_pins; DROP TABLE sync_errors; "
+                + "DELETE FROM grdb_migrations WHERE identifier = 'v5-placeholders'; UPDATE meta SET value = '4' WHERE key = 'schema';",
+        ])
+        #expect(downgrade.status == 0, "\(downgrade.stderr)")
+        let journal = try SyncJournal(path: database, domain: "drive")
+        try journal.setPinned([.root], true)
+        let engine = SyncEngine(provider: try backend.provider(), replica: LocalReplica(root: one.root), journal: journal, versions: one.versions)
+        #expect(try await engine.sync() == SyncReport(), "the upgrade looked like a change")
+        let two = try backend.device("two")
+        try await two.settle()
+        try two.write("Folder1/doc1.txt", "document 1, changed elsewhere")
+        try await two.settle()
+        let pulled = try await engine.sync()
+        #expect(pulled.downloaded == 1 && pulled.conflicts.isEmpty && pulled.uploaded == 0, "\(pulled)")
     }
 }
