@@ -88,6 +88,31 @@ struct PlaceholderTests {
         #expect(try await one.sync() == SyncReport())
     }
 
+    /// Files of 0, 1, 4095, 4096 and 4097 bytes: placeholders with their sizes, materialized byte
+    /// for byte (a 0-byte one too: local, no stub), evicted, and materialized again.
+    @Test(arguments: kinds)
+    func boundarySizesRoundTrip(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let sizes = [0, 1, 4095, 4096, 4097]
+        func content(_ size: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ size) }) }
+        for size in sizes { try content(size).write(to: URL(fileURLWithPath: one.path("b\(size).bin"))) }
+        try await one.settle()
+        #expect(try await two.settle().placeholders == sizes.count)
+        for size in sizes { #expect(PlaceholderStub.read(at: two.path("b\(size).bin.folio-cloud"))?.size == Int64(size)) }
+        let all = sizes.map { SyncPath("b\($0).bin") }
+        for round in 0..<2 {
+            #expect(try await two.engine.materialize([.root], progress: Progress(totalUnitCount: 0)).sorted() == all.sorted(), "round \(round)")
+            for size in sizes {
+                #expect(FileManager.default.contents(atPath: two.path("b\(size).bin")) == content(size), "\(size) B, round \(round)")
+                #expect(!exists(two.path("b\(size).bin.folio-cloud")))
+            }
+            #expect(try await two.engine.status([.root]).allSatisfy { $0.1.state == .local })
+            #expect(try await two.engine.evict([.root]).evicted.count == sizes.count)
+            #expect(try await two.sync() == SyncReport())
+        }
+    }
+
     /// Eviction writes the stub before it moves the file away: killed between the two, both are
     /// there, and the file wins.
     @Test func anInterruptedEvictionKeepsTheFile() async throws {

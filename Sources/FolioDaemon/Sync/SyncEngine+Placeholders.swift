@@ -35,22 +35,36 @@ extension SyncEngine {
     func materialize(_ paths: [SyncPath], progress: Progress) async throws -> [SyncPath] {
         let base = try journal.base()
         let targets = try Self.files(within: paths, base: base, replica: replica).filter { base[$0]?.isPlaceholder == true }
-        progress.totalUnitCount = targets.reduce(0) { $0 + max(1, PlaceholderStub.read(at: replica.stubPath($1))?.size ?? 1) }
+        // Bytes (at least one per file). Each download reports to a progress of its own, mirrored
+        // into this one: Foundation here traps when a child progress's total is set to 0, which a
+        // provider does for an empty file.
+        let sizes = targets.map { max(1, PlaceholderStub.read(at: replica.stubPath($0))?.size ?? 1) }
+        progress.totalUnitCount = sizes.reduce(0, +)
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         var done: [SyncPath] = []
-        for path in targets {
+        var completed: Int64 = 0
+        for (path, size) in zip(targets, sizes) {
             try Task.checkCancellation()
             let entry = base[path]!
-            let size = max(1, PlaceholderStub.read(at: replica.stubPath(path))?.size ?? 1)
-            let child = Progress(totalUnitCount: size, parent: progress, pendingUnitCount: size)
-            let (url, item, hash) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: child)
+            let file = Progress(totalUnitCount: 0)
+            let mirror = Task { [completed] in
+                while !Task.isCancelled {
+                    progress.completedUnitCount = completed + min(size, max(0, file.completedUnitCount))
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { mirror.cancel() }
+            let (url, item, hash) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: file)
             defer { unlink(url.path) }
             guard try replica.placeNew(url.path, at: path) else {
                 throw FileProviderError(.cannotSynchronize, message: "“\(path)” appeared here while it downloaded; it was left as it is")
             }
             replica.removeStub(path)
-            child.completedUnitCount = size
+            mirror.cancel()
+            await mirror.value
+            completed += size
+            progress.completedUnitCount = completed
             try journal.record([
                 (path, BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash,
                     fingerprint: replica.fingerprint(path)))
