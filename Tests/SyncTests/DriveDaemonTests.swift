@@ -33,7 +33,15 @@ struct DriveDaemonTests {
         try Data(content.utf8).write(to: URL(fileURLWithPath: server + "/remote.txt"))
         #expect(await eventually { FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") }, "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: drive + "/remote.txt"))
-        // …and a coordinated read gets its content, downloaded before the reader runs.
+        // With the server gone, the reader gets a clear error and the placeholder stays.
+        try FileManager.default.moveItem(atPath: server, toPath: server + ".away")
+        let failed = try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
+        #expect(failed.status == 75 && failed.stderr.contains("could not be downloaded") && failed.stdout.isEmpty, "\(failed.stdout)\(failed.stderr)")
+        #expect(FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") && !FileManager.default.fileExists(atPath: drive + "/remote.txt"))
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") && FileManager.default.fileExists(atPath: notes), "a pass without the server changed the replica")
+        try FileManager.default.moveItem(atPath: server + ".away", toPath: server)
+        // …and once it is back, a coordinated read gets its content, downloaded before the reader runs.
         let read = try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud"))
