@@ -75,6 +75,21 @@ final class SyncDevice: @unchecked Sendable {
         return result
     }
 
+    /// The synced files as path bytes, a NUL, and content bytes: unlike `tree()`, whose `String`
+    /// keys merge the NFC and NFD spellings of a name, two such files stay two.
+    func byteTree() -> Set<[UInt8]> {
+        var result: Set<[UInt8]> = []
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let relative = enumerator?.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if relative.hasPrefix(LocalReplica.stagingName) || LocalReplica.isPrivate(name) { continue }
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path(relative), isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            result.insert(Array(relative.utf8) + [0] + Array(FileManager.default.contents(atPath: path(relative)) ?? Data()))
+        }
+        return result
+    }
+
     /// Whether `text` survives on this device: as a file's content or as a stored version.
     func keeps(_ text: String) -> Bool {
         if tree().values.contains(text) { return true }

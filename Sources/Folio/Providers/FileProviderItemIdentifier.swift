@@ -38,6 +38,16 @@ public struct FileProviderItemIdentifier: RawRepresentable, Hashable, Sendable, 
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
+
+    /// Identifiers are equal when their bytes are (as NSString compares, code unit by code unit):
+    /// Swift's `String` equality would make the NFC and NFD spellings of a name — two files on a
+    /// Linux server — one item.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+        hasher.combine(rawValue.utf8.count)
+    }
 }
 
 /// A domain's identifier (Apple's `NSFileProviderDomainIdentifier`).
