@@ -47,6 +47,39 @@ struct SyncGuardTests {
         #expect(two.tree() == before)
     }
 
+    /// The server's folder is put back as it was earlier (a backup restored): its marker's
+    /// generation went back, so the pass merges: nothing is deleted on either side, what the server
+    /// lost is sent again, and every byte either device wrote is still somewhere.
+    @Test(.enabled(if: SyncBackend.Kind.apache.runs))
+    func aRestoredServerMerges() async throws {
+        let backend = try SyncBackend(.apache)
+        let server = try #require(backend.server?.root)
+        let (one, two) = try await Self.synced(backend, count: 4)
+        let snapshot = try TemporaryDirectory("folio-server-snapshot")
+        let copied = try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", server.path + "/.", snapshot.path])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        try one.write("doc1.txt", "document 1, edited after the backup")
+        try one.write("after.txt", "written after the backup")
+        try one.delete("doc2.txt")
+        try await one.settle()
+        try await two.settle()
+        // The restore.
+        for name in try FileManager.default.contentsOfDirectory(atPath: server.path) { try FileManager.default.removeItem(atPath: server.path + "/" + name) }
+        let restored = try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", snapshot.path + "/.", server.path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        backend.server?.fixOwnership()
+        for device in [one, two] {
+            let merged = try await device.sync()
+            #expect(merged.merged && merged.deletedHere == 0 && merged.deletedOnServer == 0, "\(device.name): \(merged)")
+        }
+        try await one.settle()
+        try await two.settle()
+        for text in ["document 1, edited after the backup", "written after the backup", "document 1 x", "document 2 xx"] {
+            #expect(one.keeps(text) || two.keeps(text), "lost: \(text)")
+        }
+        #expect(FileManager.default.contents(atPath: server.path + "/after.txt") == Data("written after the backup".utf8), "what the server lost was not sent again")
+    }
+
     @Test(arguments: kinds)
     func aWipedReplicaStopsSyncAndDeletesNothing(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)

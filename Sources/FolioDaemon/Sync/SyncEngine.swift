@@ -60,16 +60,24 @@ actor SyncEngine {
         // The server's marker: a first sync writes it; a changed epoch or an older generation means
         // the server was replaced or restored, and the pass merges.
         var marker: DriveMarker
-        var markerMissing = false
+        var writesNewMarker = false
         if let record = tree.marker {
             marker = try await readMarker(record, request: request)
             report.merged = known == nil || known?.epoch != marker.epoch || marker.generation < known!.generation
+            if let known, known.epoch == marker.epoch, marker.generation < known.generation {
+                // A restored server: its history forked from what the devices saw. A new epoch
+                // makes every other device merge too (counting on from the old generation could
+                // reach one a device already knows, and it would trust its base).
+                logger.notice("the server went back to an earlier state: merging", metadata: ["generation": "\(marker.generation)", "known": "\(known.generation)"])
+                marker = DriveMarker(epoch: UUID().uuidString.lowercased(), generation: 0)
+                writesNewMarker = true
+            }
         } else {
             guard known == nil else { throw SyncStop.remoteMarkerMissing }
             // A first sync: the marker is written at the end of the pass (a pass that dies before
             // then is a first sync again, which merges).
             marker = DriveMarker(epoch: UUID().uuidString.lowercased(), generation: 0)
-            markerMissing = true
+            writesNewMarker = true
             report.merged = true
         }
 
@@ -124,11 +132,11 @@ actor SyncEngine {
 
         for path in scan.shadowedStubs { replica.removeStub(path) }
         lap("run \(actions.count) actions")
-        if serverChanged || markerMissing {
+        if serverChanged || writesNewMarker {
             marker.generation += 1
             do {
                 run.tree.marker = try await writeMarker(marker, tree: &run.tree, request: request)
-            } catch where !markerMissing {
+            } catch where !writesNewMarker {
                 // Another device moved the generation first: it is at least as new as this pass.
                 marker.generation -= 1
             }
