@@ -80,6 +80,28 @@ struct SyncGuardTests {
         #expect(FileManager.default.contents(atPath: server.path + "/after.txt") == Data("written after the backup".utf8), "what the server lost was not sent again")
     }
 
+    /// Nextcloud #2913: the replica put back from an earlier copy (its marker's token is an old
+    /// one) merges: its older files neither overwrite the server's newer ones nor delete anything.
+    @Test(arguments: kinds)
+    func aRestoredReplicaMerges(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let (one, two) = try await Self.synced(backend, count: 4)
+        let snapshot = try TemporaryDirectory("folio-replica-snapshot")
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", one.root + "/.", snapshot.path]).status == 0)
+        try one.write("doc1.txt", "document 1, edited after the copy")
+        try one.write("new.txt", "new after the copy")
+        try await one.settle()
+        try await two.settle()
+        for name in try FileManager.default.contentsOfDirectory(atPath: one.root) { try FileManager.default.removeItem(atPath: one.root + "/" + name) }
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", snapshot.path + "/.", one.root]).status == 0)
+        let merged = try await one.sync()
+        #expect(merged.merged && merged.uploaded == 0 && merged.deletedOnServer == 0 && merged.deletedHere == 0, "\(merged)")
+        #expect(one.read("doc1.txt") == "document 1, edited after the copy" && one.read("new.txt") == "new after the copy")
+        #expect(one.keeps("document 1 x"), "the restored bytes were not kept")
+        #expect(try await two.sync().downloaded == 0, "the restored copy reached the other device")
+        #expect(two.read("doc1.txt") == "document 1, edited after the copy")
+    }
+
     @Test(arguments: kinds)
     func aWipedReplicaStopsSyncAndDeletesNothing(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
@@ -206,10 +228,11 @@ struct JournalUpgradeTests {
         let database = one.home.child("index.sqlite").path
         let downgrade = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [
             database,
-            "ALTER TABLE sync_base DROP COLUMN placeholder; DROP TABLE sync_pins; DROP TABLE sync_errors; "
+            "ALTER TABLE sync_base DROP COLUMN placeholder; ALTER TABLE sync_domains DROP COLUMN replica_token; DROP TABLE sync_pins; DROP TABLE sync_errors; "
                 + "DELETE FROM grdb_migrations WHERE identifier = 'v5-placeholders'; UPDATE meta SET value = '4' WHERE key = 'schema';",
         ])
         #expect(downgrade.status == 0, "\(downgrade.stderr)")
+        try Data("folio replica: drive\n".utf8).write(to: URL(fileURLWithPath: one.root + "/" + LocalReplica.markerName))
         let journal = try SyncJournal(path: database, domain: "drive")
         try journal.setPinned([.root], true)
         let engine = SyncEngine(provider: try backend.provider(), replica: LocalReplica(root: one.root), journal: journal, versions: one.versions)

@@ -44,6 +44,9 @@ actor SyncEngine {
     func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
         let known = try journal.marker()
         try checkReplica(syncedBefore: known != nil)
+        let token = replicaToken()
+        // A replica put back from an earlier copy: its files are not changes made since the base.
+        let restoredReplica = known?.replicaToken != nil && token != known?.replicaToken
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         let clock = ContinuousClock()
@@ -81,6 +84,10 @@ actor SyncEngine {
             report.merged = true
         }
 
+        if restoredReplica {
+            logger.notice("the replica was put back from an earlier copy: merging", metadata: ["replica": "\(replica.root)"])
+            report.merged = true
+        }
         lap("read the marker")
         let base = try journal.base()
         lap("read the journal")
@@ -141,7 +148,14 @@ actor SyncEngine {
                 marker.generation -= 1
             }
         }
-        try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation))
+        // A new token in the replica's marker whenever the pass changed what is synced (first in
+        // the folder, then in the journal: a crash between the two makes the next pass a merge).
+        var newToken = token
+        if !changes.isEmpty || token == nil || restoredReplica {
+            newToken = UUID().uuidString.lowercased()
+            try writeReplicaMarker(token: newToken!)
+        }
+        try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken))
         try journal.recordErrors(
             deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
             succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
@@ -168,8 +182,21 @@ actor SyncEngine {
         let marker = replica.root + "/" + LocalReplica.markerName
         if access(marker, F_OK) != 0 {
             guard !syncedBefore else { throw SyncStop.replicaMarkerMissing(replica.root) }
-            try Data("folio replica: \(journal.domain)\n".utf8).write(to: URL(fileURLWithPath: marker))
+            try writeReplicaMarker(token: nil)
         }
+    }
+
+    /// The token in the replica's marker file (nil when it has none).
+    private func replicaToken() -> String? {
+        guard let data = FileManager.default.contents(atPath: replica.root + "/" + LocalReplica.markerName), data.count < 4096 else { return nil }
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("token: ") }
+        return line.map { String($0.dropFirst("token: ".count)) }
+    }
+
+    /// Writes the replica's marker (by rename: never seen half written).
+    private func writeReplicaMarker(token: String?) throws {
+        let text = "folio replica: \(journal.domain)\n" + (token.map { "token: \($0)\n" } ?? "")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: replica.root + "/" + LocalReplica.markerName), options: .atomic)
     }
 
     private func readMarker(_ record: FileProviderItemRecord, request: FileProviderRequest) async throws -> DriveMarker {

@@ -10,6 +10,9 @@ struct SyncJournal: Sendable {
     struct MarkerState: Equatable, Sendable {
         var epoch: String
         var generation: Int64
+        /// The token last written into the replica's marker file (a replica restored from an
+        /// earlier copy carries an older one).
+        var replicaToken: String?
     }
 
     let database: any DatabaseWriter
@@ -51,13 +54,14 @@ struct SyncJournal: Sendable {
                 """)
     }
 
-    /// Migration `v5-placeholders`: which bases are placeholders, the pinned paths (kept
+    /// Migration `v5-placeholders`: which bases are placeholders, the replica marker's token, the pinned paths (kept
     /// downloaded, with everything below them; the empty path pins the whole drive), and why each
     /// path was deferred by the last pass that tried it.
     static func addPlaceholderTables(_ db: Database) throws {
         try db.execute(
             sql: """
                 ALTER TABLE sync_base ADD COLUMN placeholder INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE sync_domains ADD COLUMN replica_token TEXT;
                 CREATE TABLE sync_pins (
                     domain TEXT NOT NULL,
                     path BLOB NOT NULL,
@@ -75,8 +79,8 @@ struct SyncJournal: Sendable {
     /// The marker state, or nil when this domain never synced (or its journal was reset).
     func marker() throws -> MarkerState? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT epoch, generation FROM sync_domains WHERE domain = ?", arguments: [domain]).map {
-                MarkerState(epoch: $0["epoch"], generation: $0["generation"])
+            try Row.fetchOne(db, sql: "SELECT epoch, generation, replica_token FROM sync_domains WHERE domain = ?", arguments: [domain]).map {
+                MarkerState(epoch: $0["epoch"], generation: $0["generation"], replicaToken: $0["replica_token"])
             }
         }
     }
@@ -122,8 +126,8 @@ struct SyncJournal: Sendable {
             }
             if let marker {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO sync_domains (domain, epoch, generation) VALUES (?, ?, ?)",
-                    arguments: [domain, marker.epoch, marker.generation])
+                    sql: "INSERT OR REPLACE INTO sync_domains (domain, epoch, generation, replica_token) VALUES (?, ?, ?, ?)",
+                    arguments: [domain, marker.epoch, marker.generation, marker.replicaToken])
             }
         }
     }
