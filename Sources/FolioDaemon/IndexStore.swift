@@ -9,6 +9,9 @@ final class IndexStore: Sendable {
     init(path: String) throws {
         var configuration = Configuration()
         configuration.label = "folio.index"
+        // The `folio drive` commands write the sync journal beside the daemon: a writer waits for
+        // the other's transaction rather than failing.
+        configuration.busyMode = .timeout(30)
         configuration.prepareDatabase { db in
             // The writer crawls: a larger page cache keeps the index b-trees in memory (64 MiB at
             // most; readers keep SQLite's default).

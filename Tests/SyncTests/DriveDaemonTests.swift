@@ -49,6 +49,43 @@ struct DriveDaemonTests {
         #expect(status.stdout == "local\tremote.txt\n", "\(status.stdout)\(status.stderr)")
     }
 
+    /// The daemon killed (SIGKILL) while its pass uploads: the next daemon finishes the work, and
+    /// the server ends with each file once, byte for byte; nothing is deleted anywhere.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aDaemonKilledMidSyncLosesAndDuplicatesNothing() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let dir = try TemporaryDirectory("drive-daemon-killed")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment).status == 0)
+        let drive = dir.child("data/folio/Drive").path
+        try FileManager.default.createDirectory(atPath: drive, withIntermediateDirectories: true)
+        let slow = Data((0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try slow.write(to: URL(fileURLWithPath: drive + "/slow.bin"))
+        for index in 0..<6 { try Data("quick \(index)".utf8).write(to: URL(fileURLWithPath: drive + "/quick\(index).txt")) }
+        proxy.add(.init(method: "PUT", pathContains: "slow.bin", action: .delay(120), times: 1))
+        let first = try DaemonProcess(environment: environment)
+        _ = try first.waitForListening()
+        #expect(await eventually(60) { proxy.requests.contains { $0.hasPrefix("PUT /slow.bin") } }, "\(first.log)")
+        try await Task.sleep(for: .milliseconds(300))
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        proxy.clearRules()
+        let second = try DaemonProcess(environment: environment)
+        defer { second.stop() }
+        _ = try second.waitForListening()
+        let expected = ["quick0.txt", "quick1.txt", "quick2.txt", "quick3.txt", "quick4.txt", "quick5.txt", "slow.bin"]
+        #expect(await eventually(60) {
+            ((try? FileManager.default.contentsOfDirectory(atPath: server.root!.path)) ?? []).filter { !$0.hasPrefix(".folio") }.sorted() == expected
+                && FileManager.default.contents(atPath: server.root!.appendingPathComponent("slow.bin").path) == slow
+        }, "\(second.log)")
+        #expect(await eventually(30) { (try? ProcessRunner.folio(["drive", "status"], environment: environment).stdout.contains("0 waiting to upload")) == true })
+        let settled = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)\(settled.stderr)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: drive)).isSuperset(of: expected))
+    }
+
     /// Polls `condition` for up to `seconds`.
     private func eventually(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

@@ -25,9 +25,7 @@ struct SyncJournal: Sendable {
 
     /// The journal of `domain` in the database at `path` (created and migrated when needed).
     init(path: String, domain: String) throws {
-        let pool = try DatabasePool(path: path)
-        try IndexStore.migrator.migrate(pool)
-        self.init(database: pool, domain: domain)
+        self.init(database: try IndexStore(path: path).pool, domain: domain)
     }
 
     static func createTables(_ db: Database) throws {
