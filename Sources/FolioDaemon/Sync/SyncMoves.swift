@@ -52,18 +52,12 @@ enum SyncMoves {
             if case .makeRemoteFolder(let path) = action { return path }
             return nil
         }
-        var folderMoves: [(from: SyncPath, to: SyncPath, base: BaseEntry)] = []
-        for case .deleteRemote(let old, let entry) in actions where entry.isFolder {
-            guard !folderMoves.contains(where: { old.isWithin($0.from) }) else { continue }
-            let out = moves.filter { $0.value.from.isWithin(old) }
-            guard let (firstNew, first) = out.first else { continue }
-            let suffix = first.from.bytes.dropFirst(old.bytes.count)
-            guard firstNew.bytes.count > suffix.count else { continue }
-            let candidate = SyncPath(String(decoding: firstNew.bytes.dropLast(suffix.count), as: UTF8.self))
-            guard newFolders.contains(candidate), !folderMoves.contains(where: { candidate.isWithin($0.to) }),
-                out.allSatisfy({ $0.key.bytes == candidate.bytes + $0.value.from.bytes.dropFirst(old.bytes.count) })
-            else { continue }
-            folderMoves.append((old, candidate, entry))
+        let goneFolders = actions.compactMap { action -> (SyncPath, BaseEntry)? in
+            if case .deleteRemote(let path, let entry) = action, entry.isFolder { return (path, entry) }
+            return nil
+        }
+        let folderMoves = wholeFolders(gone: goneFolders.map(\.0), arrived: Set(newFolders), files: moves.mapValues(\.from)).map { move in
+            (from: move.from, to: move.to, base: goneFolders.first { $0.0 == move.from }!.1)
         }
         var result: [SyncAction] = []
         for action in actions {
@@ -82,6 +76,25 @@ enum SyncMoves {
             }
         }
         for move in folderMoves { result.append(.moveRemote(from: move.from, to: move.to, move.base)) }
+        return result
+    }
+
+    /// The folders that moved as one: a folder gone from one place (`gone`) and a new one
+    /// (`arrived`) such that every file that left the old one (`files`: new path → old path) landed
+    /// at the same place in the new one, and at least one did. Outermost first; none inside another.
+    static func wholeFolders(gone: [SyncPath], arrived: Set<SyncPath>, files: [SyncPath: SyncPath]) -> [(from: SyncPath, to: SyncPath)] {
+        var result: [(from: SyncPath, to: SyncPath)] = []
+        for old in gone.sorted(by: { $0.depth < $1.depth }) where !result.contains(where: { old.isWithin($0.from) }) {
+            let out = files.filter { $0.value.isWithin(old) }
+            guard let (firstNew, firstOld) = out.first else { continue }
+            let suffix = firstOld.bytes.dropFirst(old.bytes.count)
+            guard firstNew.bytes.count > suffix.count else { continue }
+            let candidate = SyncPath(String(decoding: firstNew.bytes.dropLast(suffix.count), as: UTF8.self))
+            guard arrived.contains(candidate), !result.contains(where: { candidate.isWithin($0.to) }),
+                out.allSatisfy({ $0.key.bytes == candidate.bytes + $0.value.bytes.dropFirst(old.bytes.count) })
+            else { continue }
+            result.append((old, candidate))
+        }
         return result
     }
 
@@ -116,20 +129,17 @@ enum SyncMoves {
             if case .makeLocalFolder(let path, let r) = action { return (path, r) }
             return nil
         }
-        var folderMoves: [(from: SyncPath, to: SyncPath, remote: RemoteEntry)] = []
-        for case .deleteLocal(let old, let entry) in actions where entry.isFolder {
-            guard !folderMoves.contains(where: { old.isWithin($0.from) }) else { continue }
-            let out = moves.filter { $0.value.from.isWithin(old) }
-            guard let (firstNew, first) = out.first else { continue }
-            let suffix = first.from.bytes.dropFirst(old.bytes.count)
-            guard firstNew.bytes.count > suffix.count else { continue }
-            let candidate = SyncPath(String(decoding: firstNew.bytes.dropLast(suffix.count), as: UTF8.self))
-            guard let folder = newFolders.first(where: { $0.0 == candidate }), !folderMoves.contains(where: { candidate.isWithin($0.to) }),
-                out.allSatisfy({ $0.key.bytes == candidate.bytes + $0.value.from.bytes.dropFirst(old.bytes.count) }),
-                // Everything here under the old folder is unchanged (else it stays, and is sent again).
-                !actions.contains(where: { if case .upload(let path, _, _) = $0 { return path.isWithin(old) } else { return false } })
-            else { continue }
-            folderMoves.append((old, candidate, folder.1))
+        // A folder with changes here under it stays (what changed is sent again from there).
+        let changedHere = actions.compactMap { action -> SyncPath? in
+            if case .upload(let path, _, _) = action { return path }
+            return nil
+        }
+        let goneFolders = actions.compactMap { action -> SyncPath? in
+            if case .deleteLocal(let path, let entry) = action, entry.isFolder, !changedHere.contains(where: { $0.isWithin(path) }) { return path }
+            return nil
+        }
+        let folderMoves = wholeFolders(gone: goneFolders, arrived: Set(newFolders.map(\.0)), files: moves.mapValues(\.from)).map { move in
+            (from: move.from, to: move.to, remote: newFolders.first { $0.0 == move.to }!.1)
         }
         var result: [SyncAction] = []
         for action in actions {
