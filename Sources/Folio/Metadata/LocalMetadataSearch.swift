@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import FolioSystem
 import Foundation
 import Logging
@@ -83,8 +86,7 @@ final class LocalMetadataSearch: @unchecked Sendable {
     // MARK: Walking
 
     private func values(_ path: String, _ name: String, _ status: FileStatus) -> MetadataFacts? {
-        let facts = MetadataFacts(path: path, name: name, status: status)
-        guard predicate.evaluate({ facts.value($0) }) else { return nil }
+        guard let facts = MetadataFacts.item(path: path, name: name, status: status), predicate.evaluate({ facts.value($0) }) else { return nil }
         return facts.resolvingTags()
     }
 
@@ -96,7 +98,7 @@ final class LocalMetadataSearch: @unchecked Sendable {
             root,
             visit: { entry in
                 if entry.status.kind == .directory { watcher?.watch(entry.path) }
-                if let values = values(entry.path, entry.name, entry.status) { batch[entry.path] = values }
+                if let values = values(entry.path, entry.name, entry.status) { batch[values.path] = values }
                 seen += 1
                 if seen % Self.progressStride == 0, !batch.isEmpty {
                     report(batch)
@@ -160,7 +162,14 @@ final class LocalMetadataSearch: @unchecked Sendable {
                 changes[path] = .some(nil)
             }
         }
-        for path in dirty where changes[path] == nil {
+        // A placeholder's events are its document's.
+        let documents = Set(dirty.map { PlaceholderStub.isStubName(($0 as NSString).lastPathComponent) ? PlaceholderStub.documentName(ofStub: $0) : $0 })
+        for path in documents where changes[path] == nil {
+            let stub = path + PlaceholderStub.suffix
+            if access(path, F_OK) != 0, let status = try? FileStatus(path: FilePath(stub)) {
+                changes[path] = .some(values(stub, (stub as NSString).lastPathComponent, status))
+                continue
+            }
             guard let status = try? FileStatus(path: FilePath(path)) else {
                 changes[path] = .some(nil)
                 // A folder that went: everything the results had under it went too.

@@ -108,6 +108,20 @@ package struct MetadataFacts: Sendable, Equatable {
         self.init(path: path, name: name, kind: status.kind, size: status.size, modified: status.modificationTime)
     }
 
+    /// An item's facts from its status: its own, or for a drive placeholder's stub
+    /// (`name.folio-cloud`), its document's — path, name, size, date and type from the stub, not
+    /// downloaded. Nil for a stub whose document is here (the document is the item) or that is not
+    /// a valid stub. The same rule as the daemon's index.
+    package static func item(path: String, name: String, status: FileStatus) -> MetadataFacts? {
+        guard status.kind == .regular, PlaceholderStub.isStubName(name) else { return MetadataFacts(path: path, name: name, status: status) }
+        let document = PlaceholderStub.documentName(ofStub: path)
+        guard access(document, F_OK) != 0, status.size <= PlaceholderStub.maximumSize, let stub = PlaceholderStub.read(at: path) else { return nil }
+        return MetadataFacts(
+            path: document, name: stub.name, kind: .regular, size: stub.size, modified: stub.modified ?? status.modificationTime,
+            typeIdentifier: stub.contentType.flatMap { $0.isEmpty || $0.utf8.count >= 256 ? nil : $0 }, tags: [],
+            downloadingStatus: NSMetadataUbiquitousItemDownloadingStatusNotDownloaded)
+    }
+
     /// The facts with the tags read from the file (so that two readings compare).
     func resolvingTags() -> MetadataFacts {
         var copy = self

@@ -27,15 +27,13 @@ struct IndexRecord: Sendable, Equatable {
     /// date and type the stub gives, not downloaded), or nil when `name` is not a valid stub's.
     /// The stub's own small bytes are read; the document's content never is.
     static func promised(stubPath path: String, name: String, status: FileStatus, types: IndexTypes) -> IndexRecord? {
-        guard status.kind == .regular, PlaceholderStub.isStubName(name), status.size <= PlaceholderStub.maximumSize,
-            let stub = PlaceholderStub.read(at: path)
-        else { return nil }
-        var record = IndexRecord(path: PlaceholderStub.documentName(ofStub: path), name: stub.name, status: status, types: types)
-        record.size = stub.size
-        record.modified = stub.modified ?? status.modificationTime
-        if let type = stub.contentType, !type.isEmpty, type.utf8.count < 256 { record.type = type }
+        guard PlaceholderStub.isStubName(name), let facts = MetadataFacts.item(path: path, name: name, status: status) else { return nil }
+        var record = IndexRecord(path: facts.path, name: facts.name, status: status, types: types)
+        record.size = facts.size
+        record.modified = facts.modified
+        if let type = facts.typeIdentifier { record.type = type }
         record.tags = nil
-        record.downloadStatus = NSMetadataUbiquitousItemDownloadingStatusNotDownloaded
+        record.downloadStatus = facts.downloadingStatus
         return record
     }
 
