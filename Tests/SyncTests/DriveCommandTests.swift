@@ -144,6 +144,35 @@ struct DriveCommandTests {
         #expect(outside.status != 0 && outside.stderr.contains("not in the drive"))
     }
 
+    /// A drive on an out-of-process provider (the Python example over a folder): it syncs; with
+    /// the executable gone, a sync fails with an error naming it and changes nothing; back, it
+    /// goes on where it was.
+    @Test func aDriveOnAProviderExecutable() throws {
+        let device = try Device("stdio")
+        let served = device.home.child("served").path
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/PythonProvider/folder_provider.py")
+        let executable = device.home.child("provider.py").path
+        try FileManager.default.copyItem(atPath: example.path, toPath: executable)
+        let setup = try device.folio("drive", "setup", "provider", executable, "--", served)
+        #expect(setup.status == 0 && setup.stdout.contains("provider \(executable) \(served)"), "\(setup.stdout)\(setup.stderr)")
+        try device.write("Notes/first.txt", Data("through the provider protocol".utf8))
+        let first = try device.folio("drive", "sync")
+        #expect(first.status == 0 && first.stdout.hasPrefix("uploaded 1"), "\(first.stdout)\(first.stderr)")
+        #expect(FileManager.default.contents(atPath: served + "/Notes/first.txt") == Data("through the provider protocol".utf8))
+        try FileManager.default.moveItem(atPath: executable, toPath: executable + ".away")
+        try device.write("Notes/second.txt", Data("waits for the provider".utf8))
+        let before = device.tree()
+        let down = try device.folio("drive", "sync")
+        #expect(down.status == 4 && down.stderr.contains("missing or not executable") && down.stderr.contains(executable), "\(down.stdout)\(down.stderr)")
+        #expect(device.tree() == before)
+        try FileManager.default.moveItem(atPath: executable + ".away", toPath: executable)
+        let back = try device.folio("drive", "sync")
+        #expect(back.status == 0 && back.stdout.hasPrefix("uploaded 1, downloaded 0, deleted on the server 0, deleted here 0"), "\(back.stdout)\(back.stderr)")
+        #expect(FileManager.default.contents(atPath: served + "/Notes/second.txt") == Data("waits for the provider".utf8))
+    }
+
     /// A sync killed (SIGKILL) while an upload is in flight: the next run finishes it, and the
     /// server ends with each file once, byte for byte.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))

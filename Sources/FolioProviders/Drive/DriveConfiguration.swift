@@ -9,6 +9,8 @@ public struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringConv
     /// The kinds of servers a drive can live on.
     public enum Kind: String, Codable, Sendable {
         case webdav, s3, folder
+        /// An out-of-process provider: an executable speaking the provider protocol over stdio.
+        case provider
     }
 
     /// The file format.
@@ -23,9 +25,14 @@ public struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringConv
     public var prefix: String?
     /// S3: the region.
     public var region: String?
+    /// Provider: the executable's arguments (`url` is the executable).
+    public var arguments: [String]?
 
     /// A configuration.
-    public init(kind: Kind, url: String, user: String? = nil, bucket: String? = nil, prefix: String? = nil, region: String? = nil) {
+    public init(
+        kind: Kind, url: String, user: String? = nil, bucket: String? = nil, prefix: String? = nil, region: String? = nil, arguments: [String]? = nil
+    ) {
+        self.arguments = arguments
         self.kind = kind
         self.url = url
         self.user = user
@@ -39,6 +46,7 @@ public struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringConv
         case .webdav: "WebDAV \(url)" + (user.map { " as \($0)" } ?? "")
         case .s3: "S3 \(url) bucket \(bucket ?? "?")" + (prefix.map { "/\($0)" } ?? "") + (user.map { " with key \($0)" } ?? "")
         case .folder: "folder \(url)"
+        case .provider: "provider \(([url] + (arguments ?? [])).joined(separator: " "))"
         }
     }
 
@@ -85,6 +93,12 @@ public struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringConv
             return S3Provider(endpoint: endpoint, bucket: bucket, prefix: prefix ?? "", accessKey: user, secretKey: secret, region: region ?? "us-east-1")
         case .folder:
             return try LocalFolderProvider(root: url)
+        case .provider:
+            // Fetched contents land beside the replica (same file system: they are placed by rename).
+            return ProviderProcess(
+                executable: URL(fileURLWithPath: url), arguments: arguments ?? [],
+                domain: FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "drive"), displayName: "Drive"),
+                temporaryDirectory: URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging/provider"), environment: secret.map { ProcessInfo.processInfo.environment.merging(["FOLIO_PASSWORD": $0]) { $1 } })
         }
     }
 }

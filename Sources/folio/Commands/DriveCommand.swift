@@ -11,10 +11,10 @@ struct DriveCommand: AsyncParsableCommand {
         commandName: "drive", abstract: "Set up and sync the user's drive (iCloud Drive for Linux).",
         subcommands: [Setup.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Repair.self])
 
-    /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH`.
+    /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH | provider EXECUTABLE [-- ARGUMENTS…]`.
     struct Setup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put the drive on a WebDAV server, an S3 bucket or a folder.",
+            abstract: "Put the drive on a WebDAV server, an S3 bucket, a folder, or an out-of-process provider.",
             discussion: """
                 The secret (a WebDAV password or an S3 secret key) comes from $FOLIO_PASSWORD, never the command \
                 line; it is sealed in $XDG_CONFIG_HOME/folio/drive.secret (mode 0600) under a key of its own. \
@@ -22,9 +22,10 @@ struct DriveCommand: AsyncParsableCommand {
                 equal files match, and different ones are both kept.
                 """)
 
-        @Argument(help: "webdav, s3 or folder.") var kind: String
-        @Argument(help: "WebDAV: the collection URL. S3: the server URL. Folder: the folder.") var location: String
+        @Argument(help: "webdav, s3, folder or provider.") var kind: String
+        @Argument(help: "WebDAV: the collection URL. S3: the server URL. Folder: the folder. Provider: the executable.") var location: String
         @Argument(help: "S3: BUCKET or BUCKET/PREFIX.") var bucket: String?
+        @Argument(parsing: .postTerminator, help: "Provider: the executable's arguments, after --.") var providerArguments: [String] = []
         @Option(help: "The WebDAV user or S3 access key (default for S3: $AWS_ACCESS_KEY_ID).") var user: String?
         @Option(help: "The S3 region.") var region = "us-east-1"
 
@@ -54,8 +55,12 @@ struct DriveCommand: AsyncParsableCommand {
                     throw ValidationError("\(location) is not a folder")
                 }
                 configuration = DriveConfiguration(kind: .folder, url: folder)
+            case "provider":
+                let executable = URL(fileURLWithPath: location).standardizedFileURL.path
+                guard access(executable, X_OK) == 0 else { throw ValidationError("\(location) is not an executable") }
+                configuration = DriveConfiguration(kind: .provider, url: executable, arguments: providerArguments)
             default:
-                throw ValidationError("unknown drive kind “\(kind)” (webdav, s3 or folder)")
+                throw ValidationError("unknown drive kind “\(kind)” (webdav, s3, folder or provider)")
             }
             try configuration.save(secret: kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret)
             print("drive: \(configuration)")
