@@ -14,7 +14,7 @@ package import Foundation
 /// read or `folio drive download` materializes it.
 ///
 /// Any program can write a file with this suffix, so a stub is untrusted bytes: it is read only
-/// when small, and refused when its name does not match the file it sits in.
+/// when small, and what it says of the document's name is never trusted (the file's name is).
 package struct PlaceholderStub: Codable, Equatable, Sendable {
     /// The suffix that marks a stub.
     package static let suffix = ".folio-cloud"
@@ -76,11 +76,11 @@ package struct PlaceholderStub: Codable, Equatable, Sendable {
     }
 
     /// Reads `bytes` as the stub named `stubName`; nil when they are not one (too large, not the
-    /// format, or naming another file).
+    /// format). The document's name is always the stub's file name without the suffix (a renamed
+    /// stub is a renamed document), whatever name the stub recorded when it was written.
     package static func parse(_ bytes: [UInt8], stubName: String) -> PlaceholderStub? {
-        guard bytes.count <= maximumSize, let stub = try? JSONDecoder().decode(PlaceholderStub.self, from: Data(bytes)),
-            stubName == stub.name + suffix
-        else { return nil }
+        guard isStubName(stubName), bytes.count <= maximumSize, var stub = try? JSONDecoder().decode(PlaceholderStub.self, from: Data(bytes)) else { return nil }
+        stub.name = documentName(ofStub: stubName)
         return stub
     }
 

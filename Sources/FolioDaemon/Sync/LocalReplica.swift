@@ -46,7 +46,10 @@ struct LocalReplica: Sendable {
         DirectoryScanner().scan(root) { entry in
             let path = SyncPath(String(decoding: entry.path.utf8.dropFirst(prefix), as: UTF8.self))
             if entry.status.kind == .regular, PlaceholderStub.isStubName(entry.name) {
-                stubs.append((SyncPath(PlaceholderStub.documentName(ofStub: path.text)), Self.fingerprint(entry.status)))
+                // Only a real stub stands for a file; another file with the suffix is not synced.
+                if entry.status.size <= PlaceholderStub.maximumSize, PlaceholderStub.read(at: entry.path) != nil {
+                    stubs.append((SyncPath(PlaceholderStub.documentName(ofStub: path.text)), Self.fingerprint(entry.status)))
+                }
                 return false
             }
             if entry.folder == root, Self.isPrivate(entry.name) { return false }

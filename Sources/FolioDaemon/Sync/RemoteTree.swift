@@ -49,7 +49,12 @@ struct RemoteTree: Sendable {
             if path.text == metaFolder { tree.meta = item; continue }
             if path.text == markerPath { tree.marker = item; continue }
             if path.isWithin(SyncPath(metaFolder)) { continue }
-            if path.parent == nil, LocalReplica.isPrivate(path.text) { continue }
+            // Names Folio keeps for itself here (a placeholder's suffix anywhere, its marker and
+            // staging at the top) are not synced: reported, like names this system cannot hold.
+            if PlaceholderStub.isStubName(path.name) || (path.parent == nil && LocalReplica.isPrivate(path.text)) {
+                tree.skipped.append(path.text)
+                continue
+            }
             guard tree.records[path] == nil else {
                 tree.skipped.append(path.text)
                 logger.warning("a second item with one name was left out", metadata: ["path": "\(path)", "identifier": "\(identifier)"])
