@@ -214,6 +214,71 @@ struct ConflictBoundTests {
     }
 }
 
+/// A conflict version kept on one device reaches the others (through `.folio/conflicts` on the
+/// server): every device shows the same unresolved conflict, once.
+@Suite("Shared conflict versions")
+struct SharedConflictTests {
+    @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
+    func conflictVersionsReachEveryDevice(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try one.write("plan.txt", "the plan")
+        try await one.settle()
+        try await two.settle()
+        try one.write("plan.txt", "the plan, as one sees it")
+        try await one.settle()
+        try two.write("plan.txt", "the plan, as two sees it")
+        let clash = try await two.sync()
+        let kept = try two.conflicts("plan.txt")
+        #expect(clash.conflicts == ["plan.txt"] && kept == ["the plan, as two sees it"], "\(clash)")
+        let told = try await one.sync()
+        let shared = try one.conflicts("plan.txt")
+        #expect(told.sharedConflicts == 1 && shared == ["the plan, as two sees it"], "\(told)")
+        #expect(try await one.sync().sharedConflicts == 0, "a shared conflict was taken in twice")
+        #expect(try await two.sync().sharedConflicts == 0, "a device took in its own conflict")
+        let three = try backend.device("three")
+        try await three.settle()
+        #expect(try three.conflicts("plan.txt") == ["the plan, as two sees it"] && three.read("plan.txt") == "the plan, as one sees it")
+    }
+
+    /// Manifests the server made up (a path out of the drive, bytes that are not what they are
+    /// named, garbage) are refused, and add nothing anywhere.
+    @Test func forgedManifestsAreRefused() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try backend.device("one")
+        try one.write("plan.txt", "the plan")
+        try await one.settle()
+        let provider = try backend.provider()
+        let scratch = try TemporaryDirectory("folio-forged")
+        let request = FileProviderRequest(temporaryDirectory: scratch.url)
+        let listing = try await provider.enumerateItems(in: .workingSet, startingAt: .initialPageSortedByName, request: request).items
+        let meta = try #require(listing.first { $0.filename == ".folio" })
+        let folder = try await provider.createItem(
+            basedOn: FileProviderItemRecord(itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: meta.itemIdentifier, filename: "conflicts", contentType: .folder),
+            fields: [.filename], contents: nil, options: [], request: request
+        ).item!
+        func put(_ name: String, _ data: Data) async throws {
+            let file = scratch.child(UUID().uuidString)
+            try data.write(to: file)
+            _ = try await provider.createItem(
+                basedOn: FileProviderItemRecord(itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: folder.itemIdentifier, filename: name, contentType: .data),
+                fields: [.filename, .contents], contents: file, options: [], request: request)
+        }
+        let claimed = String(repeating: "ab", count: 32)
+        try await put(claimed, Data("not what it says".utf8))
+        for path in ["../../outside.txt", "plan.txt"] {
+            let manifest = SharedConflict(path: path, object: claimed, size: 16, device: "forger", date: 0)
+            try await put(SharedConflict.manifestName(object: claimed, path: path), try JSONEncoder().encode(manifest))
+        }
+        try await put(String(repeating: "cd", count: 32) + "-" + String(repeating: "0", count: 16) + ".json", Data("{ not json".utf8))
+        let pass = try await one.sync()
+        let added = try one.conflicts("plan.txt")
+        #expect(pass.sharedConflicts == 0 && added.isEmpty, "\(pass)")
+        #expect(!FileManager.default.fileExists(atPath: one.home.child("outside.txt").path))
+        #expect(try await one.sync().sharedConflicts == 0)
+    }
+}
+
 /// A journal written by the previous schema (v4, before placeholders) is migrated, and the next
 /// passes see nothing changed: no conflict flood (Syncthing #2067), no transfer.
 @Suite("Journal upgrade")
@@ -228,7 +293,7 @@ struct JournalUpgradeTests {
         let database = one.home.child("index.sqlite").path
         let downgrade = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [
             database,
-            "ALTER TABLE sync_base DROP COLUMN placeholder; ALTER TABLE sync_domains DROP COLUMN replica_token; DROP TABLE sync_pins; DROP TABLE sync_errors; "
+            "ALTER TABLE sync_base DROP COLUMN placeholder; ALTER TABLE sync_domains DROP COLUMN replica_token; DROP TABLE sync_pins; DROP TABLE sync_errors; DROP TABLE sync_conflicts_seen; "
                 + "DELETE FROM grdb_migrations WHERE identifier = 'v5-placeholders'; UPDATE meta SET value = '4' WHERE key = 'schema';",
         ])
         #expect(downgrade.status == 0, "\(downgrade.stderr)")

@@ -1,11 +1,14 @@
 @_spi(Fuzzing) import Folio
 import FuzzSupport
 
-/// Placeholder stubs (`name.folio-cloud`), which any program can write into the drive: refused
-/// or read, never a trap, and a stub read always names the file it sits in.
+/// Placeholder stubs (`name.folio-cloud`), which any program can write into the drive, and the
+/// shared conflict manifests a server serves: refused or read, never a trap; a stub stands for the
+/// file its name says, a manifest never leaves the drive.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    PlaceholderFuzzing.exerciseStub(Array(UnsafeRawBufferPointer(start: start, count: count)))
+    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
+    PlaceholderFuzzing.exerciseStub(bytes)
+    PlaceholderFuzzing.exerciseConflictManifest(bytes)
     return 0
 }
 

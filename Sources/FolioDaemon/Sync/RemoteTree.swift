@@ -6,10 +6,12 @@ import Logging
 /// path. The listing is all or nothing: a page that fails fails the listing, so absence is never
 /// inferred from part of one.
 struct RemoteTree: Sendable {
-    /// The server folder of Folio's own files (the drive's marker, later its conflict area).
+    /// The server folder of Folio's own files (the drive's marker, its conflict area).
     static let metaFolder = ".folio"
     /// The drive's marker: its epoch and generation tell a restored or replaced server.
     static let markerPath = ".folio/drive.json"
+    /// The conflict versions every device shares (``SharedConflicts``).
+    static let conflictsPath = ".folio/conflicts"
 
     /// The synced items by path.
     var entries: [SyncPath: RemoteEntry] = [:]
@@ -18,6 +20,9 @@ struct RemoteTree: Sendable {
     /// The meta folder and the marker, when the server has them.
     var meta: FileProviderItemRecord?
     var marker: FileProviderItemRecord?
+    /// The shared conflict area (`.folio/conflicts`) and what is in it, by name.
+    var conflictFolder: FileProviderItemRecord?
+    var conflicts: [String: FileProviderItemRecord] = [:]
     /// Items left out (a name no file system here can hold, a second item with one name, an orphan).
     var skipped: [String] = []
 
@@ -48,6 +53,8 @@ struct RemoteTree: Sendable {
             }
             if path.text == metaFolder { tree.meta = item; continue }
             if path.text == markerPath { tree.marker = item; continue }
+            if path.text == conflictsPath { tree.conflictFolder = item; continue }
+            if path.parent?.text == conflictsPath, !item.isFolder { tree.conflicts[item.filename] = item; continue }
             if path.isWithin(SyncPath(metaFolder)) { continue }
             // Names Folio keeps for itself here (a placeholder's suffix anywhere, its marker and
             // staging at the top) are not synced: reported, like names this system cannot hold.

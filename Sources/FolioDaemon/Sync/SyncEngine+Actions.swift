@@ -23,6 +23,8 @@ extension SyncEngine {
         let request: FileProviderRequest
         /// Folders this pass created on the server.
         var createdFolders: [SyncPath: FileProviderItemIdentifier] = [:]
+        /// The conflict versions this pass kept (path, SHA-256), to share with the other devices.
+        var keptConflicts: [(SyncPath, String)] = []
 
         /// The server identifier of the folder at `path` (the root for nil).
         func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
@@ -40,7 +42,9 @@ extension SyncEngine {
     }
 
     enum Effect: Sendable {
-        case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, conflict, recorded
+        case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
+        /// Both kept; `loser` is the SHA-256 of the local content kept as a conflict version.
+        case conflict(loser: String)
         case createdRemoteFolder(FileProviderItemIdentifier)
         /// Moved: the bases of the moved item and of everything below it, old paths dropped (nil) and
         /// new ones set; for a folder moved on the server, its new identifier.
@@ -68,7 +72,9 @@ extension SyncEngine {
                 serverChanged = true
             case .deletedHere: report.deletedHere += 1
             case .converged: report.converged += 1
-            case .conflict: report.conflicts.append(action.path.text)
+            case .conflict(let loser):
+                report.conflicts.append(action.path.text)
+                run.keptConflicts.append((action.path, loser))
             case .recorded: break
             case .createdRemoteFolder(let identifier):
                 run.createdFolders[action.path] = identifier
@@ -209,7 +215,7 @@ extension SyncEngine {
                 return .deferred("the file changed while it downloaded")
             }
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
-            return .done(newBase(replica.fingerprint(path)), .conflict)
+            return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
         guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external) else {
             return .deferred("the file changed while it downloaded")

@@ -138,6 +138,8 @@ actor SyncEngine {
         }
 
         for path in scan.shadowedStubs { replica.removeStub(path) }
+        if await shareConflicts(run.keptConflicts, &run) { serverChanged = true }
+        report.sharedConflicts = await importConflicts(run)
         lap("run \(actions.count) actions")
         if serverChanged || writesNewMarker {
             marker.generation += 1

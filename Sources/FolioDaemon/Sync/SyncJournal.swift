@@ -52,7 +52,8 @@ struct SyncJournal: Sendable {
                 """)
     }
 
-    /// Migration `v5-placeholders`: which bases are placeholders, the replica marker's token, the pinned paths (kept
+    /// Migration `v5-placeholders`: which bases are placeholders, the replica marker's token, the
+    /// shared conflict manifests seen, the pinned paths (kept
     /// downloaded, with everything below them; the empty path pins the whole drive), and why each
     /// path was deferred by the last pass that tried it.
     static func addPlaceholderTables(_ db: Database) throws {
@@ -64,6 +65,11 @@ struct SyncJournal: Sendable {
                     domain TEXT NOT NULL,
                     path BLOB NOT NULL,
                     PRIMARY KEY (domain, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE sync_conflicts_seen (
+                    domain TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    PRIMARY KEY (domain, name)
                 ) WITHOUT ROWID;
                 CREATE TABLE sync_errors (
                     domain TEXT NOT NULL,
@@ -156,6 +162,19 @@ struct SyncJournal: Sendable {
                 try db.execute(
                     sql: pinned ? "INSERT OR IGNORE INTO sync_pins (domain, path) VALUES (?, ?)" : "DELETE FROM sync_pins WHERE domain = ? AND path = ?",
                     arguments: [domain, Data(path.bytes)])
+            }
+        }
+    }
+
+    /// The shared conflict manifests this device made or took in.
+    func conflictsSeen() throws -> Set<String> {
+        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sync_conflicts_seen WHERE domain = ?", arguments: [domain])) }
+    }
+
+    func markConflictsSeen(_ names: [String]) throws {
+        try database.write { db in
+            for name in names {
+                try db.execute(sql: "INSERT OR IGNORE INTO sync_conflicts_seen (domain, name) VALUES (?, ?)", arguments: [domain, name])
             }
         }
     }

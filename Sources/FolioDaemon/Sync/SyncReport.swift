@@ -13,6 +13,8 @@ package struct SyncReport: Sendable, Equatable {
     /// Paths both sides changed differently: the server's content has the name, the local one is
     /// a conflict version.
     package var conflicts: [String] = []
+    /// Conflict versions other devices kept, added here to their documents.
+    package var sharedConflicts = 0
     /// Deletions held back by the mass-deletion guard (run again with deletions confirmed).
     package var heldDeletions = 0
     /// Whether the pass merged (first sync, reset journal, restored or replaced server): no deletions.

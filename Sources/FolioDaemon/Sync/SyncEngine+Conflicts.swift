@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+import UniformTypes
+
+extension SyncEngine {
+    /// Uploads the conflict versions this pass kept to the shared conflict area (``SharedConflict``).
+    /// A failure is logged and changes nothing: the version stays kept here.
+    func shareConflicts(_ kept: [(SyncPath, String)], _ run: inout Run) async -> Bool {
+        var shared = false
+        for (path, object) in kept {
+            let manifest = SharedConflict(
+                path: path.text, object: object, size: (try? FileStatus(path: FilePath(versions.objectPath(object))))?.size ?? 0, device: ProcessInfo.processInfo.hostName,
+                date: Date().timeIntervalSince1970)
+            guard run.tree.conflicts[manifest.manifestName] == nil else { continue }
+            do {
+                let folder = try await conflictFolder(&run)
+                if run.tree.conflicts[object] == nil {
+                    let created = try await create(object, in: folder, contents: URL(fileURLWithPath: versions.objectPath(object)), run)
+                    run.tree.conflicts[object] = created
+                }
+                let staged = replica.staging + "/conflict-\(UUID().uuidString)"
+                try JSONEncoder().encode(manifest).write(to: URL(fileURLWithPath: staged))
+                defer { unlink(staged) }
+                run.tree.conflicts[manifest.manifestName] = try await create(manifest.manifestName, in: folder, contents: URL(fileURLWithPath: staged), run)
+                try journal.markConflictsSeen([manifest.manifestName])
+                shared = true
+            } catch {
+                logger.warning("a conflict version could not be shared; it stays kept here", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+        return shared
+    }
+
+    /// Adds the conflict versions other devices shared to the documents they belong to, where the
+    /// documents are downloaded here; returns how many were added.
+    func importConflicts(_ run: Run) async -> Int {
+        let seen = (try? journal.conflictsSeen()) ?? []
+        var imported = 0
+        for (name, record) in run.tree.conflicts where SharedConflict.isManifestName(name) && !seen.contains(name) {
+            do {
+                let (manifestURL, _, _) = try await fetch(record.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
+                defer { unlink(manifestURL.path) }
+                let data = try Data(contentsOf: manifestURL)
+                guard let manifest = SharedConflict.parse(data, name: name) else {
+                    logger.warning("a shared conflict manifest was refused", metadata: ["name": "\(name)"])
+                    try journal.markConflictsSeen([name])
+                    continue
+                }
+                let path = SyncPath(manifest.path)
+                // Only onto a downloaded document (a placeholder gets it once downloaded).
+                guard replica.fingerprint(path) != nil else { continue }
+                let document = replica.absolute(path)
+                let unresolved = try versions.versions(ofItemAt: document).records.filter { $0.isConflict && !$0.isResolved }
+                if !unresolved.contains(where: { $0.object == manifest.object }) {
+                    guard Set(unresolved.map(\.object)).count < Self.maximumConflictVersions, let object = run.tree.conflicts[manifest.object] else { continue }
+                    let (url, _, hash) = try await fetch(object.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
+                    defer { unlink(url.path) }
+                    guard hash == manifest.object else {
+                        logger.warning("a shared conflict version does not match its name; refused", metadata: ["path": "\(path)"])
+                        try journal.markConflictsSeen([name])
+                        continue
+                    }
+                    try versions.addVersion(ofItemAt: document, contentsOf: url.path, kind: .conflict, isConflict: true)
+                    logger.notice("conflict version from another device kept", metadata: ["path": "\(path)", "device": "\(manifest.device)"])
+                    imported += 1
+                }
+                try journal.markConflictsSeen([name])
+            } catch {
+                logger.info("a shared conflict version waits for the next pass", metadata: ["name": "\(name)", "error": "\(error)"])
+            }
+        }
+        return imported
+    }
+
+    /// The conflict area's folder, made (with the meta folder) when missing.
+    private func conflictFolder(_ run: inout Run) async throws -> FileProviderItemIdentifier {
+        if let folder = run.tree.conflictFolder { return folder.itemIdentifier }
+        if run.tree.meta == nil {
+            run.tree.meta = try await createFolder(RemoteTree.metaFolder, in: .rootContainer, run)
+        }
+        let folder = try await createFolder("conflicts", in: run.tree.meta!.itemIdentifier, run)
+        run.tree.conflictFolder = folder
+        return folder.itemIdentifier
+    }
+
+    private func createFolder(_ name: String, in parent: FileProviderItemIdentifier, _ run: Run) async throws -> FileProviderItemRecord {
+        let template = FileProviderItemRecord(itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: .folder)
+        let result = try await provider.createItem(basedOn: template, fields: [.filename], contents: nil, options: .mayAlreadyExist, request: run.request)
+        return result.item.map(FileProviderItemRecord.init) ?? template
+    }
+
+    /// Creates the file `name` in `parent`; one already there (equal losers share a name) is it.
+    private func create(_ name: String, in parent: FileProviderItemIdentifier, contents: URL, _ run: Run) async throws -> FileProviderItemRecord {
+        let template = FileProviderItemRecord(itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: .data)
+        do {
+            let result = try await provider.createItem(basedOn: template, fields: [.contents, .filename], contents: contents, options: [], request: run.request)
+            return result.item.map(FileProviderItemRecord.init) ?? template
+        } catch let error as FileProviderError where error.code == .filenameCollision {
+            guard let existing = error.collidingItemIdentifier else { throw error }
+            return FileProviderItemRecord(try await provider.item(for: existing, request: run.request))
+        }
+    }
+}
