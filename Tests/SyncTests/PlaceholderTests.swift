@@ -113,6 +113,30 @@ struct PlaceholderTests {
         }
     }
 
+    /// A file an app still holds open is not evicted (Apple: nonEvictable, EBUSY); closed, it is.
+    @Test func anOpenFileIsNotEvicted() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try backend.device("one", keepsEverything: false)
+        try one.write("open.txt", "held open by an app")
+        try await one.settle()
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        holder.arguments = ["-c", "exec 3< \"$0\"; echo ready; exec sleep 30", one.path("open.txt")]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        _ = output.fileHandleForReading.availableData
+        let refused = try await one.engine.evict([SyncPath("open.txt")])
+        #expect(refused.evicted.isEmpty && refused.refused.first?.1.code == .nonEvictable, "\(refused)")
+        #expect(refused.refused.first?.1.message?.contains("pid \(holder.processIdentifier)") == true, "\(refused)")
+        #expect(one.read("open.txt") == "held open by an app" && !exists(one.path("open.txt.folio-cloud")))
+        // SIGKILL: a signal the test process blocks stays blocked in its children.
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(try await one.engine.evict([SyncPath("open.txt")]).evicted == [SyncPath("open.txt")])
+    }
+
     /// Eviction writes the stub before it moves the file away: killed between the two, both are
     /// there, and the file wins.
     @Test func anInterruptedEvictionKeepsTheFile() async throws {

@@ -92,6 +92,11 @@ extension SyncEngine {
                 refused.append((path, FileProviderError(.unsyncedEdits, message: "“\(path)” has changes the server does not have yet (sync first)")))
                 continue
             }
+            // Content an app still has open stays (Apple: nonEvictable, EBUSY).
+            if let holder = ProcOpenFiles.holders(device: synced.device, inode: synced.inode).first {
+                refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)” is open in \(holder.name) (pid \(holder.pid))")))
+                continue
+            }
             // The stub first: a crash before the file is moved away leaves both, and the file wins.
             let type = UTType(filenameExtension: (path.name as NSString).pathExtension)?.identifier
             let stub = PlaceholderStub(name: path.name, size: synced.size, modified: synced.modified, contentType: type)
