@@ -239,6 +239,18 @@ struct SharedConflictTests {
         let three = try backend.device("three")
         try await three.settle()
         #expect(try three.conflicts("plan.txt") == ["the plan, as two sees it"] && three.read("plan.txt") == "the plan, as one sees it")
+
+        // Resolved on one device, resolved on all (the bytes stay, as a resolved version).
+        let (identity, records) = try one.versions.versions(ofItemAt: one.path("plan.txt"))
+        for record in records where record.isConflict { try one.versions.markResolved(record.id, identity: identity, path: one.path("plan.txt")) }
+        #expect(try await one.sync().resolvedConflicts == 0)
+        for device in [two, three] {
+            let pass = try await device.sync()
+            let left = try device.conflicts("plan.txt")
+            #expect(pass.resolvedConflicts == 1 && left.isEmpty && device.keeps("the plan, as two sees it"), "\(device.name): \(pass)")
+        }
+        #expect(try await one.sync() == SyncReport())
+        #expect(try await two.sync() == SyncReport())
     }
 
     /// Manifests the server made up (a path out of the drive, bytes that are not what they are

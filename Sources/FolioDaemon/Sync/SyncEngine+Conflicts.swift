@@ -28,7 +28,7 @@ extension SyncEngine {
                 try JSONEncoder().encode(manifest).write(to: URL(fileURLWithPath: staged))
                 defer { unlink(staged) }
                 run.tree.conflicts[manifest.manifestName] = try await create(manifest.manifestName, in: folder, contents: URL(fileURLWithPath: staged), run)
-                try journal.markConflictsSeen([manifest.manifestName])
+                try journal.markConflictSeen(manifest.manifestName, path: path)
                 shared = true
             } catch {
                 logger.warning("a conflict version could not be shared; it stays kept here", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -40,16 +40,16 @@ extension SyncEngine {
     /// Adds the conflict versions other devices shared to the documents they belong to, where the
     /// documents are downloaded here; returns how many were added.
     func importConflicts(_ run: Run) async -> Int {
-        let seen = (try? journal.conflictsSeen()) ?? []
+        let seen = (try? journal.conflictsSeen()) ?? [:]
         var imported = 0
-        for (name, record) in run.tree.conflicts where SharedConflict.isManifestName(name) && !seen.contains(name) {
+        for (name, record) in run.tree.conflicts where SharedConflict.isManifestName(name) && seen[name] == nil {
             do {
                 let (manifestURL, _, _) = try await fetch(record.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
                 defer { unlink(manifestURL.path) }
                 let data = try Data(contentsOf: manifestURL)
                 guard let manifest = SharedConflict.parse(data, name: name) else {
                     logger.warning("a shared conflict manifest was refused", metadata: ["name": "\(name)"])
-                    try journal.markConflictsSeen([name])
+                    try journal.markConflictSeen(name, path: nil)
                     continue
                 }
                 let path = SyncPath(manifest.path)
@@ -63,19 +63,56 @@ extension SyncEngine {
                     defer { unlink(url.path) }
                     guard hash == manifest.object else {
                         logger.warning("a shared conflict version does not match its name; refused", metadata: ["path": "\(path)"])
-                        try journal.markConflictsSeen([name])
+                        try journal.markConflictSeen(name, path: nil)
                         continue
                     }
                     try versions.addVersion(ofItemAt: document, contentsOf: url.path, kind: .conflict, isConflict: true)
                     logger.notice("conflict version from another device kept", metadata: ["path": "\(path)", "device": "\(manifest.device)"])
                     imported += 1
                 }
-                try journal.markConflictsSeen([name])
+                try journal.markConflictSeen(name, path: path)
             } catch {
                 logger.info("a shared conflict version waits for the next pass", metadata: ["name": "\(name)", "error": "\(error)"])
             }
         }
         return imported
+    }
+
+    /// Carries resolutions both ways: a shared conflict this device had and its user resolved
+    /// (no unresolved version of those bytes left) is removed from the server; one another device
+    /// removed is marked resolved here (its bytes stay, as a resolved version). Not in a merge (the
+    /// server's area may be a restored or replaced one). Returns how many were resolved here.
+    func settleSharedConflicts(_ run: Run, merging: Bool) async -> Int {
+        guard !merging, let seen = try? journal.conflictsSeen() else { return 0 }
+        var resolvedHere = 0
+        for (name, known) in seen {
+            guard let path = known else { continue }
+            let object = String(name.prefix(64))
+            let document = replica.absolute(path)
+            guard replica.fingerprint(path) != nil, let records = try? versions.versions(ofItemAt: document) else { continue }
+            let unresolved = records.records.filter { $0.isConflict && !$0.isResolved && $0.object == object }
+            do {
+                if let manifest = run.tree.conflicts[name] {
+                    guard unresolved.isEmpty else { continue }
+                    try await provider.deleteItem(identifier: manifest.itemIdentifier, baseVersion: manifest.itemVersion, options: [], request: run.request)
+                    // The bytes go when no other document's manifest names them.
+                    if let bytes = run.tree.conflicts[object], !run.tree.conflicts.keys.contains(where: { $0 != name && $0.hasPrefix(object + "-") }) {
+                        try await provider.deleteItem(identifier: bytes.itemIdentifier, baseVersion: bytes.itemVersion, options: [], request: run.request)
+                    }
+                    logger.info("a resolved conflict was removed from the shared area", metadata: ["path": "\(path)"])
+                } else {
+                    for record in unresolved { try versions.markResolved(record.id, identity: records.identity, path: document) }
+                    if !unresolved.isEmpty {
+                        logger.notice("a conflict resolved on another device is resolved here", metadata: ["path": "\(path)"])
+                        resolvedHere += 1
+                    }
+                }
+                try journal.forgetConflictSeen(name)
+            } catch {
+                logger.info("a shared conflict's resolution waits for the next pass", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+        return resolvedHere
     }
 
     /// The conflict area's folder, made (with the meta folder) when missing.

@@ -139,6 +139,7 @@ actor SyncEngine {
 
         for path in scan.shadowedStubs { replica.removeStub(path) }
         if await shareConflicts(run.keptConflicts, &run) { serverChanged = true }
+        report.resolvedConflicts = await settleSharedConflicts(run, merging: report.merged)
         report.sharedConflicts = await importConflicts(run)
         lap("run \(actions.count) actions")
         if serverChanged || writesNewMarker {

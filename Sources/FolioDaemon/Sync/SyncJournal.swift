@@ -69,6 +69,7 @@ struct SyncJournal: Sendable {
                 CREATE TABLE sync_conflicts_seen (
                     domain TEXT NOT NULL,
                     name TEXT NOT NULL,
+                    path BLOB,
                     PRIMARY KEY (domain, name)
                 ) WITHOUT ROWID;
                 CREATE TABLE sync_errors (
@@ -166,17 +167,28 @@ struct SyncJournal: Sendable {
         }
     }
 
-    /// The shared conflict manifests this device made or took in.
-    func conflictsSeen() throws -> Set<String> {
-        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT name FROM sync_conflicts_seen WHERE domain = ?", arguments: [domain])) }
+    /// The shared conflict manifests this device made, took in (with the document's path) or
+    /// refused (without).
+    func conflictsSeen() throws -> [String: SyncPath?] {
+        try database.read { db in
+            var result: [String: SyncPath?] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, path FROM sync_conflicts_seen WHERE domain = ?", arguments: [domain]) {
+                let path: Data? = row["path"]
+                result[row["name"]] = path.map { SyncPath(String(decoding: $0, as: UTF8.self)) }
+            }
+            return result
+        }
     }
 
-    func markConflictsSeen(_ names: [String]) throws {
+    func markConflictSeen(_ name: String, path: SyncPath?) throws {
         try database.write { db in
-            for name in names {
-                try db.execute(sql: "INSERT OR IGNORE INTO sync_conflicts_seen (domain, name) VALUES (?, ?)", arguments: [domain, name])
-            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sync_conflicts_seen (domain, name, path) VALUES (?, ?, ?)", arguments: [domain, name, path.map { Data($0.bytes) }])
         }
+    }
+
+    func forgetConflictSeen(_ name: String) throws {
+        try database.write { db in try db.execute(sql: "DELETE FROM sync_conflicts_seen WHERE domain = ? AND name = ?", arguments: [domain, name]) }
     }
 
     /// Why each path was deferred when last tried.

@@ -15,6 +15,8 @@ package struct SyncReport: Sendable, Equatable {
     package var conflicts: [String] = []
     /// Conflict versions other devices kept, added here to their documents.
     package var sharedConflicts = 0
+    /// Conflicts another device's user resolved, marked resolved here.
+    package var resolvedConflicts = 0
     /// Deletions held back by the mass-deletion guard (run again with deletions confirmed).
     package var heldDeletions = 0
     /// Whether the pass merged (first sync, reset journal, restored or replaced server): no deletions.
