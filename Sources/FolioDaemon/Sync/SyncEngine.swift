@@ -105,6 +105,8 @@ actor SyncEngine {
         }
         var run = Run(tree: tree, scan: scan, base: base, request: request)
         var changes: [(SyncPath, BaseEntry?)] = []
+        // Whether any base changed this pass (`changes` is emptied as it is recorded along the way).
+        var changedBases = false
         var serverChanged = false
 
         // Folders and moves first (parents before children, a move before the creations at its
@@ -126,7 +128,10 @@ actor SyncEngine {
                 apply(outcome, action, &report, &changes, &serverChanged, &run)
                 // Progress is recorded as it goes, so a pass killed midway redoes little.
                 if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
-                    if (try? journal.record(changes)) != nil { changes.removeAll() }
+                    if (try? journal.record(changes)) != nil {
+                        changedBases = changedBases || !changes.isEmpty
+                        changes.removeAll()
+                    }
                     flushed = .now
                 }
                 if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, snapshot)) } }
@@ -154,7 +159,7 @@ actor SyncEngine {
         // A new token in the replica's marker whenever the pass changed what is synced (first in
         // the folder, then in the journal: a crash between the two makes the next pass a merge).
         var newToken = token
-        if !changes.isEmpty || token == nil || restoredReplica {
+        if changedBases || !changes.isEmpty || token == nil || restoredReplica {
             newToken = UUID().uuidString.lowercased()
             try writeReplicaMarker(token: newToken!)
         }
