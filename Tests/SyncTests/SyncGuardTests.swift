@@ -102,6 +102,23 @@ struct SyncGuardTests {
         #expect(two.read("doc1.txt") == "document 1, edited after the copy")
     }
 
+    /// A pass that records its progress along the way (every 500 results: here the folder and the 499 files in it) still
+    /// renews the replica's token, so a copy from before it is known for one.
+    @Test func aLongPassStillRenewsTheReplicaToken() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try backend.device("one")
+        try one.write("first.txt", "first")
+        try await one.settle()
+        let snapshot = try TemporaryDirectory("folio-replica-snapshot")
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", one.root + "/.", snapshot.path]).status == 0)
+        for index in 0..<499 { try one.write("many/\(index).txt", "file \(index)") }
+        #expect(try await one.settle().uploaded == 499)
+        for name in try FileManager.default.contentsOfDirectory(atPath: one.root) { try FileManager.default.removeItem(atPath: one.root + "/" + name) }
+        #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", snapshot.path + "/.", one.root]).status == 0)
+        let merged = try await one.sync()
+        #expect(merged.merged && merged.deletedOnServer == 0 && merged.downloaded == 499, "\(merged)")
+    }
+
     @Test(arguments: kinds)
     func aWipedReplicaStopsSyncAndDeletesNothing(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
