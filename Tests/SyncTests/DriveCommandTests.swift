@@ -194,11 +194,24 @@ struct DriveCommandTests {
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = process.standardOutput
         try process.run()
-        let deadline = Date().addingTimeInterval(90)
-        while !proxy.requests.contains(where: { $0.hasPrefix("PUT /slow.bin") }), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        try await Task.sleep(for: .milliseconds(300))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // Watched from a thread of its own: on a loaded machine the test's tasks can wait longer
+        // than the client's 60-second read timeout, and the upload would end before the kill.
+        let pid = process.processIdentifier
+        let killed = DispatchSemaphore(value: 0)
+        Thread {
+            let deadline = Date().addingTimeInterval(90)
+            while !proxy.requests.contains(where: { $0.hasPrefix("PUT /slow.bin") }), Date() < deadline { usleep(20_000) }
+            usleep(300_000)
+            kill(pid, SIGKILL)
+            killed.signal()
+        }.start()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                killed.wait()
+                process.waitUntilExit()
+                done.resume()
+            }.start()
+        }
         #expect(process.terminationReason == .uncaughtSignal, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
         proxy.clearRules()
         let again = try device.folio("drive", "sync")
