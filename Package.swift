@@ -95,20 +95,22 @@ let package = Package(
         ),
         // Fixtures shared by the project's tests and by apps' tests.
         .target(name: "FolioTesting", dependencies: ["Folio", .product(name: "Crypto", package: "swift-crypto")]),
+        // Swift Testing traits for the project's tests (kept out of FolioTesting, which `folio` links).
+        .target(name: "FolioTestTraits"),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
-        .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting"]),
-        .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting"]),
-        .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "folio"]),
-        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "folio"]),
-        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
-        .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioCoordinationHelper"]),
+        .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
+        .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "FolioCoordinationHelper"]),
         .testTarget(
-            name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "folio"], exclude: ["Fixtures"]),
-        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "folio"]),
+            name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"], exclude: ["Fixtures"]),
+        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"]),
         .testTarget(
-            name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "folio", "FolioCoordinationHelper"]),
+            name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
     ]
 )
 

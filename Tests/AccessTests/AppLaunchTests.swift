@@ -2,9 +2,10 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Starting apps: `folio run` (plain and sandboxed), `folio open`, containers and ubiquity containers.
-@Suite("Running and opening apps", .serialized)
+@Suite("Running and opening apps", .serialized, .elasticPool)
 struct AppLaunchTests {
     let alpha = IsolationFixture.alpha
     let beta = IsolationFixture.beta

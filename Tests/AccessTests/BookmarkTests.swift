@@ -4,13 +4,14 @@ import FolioTesting
 import Foundation
 import SystemPackage
 import Testing
+import FolioTestTraits
 
 /// Runs `body` with a private signing key.
 func withKey<T>(_ bytes: [UInt8] = Array(repeating: 7, count: 32), _ body: () throws -> T) rethrows -> T {
     try BookmarkKeys.$override.withValue(BookmarkKey(bytes: bytes)) { try body() }
 }
 
-@Suite("Bookmarks and security scope (§9 33–35)")
+@Suite("Bookmarks and security scope (§9 33–35)", .elasticPool)
 struct BookmarkTests {
     /// 33. Renamed or moved within the volume: resolves to the new path, stale; a fresh bookmark is not.
     @Test func bookmarksFollowRenamesAndMoves() throws {

@@ -4,10 +4,11 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// The isolation layer's refusals, each checked to change nothing, and its grants' lifetime.
-@Suite("Isolation: containers, grants, bookmarks through the daemon", .serialized)
+@Suite("Isolation: containers, grants, bookmarks through the daemon", .serialized, .elasticPool)
 struct IsolationTests {
     let alpha = IsolationFixture.alpha
     let beta = IsolationFixture.beta

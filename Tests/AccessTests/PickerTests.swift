@@ -2,10 +2,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// The document picker end to end: apps (real processes) ask, the daemon runs the picker, the
 /// scripted front end answers, and each mode does what apple-semantics §5.1 says (§9 46).
-@Suite("Document picker modes with two apps (§9 46)", .serialized)
+@Suite("Document picker modes with two apps (§9 46)", .serialized, .elasticPool)
 struct PickerTests {
     let alpha = IsolationFixture.alpha
     let beta = IsolationFixture.beta

@@ -2,9 +2,10 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// apple-semantics §9 scenarios 19–21: intents, uploading snapshots, symbolic links.
-@Suite("Coordination: intents, uploads, links (§9 19–21)")
+@Suite("Coordination: intents, uploads, links (§9 19–21)", .elasticPool)
 struct AsyncScenarioTests {
     /// 19. `coordinate(with:queue:)` calls the accessor once, on the queue, with nil; an intent's URL
     /// follows a move made while it waited.

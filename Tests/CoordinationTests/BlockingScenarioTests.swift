@@ -2,10 +2,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// apple-semantics §9 scenarios 1–9 and 22: who blocks whom. Each runs in one process, across
 /// daemon connections, and across real processes.
-@Suite("Coordination: blocking (§9 1–9, 22)")
+@Suite("Coordination: blocking (§9 1–9, 22)", .elasticPool)
 struct BlockingScenarioTests {
     /// 1. Two readers share.
     @Test(arguments: Mode.allCases) func readersShare(mode: Mode) throws {

@@ -2,9 +2,10 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// `folio coordinate` and `folio status` against a real daemon.
-@Suite("folio coordinate and folio status")
+@Suite("folio coordinate and folio status", .elasticPool)
 struct CommandLineCoordinationTests {
     @Test func shellCommandsTakePartInCoordination() throws {
         let world = try Scenario(.processes)

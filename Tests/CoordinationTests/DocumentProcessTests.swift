@@ -2,10 +2,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Documents in two real processes editing the same file, through the daemon (apple-semantics §9
 /// 23–31 where another process matters).
-@Suite("Document: two processes, one document")
+@Suite("Document: two processes, one document", .elasticPool)
 struct DocumentProcessTests {
     private func document(_ participant: Participant, _ what: String, name: String = "doc", timeout: Double = 10) throws -> WireValue {
         let deadline = Date().addingTimeInterval(timeout)

@@ -2,6 +2,7 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// A presenter that records its callbacks, for API tests in this process.
 final class RecordingPresenter: FilePresenter, @unchecked Sendable {
@@ -40,7 +41,7 @@ final class RecordingPresenter: FilePresenter, @unchecked Sendable {
     func settle() { presentedItemOperationQueue.waitUntilAllOperationsAreFinished() }
 }
 
-@Suite("FileCoordinator API (in process)")
+@Suite("FileCoordinator API (in process)", .elasticPool)
 struct FileCoordinatorAPITests {
     @Test func asyncFormsReturnTheAccessorsValue() async throws {
         let dir = try TemporaryDirectory("api")
@@ -178,7 +179,7 @@ struct FileCoordinatorAPITests {
     }
 }
 
-@Suite("Coordination paths")
+@Suite("Coordination paths", .elasticPool)
 struct CoordinationPathTests {
     @Test func normalization() {
         let cases: [(String, String)] = [

@@ -2,9 +2,10 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// apple-semantics §9 scenarios 10–18: the messages coordinations send presenters.
-@Suite("Coordination: presenters (§9 10–18)")
+@Suite("Coordination: presenters (§9 10–18)", .elasticPool)
 struct PresenterScenarioTests {
     /// 10. A read asks the presenter to save first, unless `.withoutChanges`.
     @Test(arguments: Mode.allCases) func saveBeforeRead(mode: Mode) throws {

@@ -4,10 +4,11 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// Beyond Apple: writes made without coordination reach presenters through inotify.
-@Suite("Coordination: uncoordinated writes reach presenters")
+@Suite("Coordination: uncoordinated writes reach presenters", .elasticPool)
 struct UncoordinatedChangeTests {
     @Test(arguments: Mode.allCases) func plainWriteSaveByRenameMoveCreateDelete(mode: Mode) throws {
         let world = try Scenario(mode)

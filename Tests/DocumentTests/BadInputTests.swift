@@ -4,6 +4,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// A document whose model is JSON: truncated or malformed contents fail to load.
@@ -39,7 +40,7 @@ extension DocumentWorld {
     }
 }
 
-@Suite("Document: bad input")
+@Suite("Document: bad input", .elasticPool)
 struct BadInputTests {
     @Test func missingAndTruncatedFilesFailToOpenAndTheDocumentStaysUsable() async throws {
         let world = try DocumentWorld()

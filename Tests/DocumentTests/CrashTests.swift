@@ -4,11 +4,12 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// A child process saving a document in a loop is killed with SIGKILL at random moments; the file
 /// always holds one complete save, and the next open leaves no temporary file behind.
-@Suite("Document: crash safety")
+@Suite("Document: crash safety", .elasticPool)
 struct CrashTests {
     @Test func killedMidSaveLeavesOldOrNewNeverTorn() async throws {
         let world = try DocumentWorld()

@@ -4,6 +4,7 @@ import FolioTesting
 import Foundation
 import SystemPackage
 import Testing
+import FolioTestTraits
 
 /// A folder, an in-process coordination engine and a private version store for one test; documents
 /// made through it use both.
@@ -65,7 +66,7 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
-@Suite("Document: apple-semantics §9 23–31 (in process)")
+@Suite("Document: apple-semantics §9 23–31 (in process)", .elasticPool)
 struct DocumentScenarioTests {
     /// 23. Closed, then normal after open, closed after close; one notification per transition.
     @Test func stateTransitions() async throws {
@@ -262,7 +263,7 @@ final class IllustratedDocument: Document, @unchecked Sendable {
     }
 }
 
-@Suite("Document: thumbnails (§9 32)")
+@Suite("Document: thumbnails (§9 32)", .elasticPool)
 struct ThumbnailTests {
     @Test func aSavedThumbnailIsReadBackAsAPromisedResourceValue() async throws {
         let world = try DocumentWorld()
@@ -282,7 +283,7 @@ struct ThumbnailTests {
     }
 }
 
-@Suite("Document: autosave")
+@Suite("Document: autosave", .elasticPool)
 struct AutosaveTests {
     @Test func savesAfterAPauseAndWithinTheMaximumDelayWhileEditsContinue() async throws {
         let world = try DocumentWorld()
@@ -313,7 +314,7 @@ struct AutosaveTests {
     }
 }
 
-@Suite("Document: safe save keeps what the file carries")
+@Suite("Document: safe save keeps what the file carries", .elasticPool)
 struct SafeSaveAttributeTests {
     @Test func modeTagsAndIdentitySurviveSaves() async throws {
         let world = try DocumentWorld()
@@ -335,7 +336,7 @@ struct SafeSaveAttributeTests {
     }
 }
 
-@Suite("Document: progress of long loads")
+@Suite("Document: progress of long loads", .elasticPool)
 struct ProgressTests {
     @Test func largeFilesPublishProgressAndCanBeCancelled() async throws {
         let world = try DocumentWorld()

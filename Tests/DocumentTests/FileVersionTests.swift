@@ -4,6 +4,7 @@ import FolioTesting
 import Foundation
 import SystemPackage
 import Testing
+import FolioTestTraits
 
 /// A private version store and a folder for one test.
 struct VersionWorld {
@@ -26,7 +27,7 @@ struct VersionWorld {
     }
 }
 
-@Suite("FileVersion and the version store")
+@Suite("FileVersion and the version store", .elasticPool)
 struct FileVersionTests {
     @Test func versionsAreStoredOnceAndFollowRenames() throws {
         let world = try VersionWorld()
@@ -157,7 +158,7 @@ struct FileVersionTests {
     }
 }
 
-@Suite("Version store: size cap and collection")
+@Suite("Version store: size cap and collection", .elasticPool)
 struct VersionCollectionTests {
     @Test func theSizeCapDropsTheOldestButNeverAnUnresolvedConflict() throws {
         var limits = VersionStore.Limits()

@@ -4,10 +4,11 @@ import FolioTesting
 import Foundation
 import SystemPackage
 import Testing
+import FolioTestTraits
 
 /// Beyond Apple (the seeds' data-loss diagram): a writer that does not coordinate cannot destroy the
 /// only copy of a saved document; the content the document knew stays recoverable as a FileVersion.
-@Suite("Document: uncoordinated overwrites lose nothing")
+@Suite("Document: uncoordinated overwrites lose nothing", .elasticPool)
 struct UncoordinatedOverwriteTests {
     @Test func plainOverwriteKeepsThePriorContents() async throws {
         let world = try DocumentWorld()

@@ -1,8 +1,9 @@
 import Foundation
 import FolioTesting
 import Testing
+import FolioTestTraits
 
-@Suite("folio command line")
+@Suite("folio command line", .elasticPool)
 struct CommandLineTests {
     func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 

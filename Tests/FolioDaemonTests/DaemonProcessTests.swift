@@ -3,6 +3,7 @@ import FolioTesting
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 typealias DaemonTestError = TestFailure
@@ -14,7 +15,7 @@ func exchange(socket path: String, frames: [String]) throws -> [String] {
     return frames.compactMap { _ in client.line() }
 }
 
-@Suite("folio daemon (real processes)", .serialized)
+@Suite("folio daemon (real processes)", .serialized, .elasticPool)
 struct DaemonProcessTests {
     @Test func daemonServesTheSocketRefusesASecondInstanceAndStopsCleanly() throws {
         let dir = try TemporaryDirectory("daemon")

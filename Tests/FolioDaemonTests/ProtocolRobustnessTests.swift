@@ -3,6 +3,7 @@ import FolioTesting
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// A raw client of the daemon's socket, for frames no library would send.
@@ -60,7 +61,7 @@ final class RawClient {
     }
 }
 
-@Suite("Daemon protocol: bad input is refused and harms no one", .serialized)
+@Suite("Daemon protocol: bad input is refused and harms no one", .serialized, .elasticPool)
 struct ProtocolRobustnessTests {
     @Test func malformedTruncatedOversizedAndOutOfOrderFrames() throws {
         let dir = try TemporaryDirectory("robust")

@@ -3,12 +3,13 @@ import FolioTesting
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
+import FolioTestTraits
 #endif
 
 /// The daemon adopts a listening socket handed over the way systemd does (descriptor 3,
 /// `LISTEN_FDS=1`, `LISTEN_PID`), and leaves it to its owner on stop. A Python launcher plays
 /// systemd: it binds, then execs the daemon in the same process.
-@Suite("folio daemon under socket activation")
+@Suite("folio daemon under socket activation", .elasticPool)
 struct SocketActivationTests {
     @Test func adoptsTheActivatedSocket() throws {
         let python = try #require(ProcessRunner.which("python3"), "python3 plays systemd here")

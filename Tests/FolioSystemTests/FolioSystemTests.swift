@@ -3,8 +3,9 @@ import FolioSystem
 import FolioTesting
 import SystemPackage
 import Testing
+import FolioTestTraits
 
-@Suite("Syscall wrappers")
+@Suite("Syscall wrappers", .elasticPool)
 struct FolioSystemTests {
     @Test func extendedAttributesRoundTrip() throws {
         let dir = try TemporaryDirectory()

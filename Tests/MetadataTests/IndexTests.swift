@@ -2,8 +2,9 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("MetadataQuery through the daemon's index (§9 37–41)")
+@Suite("MetadataQuery through the daemon's index (§9 37–41)", .elasticPool)
 struct DaemonQueryTests {
     /// 38 and 41 through the daemon: gathering in order, then every uncoordinated create, modify,
     /// delete and rename seen live; results carry the attributes and follow the sort.
@@ -252,7 +253,7 @@ struct DaemonQueryTests {
     }
 }
 
-@Suite("The daemon's index: crawl, crash, hostile trees, identity")
+@Suite("The daemon's index: crawl, crash, hostile trees, identity", .elasticPool)
 struct IndexCrawlTests {
     /// A crawl killed with SIGKILL in the middle: no folder is marked listed with children
     /// missing, and the next daemon resumes and completes the index.
@@ -368,7 +369,7 @@ struct IndexCrawlTests {
     }
 }
 
-@Suite("The daemon's index from the command line")
+@Suite("The daemon's index from the command line", .elasticPool)
 struct IndexCommandTests {
     @Test func statusSearchRecentsFavoritesAndRebuild() async throws {
         let world = try await IndexWorld("index-cli") { dir in
@@ -414,7 +415,7 @@ final class NoteDocument: Document, @unchecked Sendable {
     }
 }
 
-@Suite("Recents: Folio's documents and GTK's list")
+@Suite("Recents: Folio's documents and GTK's list", .elasticPool)
 struct RecentsTests {
     @Test func gtkRecentsAndFolioDocumentsAppear() async throws {
         let world = try await IndexWorld("index-recents") { dir in

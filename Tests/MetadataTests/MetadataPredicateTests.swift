@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// An item for evaluating predicates in tests.
 private func item(
@@ -22,7 +23,7 @@ private func item(
     }
 }
 
-@Suite("MetadataPredicate: Apple's format syntax, checked, evaluated")
+@Suite("MetadataPredicate: Apple's format syntax, checked, evaluated", .elasticPool)
 struct MetadataPredicateTests {
     @Test func formatsFromAppleCode() throws {
         let notes = item(name: "Notes.txt", size: 1200)

@@ -2,6 +2,7 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Records a query's events with the time each arrived.
 final class QueryRecorder: @unchecked Sendable {
@@ -51,7 +52,7 @@ final class QueryRecorder: @unchecked Sendable {
     }
 }
 
-@Suite("MetadataQuery in process (§9 37–41)")
+@Suite("MetadataQuery in process (§9 37–41)", .elasticPool)
 struct MetadataQueryTests {
     private func makeQuery(_ dir: TemporaryDirectory, _ format: String = "kMDItemFSName LIKE '*.txt'", interval: TimeInterval = 0.1) throws
         -> MetadataQuery
@@ -263,7 +264,7 @@ final class NotificationLog: @unchecked Sendable {
     var lastUserInfoKeys: [String] { lock.withLock { (received.last?.1?.keys.compactMap { $0 as? String }) ?? [] } }
 }
 
-@Suite("folio query")
+@Suite("folio query", .elasticPool)
 struct QueryCommandTests {
     @Test func queriesFromTheCommandLine() throws {
         let dir = try TemporaryDirectory("query-cli")
@@ -279,7 +280,7 @@ struct QueryCommandTests {
     }
 }
 
-@Suite("Tags")
+@Suite("Tags", .elasticPool)
 struct TagTests {
     /// Tags live in `user.xdg.tags`, are set with `folio tag`, and are queried as kMDItemUserTags.
     @Test func tagsAreSetAndQueried() throws {

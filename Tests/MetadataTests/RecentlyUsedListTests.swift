@@ -2,6 +2,7 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// A list as GTK writes it: a document opened by gedit, one by two apps, a web page (not a file).
 let gtkRecents = """
@@ -31,7 +32,7 @@ let gtkRecents = """
     </xbel>
     """
 
-@Suite("GTK's recently-used.xbel")
+@Suite("GTK's recently-used.xbel", .elasticPool)
 struct RecentlyUsedListTests {
     @Test func readsFilesNewestFirstWithTheirLastApplication() throws {
         let list = try RecentlyUsedList(bytes: Array(gtkRecents.utf8))

@@ -2,8 +2,9 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("Thumbnails from the machine's thumbnailers")
+@Suite("Thumbnails from the machine's thumbnailers", .elasticPool)
 struct ThumbnailTests {
     /// A 1×1 red PNG.
     static let png: [UInt8] = [

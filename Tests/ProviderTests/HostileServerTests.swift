@@ -3,8 +3,9 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("Hostile WebDAV replies are refused safely")
+@Suite("Hostile WebDAV replies are refused safely", .elasticPool)
 struct HostileServerTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hostile_dav.py")
     static let request = FileProviderRequest(temporaryDirectory: FileManager.default.temporaryDirectory)

@@ -1,6 +1,7 @@
 import Folio
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// A provider's own item type, implementing only the required properties (as an app's would).
 private struct MinimalItem: FileProviderItem {
@@ -9,7 +10,7 @@ private struct MinimalItem: FileProviderItem {
     var filename: String
 }
 
-@Suite("The provider model")
+@Suite("The provider model", .elasticPool)
 struct ProviderModelTests {
     @Test func errorCodesAreApples() {
         let expected: [FileProviderError.Code: Int] = [

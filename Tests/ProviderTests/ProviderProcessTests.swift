@@ -3,8 +3,9 @@ import FolioProviders
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("Out-of-process providers over the provider protocol")
+@Suite("Out-of-process providers over the provider protocol", .elasticPool)
 struct ProviderProcessTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     static let scripted = fixtures.appendingPathComponent("scripted_provider.py")

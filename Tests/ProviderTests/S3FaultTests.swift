@@ -3,10 +3,11 @@ import FolioProviders
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Server faults between the S3 provider and moto, injected by a proxy: each call fails with a
 /// provider error the system retries, nothing half-written is left, and the retry succeeds once.
-@Suite("S3 provider under server faults", .serialized, .enabled(if: TestServer.shouldRun(.moto)))
+@Suite("S3 provider under server faults", .serialized, .enabled(if: TestServer.shouldRun(.moto)), .elasticPool)
 struct S3FaultTests {
     let server: TestServer
     let proxy: FaultProxy

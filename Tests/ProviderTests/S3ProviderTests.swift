@@ -3,10 +3,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// SigV4 against AWS's published example and botocore, the listing parser, and the S3 provider
 /// against moto with signatures enforced.
-@Suite("The S3 provider")
+@Suite("The S3 provider", .elasticPool)
 struct S3ProviderTests {
     // MARK: SigV4
 

@@ -1,8 +1,9 @@
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("Test servers start, answer and stop")
+@Suite("Test servers start, answer and stop", .elasticPool)
 struct TestServerTests {
     @Test(arguments: [TestServer.Kind.apache, .wsgidav, .rclone])
     func webDAVServersServeTheirFolder(kind: TestServer.Kind) throws {

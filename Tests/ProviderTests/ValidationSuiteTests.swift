@@ -3,6 +3,7 @@ import FolioProviders
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// A provider that ignores base versions and overwrites whatever is there: the lost update the
 /// suite must catch.
@@ -49,7 +50,7 @@ private struct CarelessProvider: FileProvider {
     }
 }
 
-@Suite("Provider validation suite")
+@Suite("Provider validation suite", .elasticPool)
 struct ValidationSuiteTests {
     static func run(_ provider: any FileProvider, only: [String] = []) async throws -> [ProviderValidation.Outcome] {
         let scratch = try TemporaryDirectory("folio-validation")

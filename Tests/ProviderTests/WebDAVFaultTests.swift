@@ -3,10 +3,11 @@ import FolioProviders
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Server faults between the WebDAV provider and Apache, injected by a proxy: each call fails with
 /// a provider error the system retries, nothing half-written is left, and the retry succeeds once.
-@Suite("WebDAV provider under server faults", .serialized, .enabled(if: TestServer.shouldRun(.apache)))
+@Suite("WebDAV provider under server faults", .serialized, .enabled(if: TestServer.shouldRun(.apache)), .elasticPool)
 struct WebDAVFaultTests {
     let server: TestServer
     let proxy: FaultProxy

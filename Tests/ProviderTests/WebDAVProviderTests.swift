@@ -3,8 +3,9 @@ import FolioProviders
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
-@Suite("The WebDAV provider against real servers", .serialized)
+@Suite("The WebDAV provider against real servers", .serialized, .elasticPool)
 struct WebDAVProviderTests {
     static func validate(_ kind: TestServer.Kind) async throws -> [String] {
         let server = try TestServer(kind)

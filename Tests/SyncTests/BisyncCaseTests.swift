@@ -3,10 +3,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// rclone bisync's ten change cases (its `test_changes`), between two devices syncing through one
 /// server, on every server kind: each outcome keeps every byte the user wrote.
-@Suite("Two devices: bisync's change cases")
+@Suite("Two devices: bisync's change cases", .elasticPool)
 struct BisyncCaseTests {
     @Test(arguments: SyncBackend.Kind.allCases.filter(\.runs))
     func theTenChangeCasesKeepEveryByte(kind: SyncBackend.Kind) async throws {

@@ -5,10 +5,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// `folio drive` as users run it: two "devices" (processes with their own XDG folders) syncing
 /// through a real server, secrets sealed at rest, and a sync killed midway that loses nothing.
-@Suite("folio drive")
+@Suite("folio drive", .elasticPool)
 struct DriveCommandTests {
     /// One device: its XDG folders, and the command run with them.
     struct Device {

@@ -2,12 +2,13 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// The daemon keeps the drive in sync by itself: a coordinated write in it is uploaded shortly
 /// after, remote files arrive as placeholders, and a coordinated read of a placeholder downloads
 /// it before the reader is let in. The "server" is a folder (the local folder provider), so the
 /// test sees exactly what reached it.
-@Suite("The daemon's drive")
+@Suite("The daemon's drive", .elasticPool)
 struct DriveDaemonTests {
     @Test func coordinatedAccessSyncsAndMaterializes() async throws {
         let dir = try TemporaryDirectory("drive-daemon")

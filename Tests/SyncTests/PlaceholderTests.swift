@@ -3,12 +3,13 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// A device that does not keep everything downloaded, against real servers: remote changes move
 /// placeholders, not content; stubs removed here are deletions; a file written over a placeholder
 /// is sent; pinned folders stay downloaded; an interrupted eviction and a file named like a stub
 /// lose nothing.
-@Suite("Placeholders")
+@Suite("Placeholders", .elasticPool)
 struct PlaceholderTests {
     static let kinds = [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs)
 

@@ -3,11 +3,12 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Server faults during sync passes, through a proxy: failed uploads wait and drain, failed
 /// downloads leave the local file alone, an unreachable server changes nothing, and an edit made
 /// while its upload is in flight is sent next.
-@Suite("Sync under server faults")
+@Suite("Sync under server faults", .elasticPool)
 struct SyncFaultTests {
     static let kinds = [SyncBackend.Kind.apache, .moto].filter(\.runs)
 
@@ -111,11 +112,14 @@ struct SyncFaultTests {
         let one = try backend.device("one"), two = try backend.device("two")
         try await one.settle()
         try one.write("doc.txt", "version one")
-        proxy.add(.init(method: "PUT", pathContains: "doc.txt", action: .delay(1.5), times: 1))
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "PUT", pathContains: "doc.txt", action: .hold(gate), times: 1))
         let pass = Task { try await one.sync() }
-        let deadline = Date().addingTimeInterval(20)
-        while !proxy.requests.contains(where: { $0.hasPrefix("PUT") && $0.contains("doc.txt") }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = Date().addingTimeInterval(120)
+        while gate.held == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(gate.held == 1, "the upload never reached the server")
         try one.write("doc.txt", "version two, written during the upload")
+        gate.open()
         let first = try await pass.value
         #expect(first.uploaded == 1, "\(first)")
         try await two.settle()
@@ -135,7 +139,7 @@ struct SyncFaultTests {
 }
 
 /// Files large enough to be sent from where they are (not from a snapshot copy).
-@Suite("Sync of large files")
+@Suite("Sync of large files", .elasticPool)
 struct LargeFileSyncTests {
     /// `count` bytes: 1 MiB blocks, each one different, and `seed` makes the whole different.
     static func bytes(_ count: Int, seed: UInt8) -> Data {
@@ -173,11 +177,14 @@ struct LargeFileSyncTests {
         let first = Self.bytes(Int(SyncEngine.directUploadSize) + 10, seed: 2)
         let second = Self.bytes(Int(SyncEngine.directUploadSize) + 20, seed: 3)
         try first.write(to: URL(fileURLWithPath: one.path("large.bin")))
-        proxy.add(.init(method: "PUT", pathContains: "large.bin", action: .delay(1.5), times: 1))
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "PUT", pathContains: "large.bin", action: .hold(gate), times: 1))
         let pass = Task { try await one.sync() }
-        let deadline = Date().addingTimeInterval(30)
-        while !proxy.requests.contains(where: { $0.hasPrefix("PUT /large.bin") }), Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let deadline = Date().addingTimeInterval(120)
+        while gate.held == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(gate.held == 1, "the upload never reached the server")
         try second.write(to: URL(fileURLWithPath: one.path("large.bin")))
+        gate.open()
         _ = try await pass.value
         var sent = 0
         for _ in 0..<3 where sent == 0 { sent = try await one.sync().uploaded }

@@ -3,10 +3,11 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// The guards between a sync pass and data loss: an emptied server, a wiped replica, a mass
 /// deletion, a reset journal, and metadata-only changes.
-@Suite("Sync guards")
+@Suite("Sync guards", .elasticPool)
 struct SyncGuardTests {
     static let kinds = [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs)
 
@@ -204,7 +205,7 @@ struct SyncGuardTests {
 
 /// Conflict versions are bounded (Syncthing #2282): equal losers are one version; past ten
 /// different ones the document waits for its user, and no loser is dropped.
-@Suite("Conflict versions")
+@Suite("Conflict versions", .elasticPool)
 struct ConflictBoundTests {
     @Test func conflictCopiesAreBounded() async throws {
         let backend = try SyncBackend(.memory)
@@ -233,7 +234,7 @@ struct ConflictBoundTests {
 
 /// A conflict version kept on one device reaches the others (through `.folio/conflicts` on the
 /// server): every device shows the same unresolved conflict, once.
-@Suite("Shared conflict versions")
+@Suite("Shared conflict versions", .elasticPool)
 struct SharedConflictTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
     func conflictVersionsReachEveryDevice(kind: SyncBackend.Kind) async throws {
@@ -310,7 +311,7 @@ struct SharedConflictTests {
 
 /// A journal written by the previous schema (v4, before placeholders) is migrated, and the next
 /// passes see nothing changed: no conflict flood (Syncthing #2067), no transfer.
-@Suite("Journal upgrade")
+@Suite("Journal upgrade", .elasticPool)
 struct JournalUpgradeTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache].filter(\.runs))
     func upgradeCausesNoConflictFlood(kind: SyncBackend.Kind) async throws {

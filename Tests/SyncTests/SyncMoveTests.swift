@@ -3,11 +3,12 @@ import Folio
 import FolioTesting
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// Renames and moves travel as moves: the server moves what a device moved (no content is sent,
 /// nothing is deleted, a renamed folder is no mass deletion), and the other device moves what the
 /// server moved (no content is fetched).
-@Suite("Sync of moves")
+@Suite("Sync of moves", .elasticPool)
 struct SyncMoveTests {
     static let kinds = [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs)
 
@@ -73,7 +74,7 @@ struct SyncMoveTests {
 
 /// Names as users write them: NFC and NFD spellings of one name are two files (Linux keeps both),
 /// and spaces, percent signs, `#`, `?`, quotes and emoji survive the round trip byte for byte.
-@Suite("Names")
+@Suite("Names", .elasticPool)
 struct SyncNameTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache, .wsgidav, .moto].filter(\.runs))
     func oddAndUnicodeNamesRoundTrip(kind: SyncBackend.Kind) async throws {

@@ -1,9 +1,10 @@
 @testable import FolioDaemon
 import Foundation
 import Testing
+import FolioTestTraits
 
 /// The planner alone: a pure function, each rule a case.
-@Suite("Sync planner")
+@Suite("Sync planner", .elasticPool)
 struct SyncPlannerTests {
     static let fingerprint = LocalFingerprint(device: 1, inode: 1, size: 1, modified: 1)
 

@@ -2,6 +2,7 @@ import Foundation
 import FolioTesting
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
 /// An Info.plist in the style of Apple's "Particles" document-browser sample.
 let particlesInfoPlist = """
@@ -73,7 +74,7 @@ let particlesInfoPlist = """
     </plist>
     """
 
-@Suite("App manifests")
+@Suite("App manifests", .elasticPool)
 struct AppManifestTests {
     @Test func xmlInfoPlistParsesAndDrivesHandlerChoice() throws {
         let manifest = try AppManifest(data: Data(particlesInfoPlist.utf8))

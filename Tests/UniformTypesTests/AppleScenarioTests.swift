@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
 /// apple-semantics §9, scenarios 42–45.
-@Suite("Apple scenarios 42–45")
+@Suite("Apple scenarios 42–45", .elasticPool)
 struct AppleScenarioTests {
     @Test func jpegConformsToItsWholeChain() throws {  // 42
         let jpeg = try #require(UTType("public.jpeg"))

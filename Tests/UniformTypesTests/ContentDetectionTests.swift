@@ -4,6 +4,7 @@ import FolioTesting
 import SystemPackage
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
 /// A corpus of real files, generated here, whose type Folio decides and `gio info` / `xdg-mime`
 /// decide too: the differential oracle for content detection.
@@ -56,7 +57,7 @@ enum Corpus {
 
 let hasGio = ProcessRunner.which("gio") != nil && hasSharedMimeInfo
 
-@Suite("Content type of files on disk")
+@Suite("Content type of files on disk", .elasticPool)
 struct ContentDetectionTests {
     let registry = TypeRegistry(configuration: .init(mimeDirectories: [systemMimeDirectory]))
 

@@ -1,7 +1,8 @@
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
-@Suite("FoldedKeyTable")
+@Suite("FoldedKeyTable", .elasticPool)
 struct FoldedKeyTableTests {
     @Test func idsAreDenseAndLookupsIgnoreASCIICase() {
         var table = FoldedKeyTable(capacity: 2)

@@ -3,8 +3,9 @@ import FolioSystem
 import FolioTesting
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
-@Suite("Handler choice")
+@Suite("Handler choice", .elasticPool)
 struct HandlerRegistryTests {
     func app(_ id: String, _ rank: HandlerRank, _ types: [String], role: DocumentRole = .editor) -> AppManifest {
         AppManifest(bundleIdentifier: id, documentTypes: [DocumentTypeClaim(role: role, rank: rank, contentTypes: types)])

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
 /// Seeded mutation runs over the parsers of untrusted bytes, in every CI run. The libFuzzer targets in
 /// Fuzz/ (scripts/fuzz) explore further by hand.
-@Suite("Parser robustness")
+@Suite("Parser robustness", .elasticPool)
 struct ParserRobustnessTests {
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64

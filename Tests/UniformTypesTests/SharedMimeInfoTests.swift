@@ -2,11 +2,12 @@ import Foundation
 import FolioTesting
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
 let systemMimeDirectory = "/usr/share/mime"
 let hasSharedMimeInfo = FileManager.default.fileExists(atPath: systemMimeDirectory + "/types")
 
-@Suite("shared-mime-info")
+@Suite("shared-mime-info", .elasticPool)
 struct SharedMimeInfoTests {
     let registry = TypeRegistry(configuration: .init(mimeDirectories: [systemMimeDirectory]))
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 @testable import UniformTypes
+import FolioTestTraits
 
-@Suite("UTType")
+@Suite("UTType", .elasticPool)
 struct UTTypeTests {
     @Test func dynamicEncodingMatchesApples() {
         // The reverse-engineered example: ?0=6:1=sql → dyn.ah62d4rv4ge81g6pq.

@@ -34,7 +34,9 @@ extension ProviderValidation {
             let file = try await context.makeFile("cancelled.bin", pattern(4 << 20))
             let before = Set(try FileManager.default.contentsOfDirectory(atPath: context.temporaryDirectory.path))
             let task = Task {
-                try await context.provider.fetchContents(for: file.itemIdentifier, version: nil, request: context.request, progress: Progress(totalUnitCount: 0))
+                // Begins only once cancelled (a task may start before `cancel()` is called).
+                while !Task.isCancelled { await Task.yield() }
+                return try await context.provider.fetchContents(for: file.itemIdentifier, version: nil, request: context.request, progress: Progress(totalUnitCount: 0))
             }
             task.cancel()
             do {

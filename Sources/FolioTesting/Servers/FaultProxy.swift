@@ -24,6 +24,40 @@ public final class FaultProxy: @unchecked Sendable {
         /// Pass it on, let the server answer, and reset the client's connection instead of relaying
         /// the answer: the server did the work, the client cannot know it.
         case loseReply
+        /// Pass it on once the gate opens (or the proxy stops): the test acts while the request
+        /// is known to be in flight, however slow the machine.
+        case hold(Gate)
+    }
+
+    /// A gate held requests wait at; ``held`` tells when one arrived.
+    public final class Gate: @unchecked Sendable, Equatable {
+        private let condition = NSCondition()
+        private var isOpen = false
+        private var waiting = 0
+
+        /// A closed gate.
+        public init() {}
+
+        /// Lets every held request (and every later one) through.
+        public func open() {
+            condition.lock()
+            isOpen = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// How many requests wait at the gate.
+        public var held: Int { condition.withLock { waiting } }
+
+        func wait(unless stopped: () -> Bool) {
+            condition.lock()
+            waiting += 1
+            while !isOpen && !stopped() { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
+            waiting -= 1
+            condition.unlock()
+        }
+
+        public static func == (lhs: Gate, rhs: Gate) -> Bool { lhs === rhs }
     }
 
     /// A rule: requests it matches get its action, `times` times (forever when nil).
@@ -153,6 +187,8 @@ public final class FaultProxy: @unchecked Sendable {
             break
         case .delay(let seconds):
             usleep(UInt32(seconds * 1_000_000))
+        case .hold(let gate):
+            gate.wait { isStopped }
         case .forward, .truncate:
             break
         }
