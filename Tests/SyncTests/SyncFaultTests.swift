@@ -103,6 +103,34 @@ struct SyncFaultTests {
         #expect(try one.conflicts("minutes.txt").isEmpty && two.conflicts("minutes.txt").isEmpty)
     }
 
+    /// A server that writes in place (WsgiDAV) keeps what arrived of an upload cut short, under the
+    /// file's own name. That start of this device's own file is not another device's change: it is
+    /// sent again over it (no conflict), and every device ends with the whole file. Apache, which
+    /// writes to a temporary file, keeps nothing of it.
+    @Test(arguments: [SyncBackend.Kind.wsgidav, .apache].filter(\.runs))
+    func anUploadCutShortIsSentAgainNotKeptAsAConflict(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try one.write("changed.txt", "the first report")
+        try await one.settle()
+        let report = String(repeating: "the whole report, line after line\n", count: 3000)
+        let changed = String(repeating: "the second report, longer than the first\n", count: 3000)
+        try one.write("new.txt", report)
+        try one.write("changed.txt", changed)
+        for name in ["new.txt", "changed.txt"] { proxy.add(.init(method: "PUT", pathContains: name, action: .cutRequest(after: 1000), times: 1)) }
+        let sent = try await one.settle()
+        for name in ["new.txt", "changed.txt"] {
+            #expect(proxy.requests.filter { $0.hasPrefix("PUT /\(name)") }.count >= 2, "\(name) was not cut and sent again: \(proxy.requests)")
+        }
+        #expect(sent.conflicts.isEmpty && sent.uploaded == 2 && sent.deferred.isEmpty, "\(sent)")
+        #expect(try one.conflicts("new.txt").isEmpty && one.conflicts("changed.txt").isEmpty)
+        #expect(one.read("new.txt") == report && one.read("changed.txt") == changed)
+        let pulled = try await two.settle()
+        #expect(two.tree() == one.tree() && two.tree().count == 2, "\(pulled)")
+        #expect(try await one.sync() == SyncReport())
+    }
+
     /// bisync's conflict window: an edit made while the upload of the previous content is in
     /// flight is never marked synced; the next pass sends it.
     @Test(arguments: kinds)

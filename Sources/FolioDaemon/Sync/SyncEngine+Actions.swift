@@ -60,6 +60,7 @@ extension SyncEngine {
             report.deferred[action.path.text] = reason
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
+            unfinishedUploads[action.path] = nil
             changes.append((action.path, base))
             switch effect {
             case .uploaded:
@@ -118,7 +119,9 @@ extension SyncEngine {
         }
     }
 
-    private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run) async throws -> Outcome {
+    /// Sends the local file: over `record` (the listed item when nil) when there is a base, as a new
+    /// item otherwise.
+    private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil) async throws -> Outcome {
         guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
         let source = replica.absolute(path)
         let contents: URL
@@ -145,8 +148,9 @@ extension SyncEngine {
             if hashing == nil { unlink(contents.path) }
         }
         let item: any FileProviderItem
+        unfinishedUploads[path] = before
         do {
-            if let base, remote != nil, let record = run.tree.records[path] {
+            if let base, remote != nil, let record = record ?? run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
                 let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: .contents, contents: contents, options: [], request: run.request)
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
@@ -203,6 +207,14 @@ extension SyncEngine {
             let localHash = try scanned.hash ?? ContentDigest.sha256(ofFileAt: replica.absolute(path)).hexadecimal
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it was compared") }
             if localHash == hash { return .done(newBase(expected), .converged) }
+            if unfinishedUploads[path] == expected, try Self.file(url.path, begins: replica.absolute(path)) {
+                // The server holds the start of this very file, from an upload of this device that
+                // did not finish (a server writing in place keeps what arrived of a cut request):
+                // not another device's change, so it is sent again over it rather than kept as a conflict.
+                logger.notice("the server holds part of an unfinished upload: sending it again", metadata: ["path": "\(path)"])
+                let partial = RemoteEntry(identifier: item.itemIdentifier.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: nil)
+                return try await upload(path, base: newBase(nil), remote: partial, run, over: FileProviderItemRecord(item))
+            }
             // Losers with equal contents are one conflict version; past the cap the item waits
             // for the user (nothing is dropped: the local file stays as it is).
             let unresolved = (try? versions.versions(ofItemAt: replica.absolute(path)).records.filter { $0.isConflict && !$0.isResolved }) ?? []
@@ -221,6 +233,19 @@ extension SyncEngine {
             return .deferred("the file changed while it downloaded")
         }
         return .done(newBase(replica.fingerprint(path)), .downloaded)
+    }
+
+    /// Whether the file at `part` is no longer than the one at `whole` and holds its first bytes.
+    static func file(_ part: String, begins whole: String) throws -> Bool {
+        let partHandle = try FileHandle(forReadingFrom: URL(fileURLWithPath: part))
+        defer { try? partHandle.close() }
+        let wholeHandle = try FileHandle(forReadingFrom: URL(fileURLWithPath: whole))
+        defer { try? wholeHandle.close() }
+        while true {
+            let chunk = try partHandle.read(upToCount: 256 << 10) ?? Data()
+            if chunk.isEmpty { return true }
+            guard try wholeHandle.read(upToCount: chunk.count) == chunk else { return false }
+        }
     }
 
     /// Downloads the item's current content into a staged file, flushed (a placed download must

@@ -24,6 +24,9 @@ actor SyncEngine {
     /// Transfers run at once.
     let concurrency: Int
     let logger: Logger
+    /// Uploads sent without a success, by path, with the local file's fingerprint then: the server
+    /// may hold part of them (a server that writes in place keeps what arrived of a cut request).
+    var unfinishedUploads: [SyncPath: LocalFingerprint] = [:]
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),

@@ -24,6 +24,10 @@ public final class FaultProxy: @unchecked Sendable {
         /// Pass it on, let the server answer, and reset the client's connection instead of relaying
         /// the answer: the server did the work, the client cannot know it.
         case loseReply
+        /// Pass on the request with its body cut after this many bytes, as the whole of it (the
+        /// server's end of the connection is closed there), wait for the server to answer, and
+        /// reset the client's connection: an upload cut short by a failing network.
+        case cutRequest(after: Int)
         /// Pass it on once the gate opens (or the proxy stops): the test acts while the request
         /// is known to be in flight, however slow the machine.
         case hold(Gate)
@@ -189,6 +193,12 @@ public final class FaultProxy: @unchecked Sendable {
             usleep(UInt32(seconds * 1_000_000))
         case .hold(let gate):
             gate.wait { isStopped }
+        case .cutRequest(let limit):
+            cutRequest(client, head: head, body: rest, limit: limit)
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            abortive = true
+            return
         case .forward, .truncate:
             break
         }
@@ -233,6 +243,28 @@ public final class FaultProxy: @unchecked Sendable {
         shutdown(server, Int32(SHUT_RDWR))
         relayed.wait()
         close(server)
+    }
+
+    /// Sends the server the request with the first `limit` bytes of its body and the end of the
+    /// stream, and reads its answer to the end.
+    private func cutRequest(_ client: Int32, head: [UInt8], body: [UInt8], limit: Int) {
+        var body = body
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while body.count < limit {
+            let count = recv(client, &buffer, min(buffer.count, limit - body.count), 0)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            body += buffer[0..<count]
+        }
+        guard let server = try? LoopbackHTTP.connect(upstream) else { return }
+        defer { close(server) }
+        guard (try? LoopbackHTTP.send(server, Data(closingHead(head)) + Data(body.prefix(limit)))) != nil else { return }
+        shutdown(server, Int32(SHUT_WR))
+        while true {
+            let count = recv(server, &buffer, buffer.count, 0)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+        }
     }
 
     /// Reads up to the end of the request head; returns the head and what came after it.
