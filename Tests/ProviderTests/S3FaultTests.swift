@@ -22,7 +22,7 @@ struct S3FaultTests {
         let account = try #require(server.s3)
         provider = S3Provider(
             endpoint: proxy.baseURL, bucket: account.bucket, accessKey: account.accessKey, secretKey: account.secretKey,
-            requestTimeout: .seconds(2), multipartThreshold: 5 << 20, partSize: 5 << 20)
+            requestTimeout: .seconds(8), multipartThreshold: 5 << 20, partSize: 5 << 20)
         direct = S3Provider(endpoint: server.baseURL, bucket: account.bucket, accessKey: account.accessKey, secretKey: account.secretKey)
         scratch = try TemporaryDirectory("folio-s3-faults")
         request = FileProviderRequest(temporaryDirectory: scratch.url)

@@ -18,7 +18,7 @@ struct WebDAVFaultTests {
     init() throws {
         server = try TestServer(.apache)
         proxy = try FaultProxy(upstreamPort: server.port)
-        provider = WebDAVProvider(baseURL: proxy.baseURL, requestTimeout: .seconds(2))
+        provider = WebDAVProvider(baseURL: proxy.baseURL, requestTimeout: .seconds(8))
         scratch = try TemporaryDirectory("folio-webdav-faults")
         request = FileProviderRequest(temporaryDirectory: scratch.url)
     }

@@ -61,7 +61,7 @@ struct SyncFaultTests {
 
     @Test(arguments: kinds)
     func anUnreachableServerChangesNothing(kind: SyncBackend.Kind) async throws {
-        let backend = try SyncBackend(kind, proxied: true, requestTimeout: .seconds(3))
+        let backend = try SyncBackend(kind, proxied: true, requestTimeout: .seconds(8))
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one")
         for index in 0..<3 { try one.write("kept\(index).txt", "kept \(index)") }
