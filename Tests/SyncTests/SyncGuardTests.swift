@@ -271,6 +271,32 @@ struct SharedConflictTests {
         #expect(try await two.sync() == SyncReport())
     }
 
+    /// A shared conflict whose document is a placeholder here waits for the download without being
+    /// fetched again every pass; once the document is downloaded, it gets the conflict version.
+    @Test(.enabled(if: SyncBackend.Kind.apache.runs))
+    func aConflictForAPlaceholderWaitsUnfetched() async throws {
+        let backend = try SyncBackend(.apache, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try backend.device("one"), two = try backend.device("two")
+        try one.write("plan.txt", "the plan")
+        try await one.settle()
+        try await two.settle()
+        try one.write("plan.txt", "the plan, as one sees it")
+        try await one.settle()
+        try two.write("plan.txt", "the plan, as two sees it")
+        #expect(try await two.settle().conflicts == ["plan.txt"])
+        let three = try backend.device("three", keepsEverything: false)
+        #expect(try await three.settle().placeholders == 1)
+        let manifestReads = { proxy.requests.filter { $0.hasPrefix("GET") && $0.contains("/conflicts/") && $0.hasSuffix(".json") }.count }
+        let before = manifestReads()
+        for _ in 0..<2 { #expect(try await three.sync().sharedConflicts == 0) }
+        #expect(manifestReads() == before, "the manifest of a placeholder's conflict was fetched again: \(proxy.requests.suffix(20))")
+        #expect(try await three.engine.materialize([SyncPath("plan.txt")], progress: Progress(totalUnitCount: 0)) == [SyncPath("plan.txt")])
+        let pass = try await three.sync()
+        let added = try three.conflicts("plan.txt")
+        #expect(pass.sharedConflicts == 1 && added == ["the plan, as two sees it"], "\(pass)")
+    }
+
     /// Manifests the server made up (a path out of the drive, bytes that are not what they are
     /// named, garbage) are refused, and add nothing anywhere.
     @Test func forgedManifestsAreRefused() async throws {

@@ -26,7 +26,17 @@ package struct SharedConflict: Codable, Equatable, Sendable {
     package var manifestName: String { Self.manifestName(object: object, path: path) }
 
     package static func manifestName(object: String, path: String) -> String {
-        object + "-" + ContentDigest.sha256(of: Data(path.utf8)).prefix(16) + ".json"
+        object + "-" + pathKey(path) + ".json"
+    }
+
+    /// The part of a manifest's name that stands for its document's path.
+    package static func pathKey(_ path: String) -> String {
+        String(ContentDigest.sha256(of: Data(path.utf8)).prefix(16))
+    }
+
+    /// The path key a manifest's name ends with (see ``isManifestName(_:)``).
+    package static func pathKey(ofManifest name: String) -> String {
+        String(name.utf8.dropFirst(65).prefix(16)) ?? ""
     }
 
     package init(path: String, object: String, size: Int64, device: String, date: Double) {

@@ -41,8 +41,16 @@ extension SyncEngine {
     /// documents are downloaded here; returns how many were added.
     func importConflicts(_ run: Run) async -> Int {
         let seen = (try? journal.conflictsSeen()) ?? [:]
+        let unseen = run.tree.conflicts.filter { SharedConflict.isManifestName($0.key) && seen[$0.key] == nil }
+        guard !unseen.isEmpty else { return 0 }
+        // A manifest's name ends with its document's path key: one whose document is not downloaded
+        // here now (a placeholder, or absent) waits without being fetched again every pass.
+        var documents: [String: SyncPath] = [:]
+        for (path, entry) in run.tree.entries where !entry.isFolder { documents[SharedConflict.pathKey(path.text)] = path }
+        for (path, entry) in run.scan.entries where !entry.isFolder { documents[SharedConflict.pathKey(path.text)] = path }
         var imported = 0
-        for (name, record) in run.tree.conflicts where SharedConflict.isManifestName(name) && seen[name] == nil {
+        for (name, record) in unseen {
+            guard let document = documents[SharedConflict.pathKey(ofManifest: name)], replica.fingerprint(document) != nil else { continue }
             do {
                 let (manifestURL, _, _) = try await fetch(record.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
                 defer { unlink(manifestURL.path) }
