@@ -295,7 +295,8 @@ struct AutosaveTests {
         // One edit, then a pause: saved after the delay.
         document.edit("a")
         #expect(await eventually(10) { (try? String(contentsOf: url, encoding: .utf8)) == "a" })
-        #expect(!document.hasUnsavedChanges)
+        // The save completes (and clears the change count) just after the file is written.
+        #expect(await eventually(10) { !document.hasUnsavedChanges })
         // Edits every 100 ms, faster than the delay: still saved within the maximum delay, so before
         // the edits stop (judged by the edits, not the clock, which a loaded machine stretches).
         // Without the maximum delay, edits this close together would never be saved while they kept
