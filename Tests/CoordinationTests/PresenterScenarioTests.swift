@@ -84,8 +84,8 @@ struct PresenterScenarioTests {
         _ = try waitForCount(p, "added", 2)
         w.send(Command.write("del", d, .forDeleting))
         _ = try w.waitFor("entered", id: "del")
-        #expect(p.callbacks(of: "X").contains("accommodateDeletion"))
-        #expect(p.callbacks(of: "X").contains("relinquishToWriter"))
+        #expect(p.sees("presenter", callback: "accommodateDeletion", presenter: "X", within: 10), "\(p.callbacks(of: "X"))")
+        #expect(p.sees("presenter", callback: "relinquishToWriter", presenter: "X", within: 10), "\(p.callbacks(of: "X"))")
         w.send(Command.release("del"))
         _ = try w.waitFor("done", id: "del")
 
@@ -94,12 +94,12 @@ struct PresenterScenarioTests {
         w.send(Command.release("plain"))
         _ = try w.waitFor("done", id: "plain")
         #expect(!p.callbacks(of: "F").contains("save"))
-        #expect(p.callbacks(of: "F").contains("relinquishToWriter"))
+        #expect(p.sees("presenter", callback: "relinquishToWriter", presenter: "F", within: 10), "\(p.callbacks(of: "F"))")
         w.send(Command.write("merge", f, .forMerging))
         _ = try w.waitFor("entered", id: "merge")
         w.send(Command.release("merge"))
         _ = try w.waitFor("done", id: "merge")
-        #expect(p.callbacks(of: "F").contains("save"))
+        #expect(p.sees("presenter", callback: "save", presenter: "F", within: 10), "\(p.callbacks(of: "F"))")
         #expect(world.allPresenterCallbacksOnTheirQueues)
     }
 
@@ -126,7 +126,7 @@ struct PresenterScenarioTests {
         _ = try q.waitFor("presenter", callback: "didChange", presenter: "Q")
         let subitem = try q.waitFor("presenter", callback: "subitemDidChange", presenter: "DIR")
         #expect(subitem["path"]?.stringValue == f)
-        #expect(q.callbacks(of: "Q").contains("relinquishToWriter"))
+        #expect(q.sees("presenter", callback: "relinquishToWriter", presenter: "Q", within: 10), "\(q.callbacks(of: "Q"))")
         #expect(!p.sees("presenter", presenter: "P", within: 0.3), "the writer's own presenter heard of its write")
 
         p.send(Command.write("create", n))
