@@ -43,6 +43,17 @@ public final class DaemonProcess: @unchecked Sendable {
     /// What the daemon wrote to stderr so far (its log).
     public var log: String { stderrLock.withLock { stderrText } }
 
+    /// Whether the log comes to hold `text` within `seconds` (stderr is read by a thread of its
+    /// own, so a line can arrive a moment after what it reports).
+    public func logs(_ text: String, within seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !log.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(20_000)
+        }
+        return true
+    }
+
     /// Reads stdout until the daemon says where it listens, and returns the socket path.
     public func waitForListening(timeout: TimeInterval = 20) throws -> String {
         var text = ""

@@ -223,16 +223,8 @@ final class Scenario: @unchecked Sendable {
     /// The daemon's log (its stderr).
     var daemonLog: String { daemon?.log ?? "" }
 
-    /// Whether the daemon's log comes to hold `text` within `seconds` (its stderr is read by a
-    /// thread of its own, so a line can arrive after the event it explains).
-    func daemonLogs(_ text: String, within seconds: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !daemonLog.contains(text) {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
-    }
+    /// Whether the daemon's log comes to hold `text` within `seconds`.
+    func daemonLogs(_ text: String, within seconds: Double = 10) -> Bool { daemon?.logs(text, within: seconds) ?? false }
 
     /// Every presenter callback of every participant ran on its presenter's queue.
     var allPresenterCallbacksOnTheirQueues: Bool {

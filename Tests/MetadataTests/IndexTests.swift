@@ -310,7 +310,7 @@ struct IndexCrawlTests {
         #expect(try world.sql("SELECT count(*) FROM items WHERE name = 'deep.txt'").first?.first == "0", "a path beyond PATH_MAX was indexed")
         #expect(try world.sql("SELECT count(*) FROM items WHERE name LIKE 'bad-%'").first?.first == "0")
         #expect(try world.sql("SELECT kind FROM items WHERE name = 'self'").first?.first == "2", "the loop is a symbolic link, not followed")
-        #expect(world.daemon.log.contains("name is not valid UTF-8") && world.daemon.log.contains("path longer than PATH_MAX"), "\(world.daemon.log.suffix(2000))")
+        #expect(world.daemon.logs("name is not valid UTF-8") && world.daemon.logs("path longer than PATH_MAX"), "\(world.daemon.log.suffix(2000))")
     }
 
     /// Run as another user (nobody), the daemon meets folders it may not read: each is skipped with
@@ -343,7 +343,7 @@ struct IndexCrawlTests {
         #expect(try folio(["search", "secret"]).stdout.isEmpty)
         #expect(try folio(["search", "hidden"]).stdout.isEmpty)
         for folder in ["locked", "unlistable"] {
-            #expect(daemon.log.contains("path=\(docs)/\(folder) reason=folder not readable: Permission denied"), "\(daemon.log.suffix(1500))")
+            #expect(daemon.logs("path=\(docs)/\(folder) reason=folder not readable: Permission denied"), "\(daemon.log.suffix(1500))")
         }
     }
 
@@ -451,7 +451,7 @@ struct RecentsTests {
         try await Task.sleep(for: .milliseconds(500))
         let afterBroken = try recents()
         #expect(afterBroken == before)
-        #expect(world.daemon.log.contains("GTK's recents were not read"), "\(world.daemon.log.suffix(1000))")
+        #expect(world.daemon.logs("GTK's recents were not read"), "\(world.daemon.log.suffix(1000))")
         // A document opened and saved through Folio.
         let notes = try world.dir.write("docs/notes.txt", "hello")
         let document = CoordinationEngine.$override.withValue(world.engine) { NoteDocument(fileURL: notes) }
