@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Starting apps: `folio run` (plain and sandboxed), `folio open`, containers and ubiquity containers.
 @Suite("Running and opening apps", .serialized, .elasticPool)

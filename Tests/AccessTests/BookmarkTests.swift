@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import SystemPackage
 import Testing
-import FolioTestTraits
 
 /// Runs `body` with a private signing key.
 func withKey<T>(_ bytes: [UInt8] = Array(repeating: 7, count: 32), _ body: () throws -> T) rethrows -> T {

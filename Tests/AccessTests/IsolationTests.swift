@@ -1,10 +1,10 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// The isolation layer's refusals, each checked to change nothing, and its grants' lifetime.

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// The document picker end to end: apps (real processes) ask, the daemon runs the picker, the
 /// scripted front end answers, and each mode does what apple-semantics §5.1 says (§9 46).

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// apple-semantics §9 scenarios 19–21: intents, uploading snapshots, symbolic links.
 @Suite("Coordination: intents, uploads, links (§9 19–21)", .elasticPool)

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// apple-semantics §9 scenarios 1–9 and 22: who blocks whom. Each runs in one process, across
 /// daemon connections, and across real processes.

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// `folio coordinate` and `folio status` against a real daemon.
 @Suite("folio coordinate and folio status", .elasticPool)

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// What only real processes can show: a killed claim holder or presenter releases everything at
 /// once, opposite-order pairs never deadlock, and a presenter that never answers times out.

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Documents in two real processes editing the same file, through the daemon (apple-semantics §9
 /// 23–31 where another process matters).

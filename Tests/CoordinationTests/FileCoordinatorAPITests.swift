@@ -1,8 +1,8 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// A presenter that records its callbacks, for API tests in this process.
 final class RecordingPresenter: FilePresenter, @unchecked Sendable {

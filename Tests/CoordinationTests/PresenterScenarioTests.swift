@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// apple-semantics §9 scenarios 10–18: the messages coordinations send presenters.
 @Suite("Coordination: presenters (§9 10–18)", .elasticPool)

@@ -1,10 +1,10 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// Beyond Apple: writes made without coordination reach presenters through inotify.

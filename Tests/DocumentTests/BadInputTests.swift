@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// A document whose model is JSON: truncated or malformed contents fail to load.

@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// A child process saving a document in a loop is killed with SIGKILL at random moments; the file

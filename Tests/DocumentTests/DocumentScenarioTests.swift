@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import SystemPackage
 import Testing
-import FolioTestTraits
 
 /// A folder, an in-process coordination engine and a private version store for one test; documents
 /// made through it use both.

@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import SystemPackage
 import Testing
-import FolioTestTraits
 
 /// A private version store and a folder for one test.
 struct VersionWorld {

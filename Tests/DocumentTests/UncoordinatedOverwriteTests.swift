@@ -1,10 +1,10 @@
 @testable import Folio
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import SystemPackage
 import Testing
-import FolioTestTraits
 
 /// Beyond Apple (the seeds' data-loss diagram): a writer that does not coordinate cannot destroy the
 /// only copy of a saved document; the content the document knew stays recoverable as a FileVersion.

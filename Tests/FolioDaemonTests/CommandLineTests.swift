@@ -1,7 +1,7 @@
 import Foundation
 import FolioTesting
-import Testing
 import FolioTestTraits
+import Testing
 
 @Suite("folio command line", .elasticPool)
 struct CommandLineTests {

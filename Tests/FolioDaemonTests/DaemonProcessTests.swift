@@ -1,9 +1,9 @@
 import Foundation
 import FolioTesting
+import FolioTestTraits
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 typealias DaemonTestError = TestFailure

@@ -1,9 +1,9 @@
 import Foundation
 import FolioTesting
+import FolioTestTraits
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// A raw client of the daemon's socket, for frames no library would send.

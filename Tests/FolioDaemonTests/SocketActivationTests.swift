@@ -1,9 +1,9 @@
 import Foundation
 import FolioTesting
+import FolioTestTraits
 import Testing
 #if canImport(Glibc)
 @preconcurrency import Glibc
-import FolioTestTraits
 #endif
 
 /// The daemon adopts a listening socket handed over the way systemd does (descriptor 3,

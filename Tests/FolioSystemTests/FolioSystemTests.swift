@@ -1,9 +1,9 @@
 import Foundation
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import SystemPackage
 import Testing
-import FolioTestTraits
 
 @Suite("Syscall wrappers", .elasticPool)
 struct FolioSystemTests {

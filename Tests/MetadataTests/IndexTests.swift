@@ -1,8 +1,8 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("MetadataQuery through the daemon's index (§9 37–41)", .elasticPool)
 struct DaemonQueryTests {

@@ -1,8 +1,8 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Records a query's events with the time each arrived.
 final class QueryRecorder: @unchecked Sendable {

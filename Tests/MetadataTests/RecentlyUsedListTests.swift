@@ -1,8 +1,8 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// A list as GTK writes it: a document opened by gedit, one by two apps, a web page (not a file).
 let gtkRecents = """

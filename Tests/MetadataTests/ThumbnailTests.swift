@@ -1,8 +1,8 @@
 @testable import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("Thumbnails from the machine's thumbnailers", .elasticPool)
 struct ThumbnailTests {

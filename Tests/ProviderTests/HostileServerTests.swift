@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("Hostile WebDAV replies are refused safely", .elasticPool)
 struct HostileServerTests {

@@ -1,9 +1,9 @@
 import Folio
 import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("Out-of-process providers over the provider protocol", .elasticPool)
 struct ProviderProcessTests {

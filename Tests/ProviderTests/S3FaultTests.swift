@@ -1,9 +1,9 @@
 import Folio
 import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Server faults between the S3 provider and moto, injected by a proxy: each call fails with a
 /// provider error the system retries, nothing half-written is left, and the retry succeeds once.

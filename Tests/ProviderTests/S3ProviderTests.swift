@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// SigV4 against AWS's published example and botocore, the listing parser, and the S3 provider
 /// against moto with signatures enforced.

@@ -1,7 +1,7 @@
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("Test servers start, answer and stop", .elasticPool)
 struct TestServerTests {

@@ -1,9 +1,9 @@
 import Folio
 import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// A provider that ignores base versions and overwrites whatever is there: the lost update the
 /// suite must catch.

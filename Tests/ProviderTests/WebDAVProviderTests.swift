@@ -1,9 +1,9 @@
 import Folio
 import FolioProviders
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 @Suite("The WebDAV provider against real servers", .serialized, .elasticPool)
 struct WebDAVProviderTests {

@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioDaemon
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// rclone bisync's ten change cases (its `test_changes`), between two devices syncing through one
 /// server, on every server kind: each outcome keeps every byte the user wrote.

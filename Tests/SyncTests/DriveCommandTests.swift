@@ -3,9 +3,9 @@
 #endif
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// `folio drive` as users run it: two "devices" (processes with their own XDG folders) syncing
 /// through a real server, secrets sealed at rest, and a sync killed midway that loses nothing.

@@ -1,8 +1,8 @@
 import Folio
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// The daemon keeps the drive in sync by itself: a coordinated write in it is uploaded shortly
 /// after, remote files arrive as placeholders, and a coordinated read of a placeholder downloads

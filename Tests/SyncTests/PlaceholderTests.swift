@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioDaemon
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// A device that does not keep everything downloaded, against real servers: remote changes move
 /// placeholders, not content; stubs removed here are deletions; a file written over a placeholder

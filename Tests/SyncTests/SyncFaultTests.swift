@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioDaemon
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Server faults during sync passes, through a proxy: failed uploads wait and drain, failed
 /// downloads leave the local file alone, an unreachable server changes nothing, and an edit made

@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioDaemon
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// The guards between a sync pass and data loss: an emptied server, a wiped replica, a mass
 /// deletion, a reset journal, and metadata-only changes.

@@ -1,9 +1,9 @@
 import Folio
 @testable import FolioDaemon
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
-import FolioTestTraits
 
 /// Renames and moves travel as moves: the server moves what a device moved (no content is sent,
 /// nothing is deleted, a renamed folder is no mass deletion), and the other device moves what the

@@ -1,8 +1,8 @@
 import Foundation
 import FolioTesting
+import FolioTestTraits
 import Testing
 @testable import UniformTypes
-import FolioTestTraits
 
 /// An Info.plist in the style of Apple's "Particles" document-browser sample.
 let particlesInfoPlist = """

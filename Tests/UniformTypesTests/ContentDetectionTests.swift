@@ -1,10 +1,10 @@
 import Foundation
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import SystemPackage
 import Testing
 @testable import UniformTypes
-import FolioTestTraits
 
 /// A corpus of real files, generated here, whose type Folio decides and `gio info` / `xdg-mime`
 /// decide too: the differential oracle for content detection.

@@ -1,9 +1,9 @@
 import Foundation
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Testing
 @testable import UniformTypes
-import FolioTestTraits
 
 @Suite("Handler choice", .elasticPool)
 struct HandlerRegistryTests {

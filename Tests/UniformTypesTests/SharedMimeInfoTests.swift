@@ -1,8 +1,8 @@
 import Foundation
 import FolioTesting
+import FolioTestTraits
 import Testing
 @testable import UniformTypes
-import FolioTestTraits
 
 let systemMimeDirectory = "/usr/share/mime"
 let hasSharedMimeInfo = FileManager.default.fileExists(atPath: systemMimeDirectory + "/types")
