@@ -236,17 +236,23 @@ struct ConflictBoundTests {
 /// server): every device shows the same unresolved conflict, once.
 @Suite("Shared conflict versions", .elasticPool)
 struct SharedConflictTests {
-    @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
-    func conflictVersionsReachEveryDevice(kind: SyncBackend.Kind) async throws {
-        let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+    /// `plan.txt` synced to both devices, then edited on each: one's edit reaches the server first,
+    /// and two's pass (returned) keeps its own as a conflict version.
+    static func editBoth(_ one: SyncDevice, _ two: SyncDevice) async throws -> SyncReport {
         try one.write("plan.txt", "the plan")
         try await one.settle()
         try await two.settle()
         try one.write("plan.txt", "the plan, as one sees it")
         try await one.settle()
         try two.write("plan.txt", "the plan, as two sees it")
-        let clash = try await two.sync()
+        return try await two.sync()
+    }
+
+    @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
+    func conflictVersionsReachEveryDevice(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try backend.device("one"), two = try backend.device("two")
+        let clash = try await Self.editBoth(one, two)
         let kept = try two.conflicts("plan.txt")
         #expect(clash.conflicts == ["plan.txt"] && kept == ["the plan, as two sees it"], "\(clash)")
         let told = try await one.sync()
@@ -278,13 +284,7 @@ struct SharedConflictTests {
         let backend = try SyncBackend(.apache, proxied: true)
         let proxy = try #require(backend.proxy)
         let one = try backend.device("one"), two = try backend.device("two")
-        try one.write("plan.txt", "the plan")
-        try await one.settle()
-        try await two.settle()
-        try one.write("plan.txt", "the plan, as one sees it")
-        try await one.settle()
-        try two.write("plan.txt", "the plan, as two sees it")
-        #expect(try await two.settle().conflicts == ["plan.txt"])
+        #expect(try await Self.editBoth(one, two).conflicts == ["plan.txt"])
         let three = try backend.device("three", keepsEverything: false)
         #expect(try await three.settle().placeholders == 1)
         let manifestReads = { proxy.requests.filter { $0.hasPrefix("GET") && $0.contains("/conflicts/") && $0.hasSuffix(".json") }.count }
