@@ -366,3 +366,29 @@ struct JournalUpgradeTests {
         #expect(pulled.downloaded == 1 && pulled.conflicts.isEmpty && pulled.uploaded == 0, "\(pulled)")
     }
 }
+
+/// One pass at a time: a second waits for the drive's lock without holding a thread (a wait of
+/// the daemon's for a long pass stalls nothing else), and a cancelled wait ends.
+@Suite("The drive's lock", .elasticPool)
+struct DriveLockTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aSecondHolderWaitsAndACancelledWaitEnds() async throws {
+        let dir = try TemporaryDirectory("drive-lock")
+        let path = dir.path + "/drive.lock"
+        let held = try await DriveLock.acquire(path)
+        let waiter = Task { try await DriveLock.acquire(path) }
+        try await Task.sleep(for: .milliseconds(200))
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        let second = Task { try await DriveLock.acquire(path) }
+        try await Task.sleep(for: .milliseconds(200))
+        held.release()
+        let taken = try await second.value
+        // Held again: a third waits.
+        let third = Task { try await DriveLock.acquire(path) }
+        try await Task.sleep(for: .milliseconds(200))
+        third.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await third.value }
+        taken.release()
+    }
+}

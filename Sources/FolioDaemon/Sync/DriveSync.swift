@@ -22,14 +22,14 @@ package struct DriveSync: Sendable {
 
     /// One pass, while holding the drive's lock.
     package func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
-        let lock = try DriveLock(path: paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         return try await engine.sync(confirmingDeletions: confirmingDeletions)
     }
 
     /// Makes the next pass a merge that deletes nothing (see ``SyncEngine/repair()``).
     package func repair() async throws {
-        let lock = try DriveLock(path: paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         try await engine.repair()
     }
@@ -51,14 +51,14 @@ extension DriveSync {
 
     /// Downloads the placeholders at or below `paths` (drive paths), reporting to `progress`.
     package func download(_ paths: [String], progress: Progress) async throws -> [String] {
-        let lock = try DriveLock(path: self.paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(self.paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         return try await engine.materialize(paths.map(SyncPath.init), progress: progress).map(\.text)
     }
 
     /// Evicts the downloaded files at or below `paths`; returns those evicted and the refusals.
     package func evict(_ paths: [String]) async throws -> (evicted: [String], refused: [(String, FileProviderError)]) {
-        let lock = try DriveLock(path: self.paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(self.paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         let (evicted, refused) = try await engine.evict(paths.map(SyncPath.init))
         return (evicted.map(\.text), refused.map { ($0.0.text, $0.1) })
@@ -75,19 +75,30 @@ extension DriveSync {
     }
 }
 
-/// An exclusive lock on a file for one sync pass: a second pass waits for the first.
+/// An exclusive lock on a file for one sync pass: a second pass (of this process or another)
+/// waits for the first.
 struct DriveLock {
     let descriptor: Int32
 
-    init(path: String) throws {
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    /// Takes the lock, waiting as long as another holds it. The wait polls (every 50 ms) rather than
+    /// blocking in `flock`: a thread of the cooperative pool held for a whole pass would stall the
+    /// daemon's other work, and a cancelled wait ends.
+    static func acquire(_ path: String) async throws -> DriveLock {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
                 close(descriptor)
                 throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: path])
             }
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                close(descriptor)
+                throw error
+            }
         }
+        return DriveLock(descriptor: descriptor)
     }
 
     func release() { close(descriptor) }
