@@ -1,7 +1,9 @@
 @testable import Folio
+import FolioSystem
 import FolioTesting
 import FolioTestTraits
 import Foundation
+import SystemPackage
 import Testing
 
 @Suite("MetadataQuery through the daemon's index (§9 37–41)", .elasticPool)
@@ -183,6 +185,40 @@ struct DaemonQueryTests {
         #expect(try world.sql("SELECT id FROM items WHERE name = 'report.pdf'") == id)
         #expect(try world.sql("SELECT count(*) FROM items WHERE name LIKE '%folio-cloud'") == [["0"]])
         query.stop()
+    }
+
+    /// In the drive, a downloaded file is current and a placeholder's document not downloaded; both
+    /// are ubiquitous. Outside the drive neither key is set. The in-process search says the same.
+    @Test func driveItemsAreUbiquitousAndDownloadedOrNot() async throws {
+        let world = try await IndexWorld("index-drive") { dir in
+            _ = try dir.write("data/folio/Drive/Notes/today.txt", "written here")
+            _ = try dir.write("data/folio/Drive/plan.pdf.folio-cloud", PlaceholderStub(name: "plan.pdf", size: 9_000, modified: nil, contentType: nil).encoded())
+            _ = try dir.write("docs/local.txt", "not in the drive")
+        }
+        try await world.waitUntilIdle()
+        let drive = world.dir.path + "/data/folio/Drive"
+        let rows = try world.sql("SELECT name, download_status FROM items WHERE kind = 0 AND (path LIKE '\(drive)/%' OR path LIKE '\(world.docs.path)/%') ORDER BY name")
+        #expect(rows == [
+            ["local.txt", ""], ["plan.pdf", NSMetadataUbiquitousItemDownloadingStatusNotDownloaded], ["today.txt", NSMetadataUbiquitousItemDownloadingStatusCurrent],
+        ], "\(rows)")
+        let query = MetadataQuery()
+        query.predicate = try MetadataPredicate(format: "NSMetadataUbiquitousItemDownloadingStatusKey == 'NSMetadataUbiquitousItemDownloadingStatusCurrent' AND NSMetadataItemIsUbiquitousKey == YES")
+        query.searchScopes = [URL(fileURLWithPath: drive), world.docs]
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        #expect(((query.results as? [MetadataItem]) ?? []).map(\.path) == [drive + "/Notes/today.txt"])
+        query.stop()
+        // The in-process rule, for the same files.
+        for (path, expected) in [
+            (drive + "/Notes/today.txt", NSMetadataUbiquitousItemDownloadingStatusCurrent), (world.docs.path + "/local.txt", nil),
+        ] {
+            let facts = try #require(MetadataFacts.item(path: path, name: (path as NSString).lastPathComponent, status: try FileStatus(path: FilePath(path)), driveRoot: drive))
+            #expect(facts.downloadingStatus == expected && (facts.value(MetadataAttribute.isUbiquitous) != nil) == (expected != nil), "\(path)")
+        }
+        let stub = drive + "/plan.pdf.folio-cloud"
+        let promised = try #require(MetadataFacts.item(path: stub, name: "plan.pdf.folio-cloud", status: try FileStatus(path: FilePath(stub)), driveRoot: drive))
+        #expect(promised.downloadingStatus == NSMetadataUbiquitousItemDownloadingStatusNotDownloaded && promised.value(MetadataAttribute.isUbiquitous) == .bool(true))
     }
 
     /// The daemon's answers equal the in-process search's for the same predicates on the same

@@ -21,6 +21,8 @@ final class LocalMetadataSearch: @unchecked Sendable {
     private weak var query: MetadataQuery?
     private let work = DispatchQueue(label: "folio.metadata-search")
     private let logger = Logger(label: "folio.metadata-query")
+    /// The drive replica of this process's user: its files are current, its stubs not downloaded.
+    private let driveRoot = FolioPaths().driveDirectory
     private var watcher: InotifyWatcher?
     private var dirty = Set<String>()
     private var dirtyTrees = Set<String>()
@@ -86,7 +88,9 @@ final class LocalMetadataSearch: @unchecked Sendable {
     // MARK: Walking
 
     private func values(_ path: String, _ name: String, _ status: FileStatus) -> MetadataFacts? {
-        guard let facts = MetadataFacts.item(path: path, name: name, status: status), predicate.evaluate({ facts.value($0) }) else { return nil }
+        guard let facts = MetadataFacts.item(path: path, name: name, status: status, driveRoot: driveRoot), predicate.evaluate({ facts.value($0) }) else {
+            return nil
+        }
         return facts.resolvingTags()
     }
 

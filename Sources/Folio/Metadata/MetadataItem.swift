@@ -108,18 +108,30 @@ package struct MetadataFacts: Sendable, Equatable {
         self.init(path: path, name: name, kind: status.kind, size: status.size, modified: status.modificationTime)
     }
 
-    /// An item's facts from its status: its own, or for a drive placeholder's stub
-    /// (`name.folio-cloud`), its document's — path, name, size, date and type from the stub, not
-    /// downloaded. Nil for a stub whose document is here (the document is the item) or that is not
-    /// a valid stub. The same rule as the daemon's index.
-    package static func item(path: String, name: String, status: FileStatus) -> MetadataFacts? {
-        guard status.kind == .regular, PlaceholderStub.isStubName(name) else { return MetadataFacts(path: path, name: name, status: status) }
+    /// An item's facts from its status: its own (a file in the drive replica `driveRoot` is
+    /// downloaded and current), or for a drive placeholder's stub (`name.folio-cloud`), its
+    /// document's — path, name, size, date and type from the stub, not downloaded. Nil for a stub
+    /// whose document is here (the document is the item) or that is not a valid stub. The same
+    /// rule as the daemon's index.
+    package static func item(path: String, name: String, status: FileStatus, driveRoot: String? = nil) -> MetadataFacts? {
+        guard status.kind == .regular, PlaceholderStub.isStubName(name) else {
+            var facts = MetadataFacts(path: path, name: name, status: status)
+            facts.downloadingStatus = downloadingStatus(ofItemAt: path, kind: status.kind, driveRoot: driveRoot)
+            return facts
+        }
         let document = PlaceholderStub.documentName(ofStub: path)
         guard access(document, F_OK) != 0, status.size <= PlaceholderStub.maximumSize, let stub = PlaceholderStub.read(at: path) else { return nil }
         return MetadataFacts(
             path: document, name: stub.name, kind: .regular, size: stub.size, modified: stub.modified ?? status.modificationTime,
             typeIdentifier: stub.contentType.flatMap { $0.isEmpty || $0.utf8.count >= 256 ? nil : $0 }, tags: [],
             downloadingStatus: NSMetadataUbiquitousItemDownloadingStatusNotDownloaded)
+    }
+
+    /// `…StatusCurrent` for a file in the drive replica `driveRoot` (its content is here; a
+    /// placeholder's document is `…NotDownloaded`), nil for anything else.
+    package static func downloadingStatus(ofItemAt path: String, kind: FileStatus.Kind, driveRoot: String?) -> String? {
+        guard kind == .regular, let driveRoot, path.hasPrefix(driveRoot + "/") else { return nil }
+        return NSMetadataUbiquitousItemDownloadingStatusCurrent
     }
 
     /// The facts with the tags read from the file (so that two readings compare).
@@ -132,7 +144,7 @@ package struct MetadataFacts: Sendable, Equatable {
     /// The attributes an item may have (the rest need a provider).
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
-        .lastUsedDate, .favoriteRank, .downloadingStatus,
+        .lastUsedDate, .favoriteRank, .downloadingStatus, .isUbiquitous,
     ]
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
@@ -151,6 +163,8 @@ package struct MetadataFacts: Sendable, Equatable {
         case .lastUsedDate: return lastUsed.map { .date(Date(timeIntervalSince1970: $0)) }
         case .favoriteRank: return favoriteRank.map { .integer($0) }
         case .downloadingStatus: return downloadingStatus.map { .string($0) }
+        // What is in the drive, downloaded or not, is ubiquitous.
+        case .isUbiquitous: return downloadingStatus == nil ? nil : .bool(true)
         default: return nil
         }
     }

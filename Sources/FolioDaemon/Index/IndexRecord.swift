@@ -20,7 +20,8 @@ struct IndexRecord: Sendable, Equatable {
     var inode: UInt64
     var lastUsed: Double?
     var favoriteRank: Int64?
-    /// `NSMetadataUbiquitousItemDownloadingStatusNotDownloaded` for a placeholder, nil otherwise.
+    /// `NSMetadataUbiquitousItemDownloadingStatusNotDownloaded` for a placeholder, `…Current` for
+    /// a file in the drive replica, nil otherwise.
     var downloadStatus: String?
 
     /// The record of the document a placeholder stub stands for (its path and name, the size,
@@ -37,8 +38,9 @@ struct IndexRecord: Sendable, Equatable {
         return record
     }
 
-    /// From a file's status; the type from the name (cached per extension), the tags from the file.
-    init(path: String, name: String, status: FileStatus, types: IndexTypes) {
+    /// From a file's status; the type from the name (cached per extension), the tags from the file;
+    /// current when it is a file in the drive replica `driveRoot`.
+    init(path: String, name: String, status: FileStatus, types: IndexTypes, driveRoot: String? = nil) {
         self.path = path
         self.name = name
         kind = status.kind
@@ -48,6 +50,7 @@ struct IndexRecord: Sendable, Equatable {
         tags = status.kind == .symbolicLink ? nil : Self.encode(tags: FileTags.tags(atPath: path))
         device = status.device
         inode = status.inode
+        downloadStatus = MetadataFacts.downloadingStatus(ofItemAt: path, kind: status.kind, driveRoot: driveRoot)
     }
 
     /// The columns `init(row:)` reads.

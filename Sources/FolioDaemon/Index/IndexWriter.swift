@@ -10,6 +10,8 @@ import SystemPackage
 /// need to hear.
 struct IndexWriter {
     let types: IndexTypes
+    /// The drive replica: its files are indexed as downloaded and current.
+    let driveRoot: String?
     let logger: Logger
     var scanner = DirectoryScanner()
 
@@ -45,7 +47,7 @@ struct IndexWriter {
         }
         let names = Set(entries.map(\.name))
         for entry in entries {
-            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types)
+            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
             if PlaceholderStub.isStubName(entry.name) {
                 // A placeholder is indexed as the document it stands for, unless the document is here.
                 guard !names.contains(PlaceholderStub.documentName(ofStub: entry.name)),
@@ -85,7 +87,7 @@ struct IndexWriter {
         let name = (path as NSString).lastPathComponent
         var record: IndexRecord
         if let status = try? FileStatus(path: FilePath(path)) {
-            record = IndexRecord(path: path, name: name, status: status, types: types)
+            record = IndexRecord(path: path, name: name, status: status, types: types, driveRoot: driveRoot)
         } else if let status = try? FileStatus(path: FilePath(path + PlaceholderStub.suffix)),
             let promised = IndexRecord.promised(stubPath: path + PlaceholderStub.suffix, name: name + PlaceholderStub.suffix, status: status, types: types)
         {

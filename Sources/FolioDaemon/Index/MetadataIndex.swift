@@ -45,7 +45,7 @@ final class MetadataIndex: @unchecked Sendable {
         self.logger = logger
         self.watchesFileSystem = watchesFileSystem
         self.stepDelay = stepDelay
-        writer = IndexWriter(types: IndexTypes(), logger: logger)
+        writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, logger: logger)
         live = LiveQueries(logger: logger)
     }
 
