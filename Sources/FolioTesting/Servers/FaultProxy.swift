@@ -179,10 +179,7 @@ public final class FaultProxy: @unchecked Sendable {
             _ = try? LoopbackHTTP.send(client, Data("HTTP/1.1 \(code) Injected Fault\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
         case .reset:
-            // An abortive close: RST, with no FIN first.
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-            abortive = true
+            abortive = Self.resetOnClose(client)
             return
         case .stall:
             while !isStopped { usleep(50_000) }
@@ -195,9 +192,7 @@ public final class FaultProxy: @unchecked Sendable {
             gate.wait { isStopped }
         case .cutRequest(let limit):
             cutRequest(client, head: head, body: rest, limit: limit)
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-            abortive = true
+            abortive = Self.resetOnClose(client)
             return
         case .forward, .truncate:
             break
@@ -227,15 +222,8 @@ public final class FaultProxy: @unchecked Sendable {
         switch action {
         case .truncate(let after): relayReply(from: server, to: client, bodyLimit: after)
         case .loseReply:
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = recv(server, &buffer, buffer.count, 0)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-            }
-            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-            abortive = true
+            Self.readToEnd(server)
+            abortive = Self.resetOnClose(client)
         default: relayReply(from: server, to: client, bodyLimit: nil)
         }
         // Wakes the body relay; a connection to be reset gets no FIN first.
@@ -260,11 +248,24 @@ public final class FaultProxy: @unchecked Sendable {
         defer { close(server) }
         guard (try? LoopbackHTTP.send(server, Data(closingHead(head)) + Data(body.prefix(limit)))) != nil else { return }
         shutdown(server, Int32(SHUT_WR))
+        Self.readToEnd(server)
+    }
+
+    /// Reads and drops what `socket` sends until its end of stream.
+    private static func readToEnd(_ socket: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = recv(server, &buffer, buffer.count, 0)
+            let count = recv(socket, &buffer, buffer.count, 0)
             if count < 0, errno == EINTR { continue }
             if count <= 0 { break }
         }
+    }
+
+    /// Makes closing `socket` abortive (RST, with no FIN first); returns true.
+    private static func resetOnClose(_ socket: Int32) -> Bool {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(socket, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        return true
     }
 
     /// Reads up to the end of the request head; returns the head and what came after it.
