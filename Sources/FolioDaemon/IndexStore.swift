@@ -46,6 +46,10 @@ final class IndexStore: Sendable {
             try SyncJournal.addPlaceholderTables(db)
             try db.execute(sql: "UPDATE meta SET value = '5' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v6-unfinished-uploads") { db in
+            try SyncJournal.addUnfinishedUploadsTable(db)
+            try db.execute(sql: "UPDATE meta SET value = '6' WHERE key = 'schema'")
+        }
         return migrator
     }
 

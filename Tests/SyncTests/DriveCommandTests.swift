@@ -223,4 +223,47 @@ struct DriveCommandTests {
         let settled = try device.folio("drive", "sync")
         #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)")
     }
+
+    /// A sync killed (SIGKILL) once a server that writes in place (WsgiDAV) kept the start of an
+    /// upload cut short: the next run, a new process, still knows that start for its own
+    /// unfinished upload (the journal keeps them) and sends the file again over it, with no conflict.
+    @Test(.enabled(if: TestServer.shouldRun(.wsgidav)))
+    func aCutUploadOfAKilledSyncIsSentAgainNotKeptAsAConflict() async throws {
+        let server = try TestServer(.wsgidav)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let device = try Device("cut")
+        try Self.setUp(server, device, through: proxy.baseURL)
+        let report = Data(String(repeating: "the whole report, line after line\n", count: 3000).utf8)
+        try device.write("report.txt", report)
+        try device.write("held.txt", Data("held at the proxy".utf8))
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "PUT", pathContains: "report.txt", action: .cutRequest(after: 1000), times: 1))
+        proxy.add(.init(method: "PUT", pathContains: "held.txt", action: .hold(gate), times: 1))
+        let served = server.root!.appendingPathComponent("report.txt").path
+        let process = Process()
+        process.executableURL = ProcessRunner.folioExecutable()
+        process.arguments = ["drive", "sync"]
+        process.environment = device.environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(90)
+        while gate.held == 0 || FileManager.default.contents(atPath: served)?.count != 1000, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        try #require(FileManager.default.contents(atPath: served) == report.prefix(1000), "the server did not keep the start of the cut upload")
+        proxy.clearRules()
+        gate.open()
+        let again = try device.folio("drive", "sync")
+        #expect(again.status == 0 && !again.stdout.contains("conflict"), "\(again.stdout)\(again.stderr)")
+        #expect(FileManager.default.contents(atPath: served) == report, "the whole file was not sent again")
+        #expect(device.tree()["report.txt"] == report)
+        let versions = try device.folio("versions", "list", device.drive + "/report.txt")
+        #expect(versions.status == 0 && !versions.stdout.lowercased().contains("conflict"), "\(versions.stdout)\(versions.stderr)")
+        let settled = try device.folio("drive", "sync")
+        #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)")
+    }
 }

@@ -26,7 +26,9 @@ actor SyncEngine {
     let logger: Logger
     /// Uploads sent without a success, by path, with the local file's fingerprint then: the server
     /// may hold part of them (a server that writes in place keeps what arrived of a cut request).
+    /// Kept in the journal too (read from it by the first pass), so a restarted daemon still knows them.
     var unfinishedUploads: [SyncPath: LocalFingerprint] = [:]
+    private var readUnfinishedUploads = false
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
@@ -93,6 +95,10 @@ actor SyncEngine {
         }
         lap("read the marker")
         let base = try journal.base()
+        if !readUnfinishedUploads {
+            unfinishedUploads.merge(try journal.unfinishedUploads()) { current, _ in current }
+            readUnfinishedUploads = true
+        }
         lap("read the journal")
         let scan = try replica.scan(base: base)
         lap("scan the replica")
@@ -119,6 +125,7 @@ actor SyncEngine {
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
+        try recordUploadsAboutToBeSent(transfers, scan: scan)
         await withTaskGroup(of: (SyncAction, Outcome).self) { group in
             var pending = transfers[...]
             let snapshot = run
@@ -166,7 +173,10 @@ actor SyncEngine {
             newToken = UUID().uuidString.lowercased()
             try writeReplicaMarker(token: newToken!)
         }
-        try journal.record(changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken))
+        // An unfinished upload matters only while the file is as it was sent.
+        unfinishedUploads = unfinishedUploads.filter { replica.fingerprint($0.key) == $0.value }
+        try journal.record(
+            changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken), unfinished: unfinishedUploads)
         try journal.recordErrors(
             deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
             succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
@@ -180,6 +190,17 @@ actor SyncEngine {
     func repair() throws {
         try journal.reset()
         try checkReplica(syncedBefore: false)
+    }
+
+    /// Records the pass's uploads as unfinished before any is sent (in one transaction), so a
+    /// daemon killed while they are in flight still knows, when it starts again, that the server may
+    /// hold part of them. The pass's end records which are still unfinished.
+    private func recordUploadsAboutToBeSent(_ transfers: [SyncAction], scan: LocalReplica.Scan) throws {
+        var unfinished = unfinishedUploads
+        for case .upload(let path, _, _) in transfers {
+            if let fingerprint = scan.entries[path]?.fingerprint { unfinished[path] = fingerprint }
+        }
+        if unfinished != unfinishedUploads { try journal.setUnfinishedUploads(unfinished) }
     }
 
     // MARK: Checks

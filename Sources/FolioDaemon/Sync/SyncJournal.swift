@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 
 /// The sync journal of one domain, in the daemon's database (migration `v4-sync`): the base of
-/// every path both sides last agreed on (the tombstones deletions are judged against), and the
+/// every path both sides last agreed on (the tombstones deletions are judged against), the
 /// server's marker as last seen (its epoch and generation, which tell a restored or replaced
-/// server from the one synced before).
+/// server from the one synced before), and the uploads that may have left part of a file on the
+/// server (`v6-unfinished-uploads`).
 struct SyncJournal: Sendable {
     /// What the journal knows of the server's marker.
     struct MarkerState: Equatable, Sendable {
@@ -81,6 +82,25 @@ struct SyncJournal: Sendable {
                 """)
     }
 
+    /// Migration `v6-unfinished-uploads`: uploads sent (or about to be) without a success, by path,
+    /// with the local file's fingerprint then. A server that writes in place keeps what arrived of a
+    /// cut request under the file's name; this tells that start of the device's own file from
+    /// another device's change after a restart too.
+    static func addUnfinishedUploadsTable(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE sync_unfinished (
+                    domain TEXT NOT NULL,
+                    path BLOB NOT NULL,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    modified REAL NOT NULL,
+                    PRIMARY KEY (domain, path)
+                ) WITHOUT ROWID;
+                """)
+    }
+
     /// The marker state, or nil when this domain never synced (or its journal was reset).
     func marker() throws -> MarkerState? {
         try database.read { db in
@@ -109,9 +129,11 @@ struct SyncJournal: Sendable {
         }
     }
 
-    /// Records new bases (nil: the path's base is dropped) and, when given, the marker state, in one transaction.
-    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil) throws {
+    /// Records new bases (nil: the path's base is dropped) and, when given, the marker state and the
+    /// unfinished uploads (all of them: those not given are forgotten), in one transaction.
+    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: LocalFingerprint]? = nil) throws {
         try database.write { db in
+            if let unfinished { try Self.replaceUnfinished(unfinished, domain: domain, db) }
             for (path, entry) in changes {
                 let key = Data(path.bytes)
                 guard let entry else {
@@ -137,7 +159,37 @@ struct SyncJournal: Sendable {
         }
     }
 
-    /// Forgets what the domain synced (its bases, marker state and errors; its pins stay).
+    /// The uploads recorded as unfinished.
+    func unfinishedUploads() throws -> [SyncPath: LocalFingerprint] {
+        try database.read { db in
+            var result: [SyncPath: LocalFingerprint] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, device, inode, size, modified FROM sync_unfinished WHERE domain = ?", arguments: [domain]) {
+                let path: Data = row["path"], device: Int64 = row["device"], inode: Int64 = row["inode"]
+                result[SyncPath(String(decoding: path, as: UTF8.self))] = LocalFingerprint(
+                    device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: row["size"], modified: row["modified"])
+            }
+            return result
+        }
+    }
+
+    /// Records `unfinished` as the domain's unfinished uploads (those not given are forgotten).
+    func setUnfinishedUploads(_ unfinished: [SyncPath: LocalFingerprint]) throws {
+        try database.write { db in try Self.replaceUnfinished(unfinished, domain: domain, db) }
+    }
+
+    private static func replaceUnfinished(_ unfinished: [SyncPath: LocalFingerprint], domain: String, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM sync_unfinished WHERE domain = ?", arguments: [domain])
+        for (path, fingerprint) in unfinished {
+            try db.execute(
+                sql: "INSERT INTO sync_unfinished (domain, path, device, inode, size, modified) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    domain, Data(path.bytes), Int64(bitPattern: fingerprint.device), Int64(bitPattern: fingerprint.inode), fingerprint.size, fingerprint.modified,
+                ])
+        }
+    }
+
+    /// Forgets what the domain synced (its bases, marker state and errors; its pins stay, and so
+    /// do its unfinished uploads: the server may still hold part of them).
     func reset() throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM sync_base WHERE domain = ?", arguments: [domain])
