@@ -13,14 +13,23 @@ final class ElasticExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var head = 0
+    /// Threads waiting for a job that no enqueue has claimed yet.
     private var idle = 0
+    /// Wake-ups claimed by enqueues and not yet taken by a waking thread. Each job claims a thread of
+    /// its own: two jobs enqueued before a signalled thread wakes must not share it, or the second
+    /// waits until the first (a test blocked in a process wait, say) ends.
+    private var claimed = 0
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
         let wakeIdle = idle > 0
-        if wakeIdle { condition.signal() }
+        if wakeIdle {
+            idle -= 1
+            claimed += 1
+            condition.signal()
+        }
         condition.unlock()
         guard !wakeIdle else { return }
         let thread = Thread { [self] in work() }
@@ -46,7 +55,9 @@ final class ElasticExecutor: TaskExecutor, @unchecked Sendable {
             }
             idle += 1
             let signalled = condition.wait(until: Date().addingTimeInterval(5))
-            idle -= 1
+            // Woken for a claim (whoever was signalled, one waking thread takes it), or by the
+            // timeout or spuriously, still counted idle.
+            if claimed > 0 { claimed -= 1 } else { idle -= 1 }
             if !signalled, head >= jobs.count {
                 condition.unlock()
                 return
