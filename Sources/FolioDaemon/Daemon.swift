@@ -42,7 +42,9 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         pool: store.pool, paths: paths, watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay,
         logger: logger)
     let drive = configuration.driveProvider.map {
-        DriveService(paths: paths, makeProvider: $0, interval: configuration.driveInterval, logger: Logger(label: "folio.drive"))
+        DriveService(
+            paths: paths, makeProvider: $0, interval: configuration.driveInterval, statesChanged: { index.refreshDriveStates(downloading: $0) },
+            logger: Logger(label: "folio.drive"))
     }
     var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)
     arbiterConfiguration.writeEnded = { change in

@@ -50,6 +50,10 @@ final class IndexStore: Sendable {
             try SyncJournal.addUnfinishedUploadsTable(db)
             try db.execute(sql: "UPDATE meta SET value = '6' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v7-drive-states") { db in
+            try IndexSchema.addDriveStateColumns(db)
+            try db.execute(sql: "UPDATE meta SET value = '7' WHERE key = 'schema'")
+        }
         return migrator
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Folio
 import FolioTesting
 import FolioTestTraits
@@ -85,6 +88,79 @@ struct DriveDaemonTests {
         let settled = try ProcessRunner.folio(["drive", "sync"], environment: environment)
         #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)\(settled.stderr)")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: drive)).isSuperset(of: expected))
+    }
+
+    /// The index tells where each drive item stands with the server (Apple's ubiquitous-item keys,
+    /// and Folio's pinned key), through the daemon's queries: uploaded, waiting to upload with the
+    /// last error, pinned, and downloading while a coordinated read waits for its content.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func theIndexTellsEachItemsSyncState() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let dir = try TemporaryDirectory("drive-daemon-states")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment).status == 0)
+        let drive = dir.child("data/folio/Drive").path
+        try FileManager.default.createDirectory(atPath: drive, withIntermediateDirectories: true)
+        try Data("sent".utf8).write(to: URL(fileURLWithPath: drive + "/sent.txt"))
+        try Data("refused".utf8).write(to: URL(fileURLWithPath: drive + "/refused.txt"))
+        let remote = String(repeating: "from the server ", count: 500)
+        try Data(remote.utf8).write(to: server.root!.appendingPathComponent("remote.txt"))
+        server.fixOwnership()
+        proxy.add(.init(method: "PUT", pathContains: "refused.txt", action: .status(507)))
+        let daemon = try DaemonProcess(environment: environment)
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        /// The names of the drive items the daemon's index finds for `predicate`.
+        func found(_ predicate: String) -> Set<String> {
+            let output = try? ProcessRunner.folio(["query", predicate, "--scope", drive], environment: environment)
+            return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
+        }
+        #expect(await eventually(60) {
+            found("NSMetadataUbiquitousItemIsUploadedKey == YES AND kMDItemFSName LIKE '*.txt'") == ["sent.txt", "remote.txt"]
+        }, "\(daemon.log)")
+        #expect(await eventually { found("NSMetadataUbiquitousItemIsUploadingKey == YES") == ["refused.txt"] })
+        #expect(found("NSMetadataUbiquitousItemUploadingErrorKey LIKE '*507*'") == ["refused.txt"])
+        #expect(found("NSMetadataUbiquitousItemDownloadingStatusKey == 'NSMetadataUbiquitousItemDownloadingStatusNotDownloaded'") == ["remote.txt"])
+        #expect(found("FolioUbiquitousItemIsPinnedKey == YES").isEmpty)
+
+        // Pinned by another process: the daemon's next pass tells the index.
+        #expect(try ProcessRunner.folio(["drive", "pin", drive + "/sent.txt"], environment: environment).status == 0)
+        #expect(await eventually { found("FolioUbiquitousItemIsPinnedKey == YES") == ["sent.txt"] })
+
+        // Downloading while a coordinated read waits for the content (held at the proxy).
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "GET", pathContains: "remote.txt", action: .hold(gate), times: 1))
+        let readerEnvironment = environment
+        let reader = Task.detached {
+            try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: readerEnvironment)
+        }
+        #expect(await eventually(60) { gate.held == 1 })
+        #expect(await eventually { found("NSMetadataUbiquitousItemIsDownloadingKey == YES") == ["remote.txt"] })
+        gate.open()
+        let read = try await reader.value
+        #expect(read.status == 0 && read.stdout == remote, "\(read.stderr)")
+        #expect(await eventually { found("NSMetadataUbiquitousItemIsDownloadingKey == YES").isEmpty })
+
+        // The refusal ends: uploaded, and its error gone; a live query hears it leave.
+        let live = Process()
+        live.executableURL = ProcessRunner.folioExecutable()
+        live.arguments = ["query", "--live", "NSMetadataUbiquitousItemIsUploadingKey == YES", "--scope", drive]
+        live.environment = environment
+        let liveLog = dir.child("live.log")
+        FileManager.default.createFile(atPath: liveLog.path, contents: nil)
+        live.standardOutput = try FileHandle(forWritingTo: liveLog)
+        live.standardError = FileHandle.nullDevice
+        try live.run()
+        defer { kill(live.processIdentifier, SIGKILL) }
+        let heard = { (try? String(contentsOf: liveLog, encoding: .utf8)) ?? "" }
+        #expect(await eventually { heard().contains(drive + "/refused.txt\n") }, "the live query did not gather: \(heard())")
+        proxy.clearRules()
+        #expect(await eventually(60) { heard().contains("- " + drive + "/refused.txt\n") }, "the live query did not hear it: \(heard())\n\(daemon.log)")
+        #expect(found("NSMetadataUbiquitousItemIsUploadingKey == YES").isEmpty)
+        #expect(found("NSMetadataUbiquitousItemIsUploadedKey == YES AND kMDItemFSName LIKE '*.txt'") == ["sent.txt", "remote.txt", "refused.txt"])
+        #expect(found("NSMetadataUbiquitousItemUploadingErrorKey LIKE '*'").isEmpty)
     }
 
     /// Polls `condition` for up to `seconds`.

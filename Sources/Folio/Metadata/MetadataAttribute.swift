@@ -52,6 +52,12 @@ public struct MetadataAttribute: Sendable, Hashable {
     public static let percentUploaded = MetadataAttribute(name: "NSMetadataUbiquitousItemPercentUploadedKey", kind: .number)
     /// The downloading status (one of the `NSMetadataUbiquitousItemDownloadingStatus…` strings).
     public static let downloadingStatus = MetadataAttribute(name: "NSMetadataUbiquitousItemDownloadingStatusKey", kind: .string)
+    /// Why the last try to upload it failed (Apple's value is an `NSError`; Folio's, the reason).
+    public static let uploadingError = MetadataAttribute(name: "NSMetadataUbiquitousItemUploadingErrorKey", kind: .string)
+    /// Why the last try to download it failed (Apple's value is an `NSError`; Folio's, the reason).
+    public static let downloadingError = MetadataAttribute(name: "NSMetadataUbiquitousItemDownloadingErrorKey", kind: .string)
+    /// Kept downloaded: it, or a folder above it, is pinned (`folio drive pin`). Folio's own key.
+    public static let isPinned = MetadataAttribute(name: "FolioUbiquitousItemIsPinnedKey", kind: .bool)
     /// Outside the app's container.
     public static let isExternalDocument = MetadataAttribute(name: "NSMetadataUbiquitousItemIsExternalDocumentKey", kind: .bool)
     /// The name of the container holding the original.
@@ -64,7 +70,8 @@ public struct MetadataAttribute: Sendable, Hashable {
         uniqueKeysWithValues: [
             fsName, displayName, url, path, fsSize, fsCreationDate, fsContentChangeDate, contentType, contentTypeTree, userTags,
             lastUsedDate, favoriteRank, isUbiquitous, hasUnresolvedConflicts, isDownloading, isUploaded, isUploading,
-            percentDownloaded, percentUploaded, downloadingStatus, isExternalDocument, containerDisplayName, urlInLocalContainer,
+            percentDownloaded, percentUploaded, downloadingStatus, uploadingError, downloadingError, isPinned, isExternalDocument,
+            containerDisplayName, urlInLocalContainer,
         ].map { ($0.name, $0) })
 
     /// The attribute named `name`, or nil.

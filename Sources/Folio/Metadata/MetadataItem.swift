@@ -84,15 +84,19 @@ package struct MetadataFacts: Sendable, Equatable {
     package var tags: [String]?
     package var lastUsed: Double?
     package var favoriteRank: Int64?
-    /// One of the `NSMetadataUbiquitousItemDownloadingStatus…` values, for drive items the index
-    /// knows to be placeholders (nil otherwise).
+    /// One of the `NSMetadataUbiquitousItemDownloadingStatus…` values for an item in the drive
+    /// (nil otherwise).
     package var downloadingStatus: String?
+    /// Where a drive item stands with the server, as the daemon's index knows it from the drive's
+    /// journal (nil outside the drive, and in the in-process search, which has no journal).
+    package var sync: UbiquitousSyncState?
 
     package init(
         path: String, name: String, kind: FileStatus.Kind, size: Int64, modified: Double, typeIdentifier: String? = nil,
-        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil, downloadingStatus: String? = nil
+        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil, downloadingStatus: String? = nil, sync: UbiquitousSyncState? = nil
     ) {
         self.downloadingStatus = downloadingStatus
+        self.sync = sync
         self.path = path
         self.name = name
         self.kind = kind
@@ -144,7 +148,8 @@ package struct MetadataFacts: Sendable, Equatable {
     /// The attributes an item may have (the rest need a provider).
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
-        .lastUsedDate, .favoriteRank, .downloadingStatus, .isUbiquitous,
+        .lastUsedDate, .favoriteRank, .downloadingStatus, .isUbiquitous, .isUploaded, .isUploading, .isDownloading, .isPinned,
+        .uploadingError, .downloadingError,
     ]
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
@@ -165,6 +170,12 @@ package struct MetadataFacts: Sendable, Equatable {
         case .downloadingStatus: return downloadingStatus.map { .string($0) }
         // What is in the drive, downloaded or not, is ubiquitous.
         case .isUbiquitous: return downloadingStatus == nil ? nil : .bool(true)
+        case .isUploaded: return sync.map { .bool($0.isUploaded) }
+        case .isUploading: return sync.map { .bool(!$0.isUploaded) }
+        case .isDownloading: return sync.map { .bool($0.isDownloading) }
+        case .isPinned: return sync.map { .bool($0.isPinned) }
+        case .uploadingError: return sync.flatMap { $0.isUploaded ? nil : $0.error.map { .string($0) } }
+        case .downloadingError: return sync.flatMap { $0.isUploaded ? $0.error.map { .string($0) } : nil }
         default: return nil
         }
     }

@@ -125,7 +125,9 @@ package struct IndexQuerySpec: Sendable, Equatable {
 }
 
 /// An item's facts on the wire: `{"p": path, "k": kind, "s": size, "m": modified, "t": type,
-/// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status}` (the last four only when set).
+/// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status, "y": sync state}` (the
+/// last five only when set). The sync state of a drive item is `{"up": uploaded, "dl": downloading,
+/// "pin": pinned, "err": the last error (when there is one)}`.
 package enum IndexWire {
     package static func encode(_ facts: MetadataFacts) -> WireValue {
         var object: [String: WireValue] = [
@@ -136,6 +138,11 @@ package enum IndexWire {
         if let used = facts.lastUsed { object["u"] = .double(used) }
         if let rank = facts.favoriteRank { object["f"] = .int(rank) }
         if let status = facts.downloadingStatus { object["d"] = .string(status) }
+        if let sync = facts.sync {
+            var state: [String: WireValue] = ["up": .bool(sync.isUploaded), "dl": .bool(sync.isDownloading), "pin": .bool(sync.isPinned)]
+            if let error = sync.error { state["err"] = .string(error) }
+            object["y"] = .object(state)
+        }
         return .object(object)
     }
 
@@ -145,10 +152,16 @@ package enum IndexWire {
             let modified = number(value["m"]), let type = value["t"]?.stringValue
         else { return nil }
         let tags = value["g"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        var sync: UbiquitousSyncState?
+        if let state = value["y"] {
+            guard let uploaded = state["up"]?.boolValue else { return nil }
+            sync = UbiquitousSyncState(
+                isUploaded: uploaded, isDownloading: state["dl"]?.boolValue ?? false, isPinned: state["pin"]?.boolValue ?? false, error: state["err"]?.stringValue)
+        }
         return MetadataFacts(
             path: path, name: path == "/" ? "/" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? ""),
             kind: self.kind(Int(kind)), size: size, modified: modified, typeIdentifier: type, tags: tags, lastUsed: number(value["u"]),
-            favoriteRank: value["f"]?.intValue, downloadingStatus: value["d"]?.stringValue)
+            favoriteRank: value["f"]?.intValue, downloadingStatus: value["d"]?.stringValue, sync: sync)
     }
 
     private static func number(_ value: WireValue?) -> Double? {

@@ -23,6 +23,9 @@ struct IndexRecord: Sendable, Equatable {
     /// `NSMetadataUbiquitousItemDownloadingStatusNotDownloaded` for a placeholder, `…Current` for
     /// a file in the drive replica, nil otherwise.
     var downloadStatus: String?
+    /// A drive item's state with the server (columns `uploaded`, `downloading`, `pinned`,
+    /// `sync_error`), from the drive's journal: nil outside the drive.
+    var sync: UbiquitousSyncState?
 
     /// The record of the document a placeholder stub stands for (its path and name, the size,
     /// date and type the stub gives, not downloaded), or nil when `name` is not a valid stub's.
@@ -54,7 +57,8 @@ struct IndexRecord: Sendable, Equatable {
     }
 
     /// The columns `init(row:)` reads.
-    static let columns = "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status"
+    static let columns =
+        "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error"
 
     init(row: Row) {
         id = row[0]
@@ -70,18 +74,21 @@ struct IndexRecord: Sendable, Equatable {
         lastUsed = row[10]
         favoriteRank = row[11]
         downloadStatus = row[12]
+        if let uploaded: Bool = row[13] {
+            sync = UbiquitousSyncState(isUploaded: uploaded, isDownloading: row[14] ?? false, isPinned: row[15] ?? false, error: row[16])
+        }
     }
 
     /// Whether what the file system says differs from what the index has.
     func differs(from other: IndexRecord) -> Bool {
         kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device
-            || tags != other.tags || type != other.type || downloadStatus != other.downloadStatus
+            || tags != other.tags || type != other.type || downloadStatus != other.downloadStatus || sync != other.sync
     }
 
     var facts: MetadataFacts {
         MetadataFacts(
             path: path, name: name, kind: kind, size: size, modified: modified, typeIdentifier: type,
-            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank, downloadingStatus: downloadStatus)
+            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank, downloadingStatus: downloadStatus, sync: sync)
     }
 
     static func encode(tags: [String]) -> String? {

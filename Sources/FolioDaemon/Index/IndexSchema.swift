@@ -73,4 +73,10 @@ enum IndexSchema {
                 );
                 """)
     }
+
+    /// Migration `v7-drive-states`: a drive item's pinned flag and last sync error, beside the
+    /// `uploaded` and `downloading` columns `v3-index` made for them (see ``UbiquitousStates``).
+    static func addDriveStateColumns(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE items ADD COLUMN pinned INTEGER; ALTER TABLE items ADD COLUMN sync_error TEXT;")
+    }
 }

@@ -12,6 +12,8 @@ struct IndexWriter {
     let types: IndexTypes
     /// The drive replica: its files are indexed as downloaded and current.
     let driveRoot: String?
+    /// The sync states of the drive's items (nil: none are kept).
+    var states: UbiquitousStates?
     let logger: Logger
     var scanner = DirectoryScanner()
 
@@ -55,6 +57,7 @@ struct IndexWriter {
                 else { continue }
                 record = promised
             }
+            record.sync = try states?.state(of: record, db)
             if let old = existing.removeValue(forKey: record.name) {
                 guard record.differs(from: old) else { continue }
                 record.id = old.id
@@ -96,6 +99,7 @@ struct IndexWriter {
             if old != nil { try removeTree(path, db, changes: &changes) }
             return
         }
+        record.sync = try states?.state(of: record, db)
         if let old {
             guard record.differs(from: old) else { return }
             record.id = old.id
@@ -185,14 +189,16 @@ struct IndexWriter {
     func insert(_ record: IndexRecord, parent: Int64?, _ db: Database) throws -> Int64 {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0,
+                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
+                    uploaded, downloading, pinned, sync_error, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         let fold = MetadataFacts.searchFold(record.name)
         try statement.execute(arguments: [
             parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
             record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
+            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error,
         ])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
@@ -208,6 +214,14 @@ struct IndexWriter {
         try statement.execute(arguments: [
             IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.tags, Int64(bitPattern: record.device),
             Int64(bitPattern: record.inode), record.downloadStatus, relist, record.id,
+        ])
+        try updateSyncState(record, db)
+    }
+
+    /// Writes the row's sync state columns.
+    func updateSyncState(_ record: IndexRecord, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE items SET uploaded = ?, downloading = ?, pinned = ?, sync_error = ? WHERE id = ?").execute(arguments: [
+            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.id,
         ])
     }
 }

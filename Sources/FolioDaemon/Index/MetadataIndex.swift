@@ -22,6 +22,8 @@ final class MetadataIndex: @unchecked Sendable {
     /// Every index change runs here.
     let work = DispatchQueue(label: "folio.index")
     let writer: IndexWriter
+    /// The sync states of the drive's items.
+    let states: UbiquitousStates
     let live: LiveQueries
     /// How many entries one crawl transaction lists at most (whole folders, so a big folder may
     /// exceed it). Each commit flushes an FTS5 segment of the names' trigrams, so bigger steps crawl
@@ -45,7 +47,8 @@ final class MetadataIndex: @unchecked Sendable {
         self.logger = logger
         self.watchesFileSystem = watchesFileSystem
         self.stepDelay = stepDelay
-        writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, logger: logger)
+        states = UbiquitousStates(driveRoot: paths.driveDirectory)
+        writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger)
         live = LiveQueries(logger: logger)
     }
 
@@ -307,6 +310,36 @@ final class MetadataIndex: @unchecked Sendable {
             }
             apply(operations)
             if recentsChanged { importRecentlyUsed() }
+        }
+    }
+
+    /// Brings the sync state of every drive item in line with the drive's journal and with
+    /// `downloading` (the paths being downloaded now; nil: as last told), in one transaction; live
+    /// queries hear the items whose state changed. Called after each of the daemon's passes and
+    /// around its downloads; a pass run by another process (`folio drive sync`) shows at the next.
+    func refreshDriveStates(downloading: Set<String>? = nil) {
+        work.async { [self] in
+            guard !stopped else { return }
+            if let downloading { states.downloadingPaths = downloading }
+            var changes = IndexChanges()
+            do {
+                try write { db in
+                    let root = states.driveRoot
+                    let rows = try Row.fetchAll(
+                        db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path >= ? AND path < ?", arguments: [root + "/", root + "0"])
+                    for row in rows {
+                        var record = IndexRecord(row: row)
+                        let state = try states.state(of: record, db)
+                        guard state != record.sync else { continue }
+                        record.sync = state
+                        try writer.updateSyncState(record, db)
+                        changes.wrote(record)
+                    }
+                }
+            } catch {
+                logger.error("could not bring the drive's sync states up to date", metadata: ["error": "\(error)"])
+            }
+            publish(changes)
         }
     }
 

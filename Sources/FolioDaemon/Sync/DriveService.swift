@@ -16,19 +16,28 @@ final class DriveService: Service, Sendable {
     let interval: Duration
     let quiet: Duration
     let logger: Logger
+    /// Told after each pass and around each download, with the paths being downloaded: the index
+    /// brings its drive items' sync states up to date.
+    let statesChanged: @Sendable (_ downloading: Set<String>) -> Void
     private let state = Mutex(State())
 
     private struct State {
         var drive: DriveSync?
         /// When the last coordinated write in the drive ended, while no pass has taken it.
         var dirtySince: ContinuousClock.Instant?
+        /// The paths being materialized now.
+        var downloading: Set<String> = []
     }
 
-    init(paths: FolioPaths, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2), logger: Logger) {
+    init(
+        paths: FolioPaths, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
+        statesChanged: @escaping @Sendable (_ downloading: Set<String>) -> Void = { _ in }, logger: Logger
+    ) {
         self.paths = paths
         self.makeProvider = makeProvider
         self.interval = interval
         self.quiet = quiet
+        self.statesChanged = statesChanged
         var logger = logger
         logger[metadataKey: "service"] = "drive"
         self.logger = logger
@@ -58,6 +67,8 @@ final class DriveService: Service, Sendable {
         }
         let relative = try drive.drivePath(path)
         logger.info("materializing for a coordinated access", metadata: ["path": "\(relative)"])
+        statesChanged(state.withLock { $0.downloading.insert(path); return $0.downloading })
+        defer { statesChanged(state.withLock { $0.downloading.remove(path); return $0.downloading }) }
         _ = try await drive.download([relative], progress: Progress(totalUnitCount: 0))
     }
 
@@ -101,6 +112,7 @@ final class DriveService: Service, Sendable {
         } catch {
             logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
         }
+        statesChanged(state.withLock { $0.downloading })
     }
 
     /// The drive, made on first use (nil while none is configured).

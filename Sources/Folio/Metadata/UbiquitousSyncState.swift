@@ -1,0 +1,22 @@
+/// Where an item of the drive stands with the server: the ubiquitous-item keys
+/// (`NSMetadataUbiquitousItemIsUploadedKey`, `…IsUploadingKey`, `…IsDownloadingKey`, the errors)
+/// and Folio's pinned key are computed from it.
+package struct UbiquitousSyncState: Sendable, Equatable {
+    /// The server has this content: it was synced and has not changed here since (a placeholder's
+    /// content is the server's). False: new or changed here, waiting to be uploaded or on its way.
+    package var isUploaded: Bool
+    /// Its content is being downloaded now (a coordinated read of a placeholder).
+    package var isDownloading: Bool
+    /// It, or a folder above it, is pinned: kept downloaded.
+    package var isPinned: Bool
+    /// Why the last pass that tried it deferred it (an upload's failure when it is not uploaded, a
+    /// download's otherwise).
+    package var error: String?
+
+    package init(isUploaded: Bool, isDownloading: Bool = false, isPinned: Bool = false, error: String? = nil) {
+        self.isUploaded = isUploaded
+        self.isDownloading = isDownloading
+        self.isPinned = isPinned
+        self.error = error
+    }
+}
