@@ -142,7 +142,7 @@ struct DocumentScenarioTests {
         let url = try world.file("big.txt", old)
         let document = world.document(url)
         #expect(await document.open())
-        let reader = Task.detached {
+        let reader = Task {
             var seen = Set<String>()
             for _ in 0..<200 {
                 var error: NSError?

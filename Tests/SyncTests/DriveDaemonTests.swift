@@ -133,7 +133,7 @@ struct DriveDaemonTests {
         let gate = FaultProxy.Gate()
         proxy.add(.init(method: "GET", pathContains: "remote.txt", action: .hold(gate), times: 1))
         let readerEnvironment = environment
-        let reader = Task.detached {
+        let reader = Task {
             try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: readerEnvironment)
         }
         #expect(await eventually(60) { gate.held == 1 })
