@@ -57,14 +57,8 @@ struct DriveDaemonTests {
     /// the server ends with each file once, byte for byte; nothing is deleted anywhere.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
     func aDaemonKilledMidSyncLosesAndDuplicatesNothing() async throws {
-        let server = try TestServer(.apache)
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        let dir = try TemporaryDirectory("drive-daemon-killed")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "1"
-        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment).status == 0)
+        let (server, proxy, dir, environment) = try Self.driveOnApache("drive-daemon-killed")
         let drive = dir.child("data/folio/Drive").path
-        try FileManager.default.createDirectory(atPath: drive, withIntermediateDirectories: true)
         let slow = Data((0..<400_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try slow.write(to: URL(fileURLWithPath: drive + "/slow.bin"))
         for index in 0..<6 { try Data("quick \(index)".utf8).write(to: URL(fileURLWithPath: drive + "/quick\(index).txt")) }
@@ -95,14 +89,8 @@ struct DriveDaemonTests {
     /// last error, pinned, and downloading while a coordinated read waits for its content.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
     func theIndexTellsEachItemsSyncState() async throws {
-        let server = try TestServer(.apache)
-        let proxy = try FaultProxy(upstreamPort: server.port)
-        let dir = try TemporaryDirectory("drive-daemon-states")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "1"
-        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment).status == 0)
+        let (server, proxy, dir, environment) = try Self.driveOnApache("drive-daemon-states")
         let drive = dir.child("data/folio/Drive").path
-        try FileManager.default.createDirectory(atPath: drive, withIntermediateDirectories: true)
         try Data("sent".utf8).write(to: URL(fileURLWithPath: drive + "/sent.txt"))
         try Data("refused".utf8).write(to: URL(fileURLWithPath: drive + "/refused.txt"))
         let remote = String(repeating: "from the server ", count: 500)
@@ -132,9 +120,8 @@ struct DriveDaemonTests {
         // Downloading while a coordinated read waits for the content (held at the proxy).
         let gate = FaultProxy.Gate()
         proxy.add(.init(method: "GET", pathContains: "remote.txt", action: .hold(gate), times: 1))
-        let readerEnvironment = environment
         let reader = Task {
-            try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: readerEnvironment)
+            try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
         }
         #expect(await eventually(60) { gate.held == 1 })
         #expect(await eventually { found("NSMetadataUbiquitousItemIsDownloadingKey == YES") == ["remote.txt"] })
@@ -161,6 +148,20 @@ struct DriveDaemonTests {
         #expect(found("NSMetadataUbiquitousItemIsUploadingKey == YES").isEmpty)
         #expect(found("NSMetadataUbiquitousItemIsUploadedKey == YES AND kMDItemFSName LIKE '*.txt'") == ["sent.txt", "remote.txt", "refused.txt"])
         #expect(found("NSMetadataUbiquitousItemUploadingErrorKey LIKE '*'").isEmpty)
+    }
+
+    /// A drive set up on Apache through a fault proxy (its replica made, a pass every second): the
+    /// server, the proxy, the XDG folders and their environment.
+    private static func driveOnApache(_ name: String) throws -> (TestServer, FaultProxy, TemporaryDirectory, [String: String]) {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let dir = try TemporaryDirectory(name)
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        let setup = try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        try FileManager.default.createDirectory(atPath: dir.child("data/folio/Drive").path, withIntermediateDirectories: true)
+        return (server, proxy, dir, environment)
     }
 
     /// Polls `condition` for up to `seconds`.
