@@ -48,6 +48,7 @@ struct IndexWriter {
             existing[record.name] = record
         }
         let names = Set(entries.map(\.name))
+        var journal: UbiquitousStates.Journal?
         for entry in entries {
             var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
             if PlaceholderStub.isStubName(entry.name) {
@@ -57,7 +58,7 @@ struct IndexWriter {
                 else { continue }
                 record = promised
             }
-            record.sync = try states?.state(of: record, db)
+            record.sync = try states?.state(of: record, journal: &journal, db)
             if let old = existing.removeValue(forKey: record.name) {
                 guard record.differs(from: old) else { continue }
                 record.id = old.id
@@ -99,7 +100,8 @@ struct IndexWriter {
             if old != nil { try removeTree(path, db, changes: &changes) }
             return
         }
-        record.sync = try states?.state(of: record, db)
+        var journal: UbiquitousStates.Journal?
+        record.sync = try states?.state(of: record, journal: &journal, db)
         if let old {
             guard record.differs(from: old) else { return }
             record.id = old.id

@@ -327,9 +327,10 @@ final class MetadataIndex: @unchecked Sendable {
                     let root = states.driveRoot
                     let rows = try Row.fetchAll(
                         db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path >= ? AND path < ?", arguments: [root + "/", root + "0"])
+                    var journal: UbiquitousStates.Journal?
                     for row in rows {
                         var record = IndexRecord(row: row)
-                        let state = try states.state(of: record, db)
+                        let state = try states.state(of: record, journal: &journal, db)
                         guard state != record.sync else { continue }
                         record.sync = state
                         try writer.updateSyncState(record, db)
