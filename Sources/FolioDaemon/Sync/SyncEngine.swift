@@ -28,7 +28,8 @@ actor SyncEngine {
     /// may hold part of them (a server that writes in place keeps what arrived of a cut request).
     /// Kept in the journal too (read from it by the first pass), so a restarted daemon still knows them.
     var unfinishedUploads: [SyncPath: LocalFingerprint] = [:]
-    private var readUnfinishedUploads = false
+    /// What the journal holds of them (nil until the first pass reads it).
+    private var journaledUnfinishedUploads: [SyncPath: LocalFingerprint]?
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
@@ -95,9 +96,10 @@ actor SyncEngine {
         }
         lap("read the marker")
         let base = try journal.base()
-        if !readUnfinishedUploads {
-            unfinishedUploads.merge(try journal.unfinishedUploads()) { current, _ in current }
-            readUnfinishedUploads = true
+        if journaledUnfinishedUploads == nil {
+            let journaled = try journal.unfinishedUploads()
+            unfinishedUploads.merge(journaled) { current, _ in current }
+            journaledUnfinishedUploads = journaled
         }
         lap("read the journal")
         let scan = try replica.scan(base: base)
@@ -175,8 +177,10 @@ actor SyncEngine {
         }
         // An unfinished upload matters only while the file is as it was sent.
         unfinishedUploads = unfinishedUploads.filter { replica.fingerprint($0.key) == $0.value }
+        let unfinished = unfinishedUploads == journaledUnfinishedUploads ? nil : unfinishedUploads
         try journal.record(
-            changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken), unfinished: unfinishedUploads)
+            changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken), unfinished: unfinished)
+        journaledUnfinishedUploads = unfinishedUploads
         try journal.recordErrors(
             deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
             succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
@@ -200,7 +204,9 @@ actor SyncEngine {
         for case .upload(let path, _, _) in transfers {
             if let fingerprint = scan.entries[path]?.fingerprint { unfinished[path] = fingerprint }
         }
-        if unfinished != unfinishedUploads { try journal.setUnfinishedUploads(unfinished) }
+        guard unfinished != journaledUnfinishedUploads else { return }
+        try journal.setUnfinishedUploads(unfinished)
+        journaledUnfinishedUploads = unfinished
     }
 
     // MARK: Checks

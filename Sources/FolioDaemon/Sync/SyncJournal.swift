@@ -179,9 +179,9 @@ struct SyncJournal: Sendable {
 
     private static func replaceUnfinished(_ unfinished: [SyncPath: LocalFingerprint], domain: String, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM sync_unfinished WHERE domain = ?", arguments: [domain])
+        let insert = try db.cachedStatement(sql: "INSERT INTO sync_unfinished (domain, path, device, inode, size, modified) VALUES (?, ?, ?, ?, ?, ?)")
         for (path, fingerprint) in unfinished {
-            try db.execute(
-                sql: "INSERT INTO sync_unfinished (domain, path, device, inode, size, modified) VALUES (?, ?, ?, ?, ?, ?)",
+            try insert.execute(
                 arguments: [
                     domain, Data(path.bytes), Int64(bitPattern: fingerprint.device), Int64(bitPattern: fingerprint.inode), fingerprint.size, fingerprint.modified,
                 ])
