@@ -2,6 +2,8 @@ import Folio
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -14,11 +16,22 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     let context: DaemonContext
     let channel: any Channel
     let peerPID: Int32
-    /// The arbiter's number for this client, once it said hello.
-    private(set) var client: UInt32?
+    /// Who the connection is: written by hello (on a pool for an app) and at close (on the event
+    /// loop), read by handlers on either.
+    private let identity = Mutex<(client: UInt32?, app: String?)>((nil, nil))
+    /// The arbiter's number for this client, once it said hello (nil again once it closed).
+    private(set) var client: UInt32? {
+        get { identity.withLock { $0.client } }
+        set { identity.withLock { $0.client = newValue } }
+    }
     /// The app this connection declared in its hello; nil for the user's own tools, which reach
     /// everything the user can.
-    private(set) var app: String?
+    private(set) var app: String? {
+        get { identity.withLock { $0.app } }
+        set { identity.withLock { $0.app = newValue } }
+    }
+    /// Set when the connection ended; work that finishes on a pool afterwards is undone.
+    private(set) var isClosed = false
     private var consecutiveErrors = 0
     /// After this many refused frames in a row the connection is closed.
     static let maximumConsecutiveErrors = 64
@@ -62,33 +75,71 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
 
     /// The connection ended: the client's claims and presenters go at once.
     func closed() {
-        if let client {
-            context.arbiter.removeClient(client)
-            context.access.grants.sessionEnded(client)
-            self.client = nil
+        isClosed = true
+        let ended = identity.withLock { identity in
+            defer { identity.client = nil }
+            return identity.client
         }
-        context.access.picker.sessionClosed(self)
+        if let ended { context.arbiter.removeClient(ended) }
         context.index.sessionClosed(self)
+        // The session's grants leave the grant table and its imports are removed: files and
+        // SQLite, so on a pool.
+        let access = context.access
+        context.pools.submit(.quick) { [self] in
+            if let ended { access.grants.sessionEnded(ended) }
+            access.picker.sessionClosed(self)
+        }
     }
 
-    /// Handles one frame and returns the frames to write back (none for a notification that
-    /// succeeded, nor for a claim, whose reply is its grant), and whether the connection should
-    /// close (too many refused frames in a row).
-    func handle(frame: ByteBufferView) -> (replies: [WireValue], close: Bool) {
+    /// What handling a frame comes to: replies now, or work for a blocking pool whose outcome
+    /// `finish` turns into replies back on the event loop.
+    enum Step {
+        /// The frames to write back (none for a notification that succeeded, nor for a claim,
+        /// whose reply is its grant), and whether the connection should close (too many refused
+        /// frames in a row).
+        case replied([WireValue], close: Bool)
+        /// Run `work` on `pool`, then pass its outcome to `finish`.
+        case blocking(NIOThreadPool, Request)
+    }
+
+    /// A decoded request waiting for its pool.
+    struct Request: Sendable {
+        var id: Int64?
+        var request: ClientRequest
+    }
+
+    /// Decodes one frame and either handles it here (it answers from memory) or hands it back to
+    /// run on the blocking pool its request declares (`ClientRequest.placement`). On the event loop.
+    func handle(frame: ByteBufferView) -> Step {
         let decoded: ClientFrame
         do {
             decoded = try ClientFrame(decoding: frame)
         } catch {
-            return refused(error.id, code: error.code, message: error.message)
+            let (replies, close) = refused(error.id, code: error.code, message: error.message)
+            return .replied(replies, close: close)
         }
-        let id: WireValue = decoded.id.map { .int($0) } ?? .null
-        do {
-            let result = try execute(decoded.request, id: decoded.id)
+        let request = Request(id: decoded.id, request: decoded.request)
+        if let pool = context.pools.pool(for: decoded.request.placement(app: forcedApp ?? app, drive: context.drive)) {
+            return .blocking(pool, request)
+        }
+        let (replies, close) = finish(request, run(request))
+        return .replied(replies, close: close)
+    }
+
+    /// Runs a request's handler (on the event loop or a pool, as it declares).
+    func run(_ request: Request) -> Result<WireValue?, CoordinationFailure> {
+        Result { () throws(CoordinationFailure) in try execute(request.request, id: request.id) }
+    }
+
+    /// The replies for a request's outcome, on the event loop.
+    func finish(_ request: Request, _ outcome: Result<WireValue?, CoordinationFailure>) -> (replies: [WireValue], close: Bool) {
+        switch outcome {
+        case .success(let result):
             consecutiveErrors = 0
-            guard let result, decoded.id != nil else { return ([], false) }
-            return ([WireFrame.result(id, result)], false)
-        } catch {
-            return refused(decoded.id, code: error.kind.rawValue, message: error.message)
+            guard let result, let id = request.id else { return ([], false) }
+            return ([WireFrame.result(.int(id), result)], false)
+        case .failure(let error):
+            return refused(request.id, code: error.kind.rawValue, message: error.message)
         }
     }
 

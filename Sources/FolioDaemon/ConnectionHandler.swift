@@ -20,6 +20,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var pending: ByteBuffer?
     private var queued: [ByteBuffer] = []
     private var closing = false
+    /// A frame's request runs on a blocking pool; later frames wait for it.
+    private var busy = false
 
     /// For an app's own socket: the app every connection on it is.
     private let forcedApp: String?
@@ -73,13 +75,21 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func consume(context: ChannelHandlerContext, buffer: ByteBuffer) {
-        guard !closing, let session else { return }
+        guard !closing else { return }
         var incoming = buffer
         if pending == nil {
             pending = incoming
         } else {
             pending!.writeBuffer(&incoming)
         }
+        drain(context: context)
+    }
+
+    /// Handles the complete frames received, in order. A frame whose request blocks runs on its
+    /// pool; until it is done, later frames of this connection wait (and reading stops, so a client
+    /// cannot queue without bound), while every other connection goes on.
+    private func drain(context: ChannelHandlerContext) {
+        guard !closing, !busy, let session, pending != nil else { return }
         var replies: [WireValue] = []
         while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - pending!.readerIndex
@@ -87,12 +97,13 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             pending!.moveReaderIndex(forwardBy: 1)
             guard length > 0 else { continue }
             guard length <= WireFrame.maximumFrameSize else { return refuseOversized(context: context, session: session) }
-            let (frameReplies, close) = session.handle(frame: frame.readableBytesView)
-            replies += frameReplies
-            if close {
+            switch session.handle(frame: frame.readableBytesView) {
+            case .replied(let frameReplies, let close):
+                replies += frameReplies
+                if close { return closeAfter(replies, context: context, session: session) }
+            case .blocking(let pool, let request):
                 session.write(replies)
-                closing = true
-                context.close(promise: nil)
+                runBlocking(request, on: pool, context: context, session: session)
                 return
             }
         }
@@ -103,6 +114,39 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             pending!.discardReadBytes()
         }
         session.write(replies)
+    }
+
+    /// Runs a request on its pool, then writes its replies and goes on with the frames after it.
+    private func runBlocking(_ request: ClientSession.Request, on pool: NIOThreadPool, context: ChannelHandlerContext, session: ClientSession) {
+        busy = true
+        context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        pool.runIfActive(eventLoop: context.eventLoop) { session.run(request) }.whenComplete { result in
+            let (this, context) = loopBound.value
+            this.busy = false
+            let outcome: Result<WireValue?, CoordinationFailure>
+            switch result {
+            case .success(let value): outcome = value
+            case .failure: outcome = .failure(CoordinationFailure(kind: .failed, message: "the daemon is stopping"))
+            }
+            let (replies, close) = session.finish(request, outcome)
+            if session.isClosed {
+                // The connection ended while the request ran: undo what it added (a hello's client).
+                session.closed()
+                return
+            }
+            if close { return this.closeAfter(replies, context: context, session: session) }
+            session.write(replies)
+            context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            this.drain(context: context)
+        }
+    }
+
+    private func closeAfter(_ replies: [WireValue], context: ChannelHandlerContext, session: ClientSession) {
+        session.write(replies)
+        closing = true
+        pending = nil
+        context.close(promise: nil)
     }
 
     private func refuseOversized(context: ChannelHandlerContext, session: ClientSession) {

@@ -24,6 +24,7 @@ final class ControlSocketService: Service, Sendable {
     private let logger: Logger
     private let lock: DaemonLock
     private let channel: any Channel
+    private let pools: DaemonPools
 
     /// Removes a stale socket and binds (or adopts the activated socket), so the socket accepts
     /// connections as soon as this returns. The caller holds the single-instance `lock`, which the
@@ -32,9 +33,12 @@ final class ControlSocketService: Service, Sendable {
         socketPath = paths.socketPath
         self.logger = logger
         self.lock = lock
+        pools = context.pools
         let inherited = Self.activatedSocket()
         activated = inherited != nil
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // One event loop per core: a connection stays on one loop, and the arbiter's lock is the
+        // only state the loops share, so coordination throughput grows with the cores.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, System.coreCount))
         self.group = group
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
@@ -70,6 +74,7 @@ final class ControlSocketService: Service, Sendable {
             }
         } catch {
             try? await group.shutdownGracefully()
+            await context.pools.shutdown()
             lock.release()
             throw DaemonError("cannot listen on \(socketPath): \(error)")
         }
@@ -99,6 +104,7 @@ final class ControlSocketService: Service, Sendable {
         if !activated { unlink(socketPath) }
         try? FileManager.default.removeItem(atPath: (socketPath as NSString).deletingLastPathComponent + "/apps")
         try await group.shutdownGracefully()
+        await pools.shutdown()
         lock.release()
     }
 }

@@ -52,9 +52,11 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         drive?.noteWrite(change)
     }
     let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)
-    let access = try AccessService(paths: paths, store: store, arbiter: arbiter, logger: logger)
+    let pools = DaemonPools()
+    let access = try AccessService(paths: paths, store: store, arbiter: arbiter, pools: pools, logger: logger)
     let context = DaemonContext(
-        arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, logger: logger)
+        arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, pools: pools,
+        logger: logger)
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let group = ServiceGroup(

@@ -2,7 +2,7 @@ import Folio
 import Logging
 
 /// What every connection shares: the coordination arbiter, the isolation layer, the metadata index,
-/// the type registry and the drive.
+/// the type registry, the drive and the blocking pools.
 struct DaemonContext: Sendable {
     let arbiter: CoordinationArbiter
     let access: AccessService
@@ -11,5 +11,7 @@ struct DaemonContext: Sendable {
     let types: TypeRegistry
     /// The drive (nil when the daemon was started without a way to reach one).
     let drive: DriveService?
+    /// Threads for the handlers that block (`RequestPlacement`).
+    let pools: DaemonPools
     let logger: Logger
 }

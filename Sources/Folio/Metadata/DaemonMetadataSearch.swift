@@ -28,7 +28,7 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         do {
             let reply = try daemon.request("query.start", params: search.spec.wireValue)
             if reply["covered"]?.boolValue == true {
-                daemon.setReconnectHandler(for: search) { [weak search] in search?.resync() }
+                daemon.setReconnectHandler(for: search) { [weak search] in search?.resync(round: 0) }
                 return search
             }
         } catch {
@@ -63,9 +63,10 @@ final class DaemonMetadataSearch: @unchecked Sendable {
 
     /// After the daemon restarted: asks the new one to run the query (once its index covers the
     /// folders again: a restarted daemon first checks its index), then reports what changed
-    /// meanwhile as one update.
-    private func resync() {
-        for _ in 0..<600 {
+    /// meanwhile as one update. Tries once a second for ten minutes, on this process's resync
+    /// queue (a request waits for its reply there, within the request deadline).
+    private func resync(round: Int) {
+        Self.resyncs.async { [self] in
             guard state.withLock({ state in
                 guard !state.stopped else { return false }
                 state.resyncing = [:]
@@ -73,10 +74,16 @@ final class DaemonMetadataSearch: @unchecked Sendable {
             }) else { return }
             if (try? daemon.request("query.start", params: spec.wireValue))?["covered"]?.boolValue == true { return }
             state.withLock { $0.resyncing = nil }
-            Thread.sleep(forTimeInterval: 1)
+            guard round < 600 else {
+                logger.warning("the restarted daemon did not take the query back; it no longer updates")
+                return
+            }
+            Self.resyncs.asyncAfter(deadline: .now() + 1) { [weak self] in self?.resync(round: round + 1) }
         }
-        logger.warning("the restarted daemon did not take the query back; it no longer updates")
     }
+
+    /// Where queries are taken back after a reconnection: requests wait there, not on a shared queue.
+    private static let resyncs = DispatchQueue(label: "folio.metadata-query.resync")
 
     private struct State {
         var stopped = false

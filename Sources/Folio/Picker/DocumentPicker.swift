@@ -69,8 +69,10 @@ open class DocumentPicker: @unchecked Sendable {
     public func present() {
         let queue = OperationQueue.current.flatMap { $0 === OperationQueue.main ? nil : $0 }
         let picker = self
-        DispatchQueue.global().async {
-            let outcome = Result { try picker.pickNow() }
+        // The wait for the person is a suspension, not a blocked thread.
+        Task {
+            let outcome: Result<[URL], any Error>
+            do { outcome = .success(try await picker.pick()) } catch { outcome = .failure(error) }
             let deliver: @Sendable () -> Void = {
                 guard let delegate = picker.delegate else { return }
                 switch outcome {
@@ -91,27 +93,17 @@ open class DocumentPicker: @unchecked Sendable {
     /// - Throws: `CocoaError.userCancelled` when the user cancels; `CocoaError.featureUnsupported`
     ///   when no daemon runs or no picker front end is attached to it.
     public func pick() async throws -> [URL] {
-        try await withCheckedThrowingContinuation { continuation in
-            let picker = self
-            DispatchQueue.global().async { continuation.resume(with: Result { try picker.pickNow() }) }
-        }
-    }
-
-    /// The request as the daemon receives it.
-    var request: PickerRequest {
-        PickerRequest(
-            mode: documentPickerMode.wireMode, types: contentTypes.map(\.identifier), allowsMultipleSelection: allowsMultipleSelection,
-            directory: directoryURL.map { CoordinationPath.normalize($0.path) }, urls: urls.map { CoordinationPath.normalize($0.path) },
-            showsFileExtensions: shouldShowFileExtensions)
-    }
-
-    private func pickNow() throws -> [URL] {
         guard let daemon = CoordinationEngine.current as? DaemonCoordinationEngine else {
             throw CocoaError(
                 .featureUnsupported,
                 userInfo: [NSLocalizedDescriptionKey: "the document picker runs in the Folio daemon, and none is running (start `folio daemon`)"])
         }
-        let reply = try AccessClient.request(daemon, "picker.pick", request.wireValue)
+        let reply: WireValue
+        do {
+            reply = try await daemon.request("picker.pick", params: request.wireValue, deadline: .person)
+        } catch {
+            throw error.publicError
+        }
         var result: [URL] = []
         for item in reply["urls"]?.arrayValue ?? [] {
             guard let path = item["path"]?.stringValue else { continue }
@@ -121,5 +113,13 @@ open class DocumentPicker: @unchecked Sendable {
             result.append(URL(fileURLWithPath: path, isDirectory: isDirectory.boolValue))
         }
         return result
+    }
+
+    /// The request as the daemon receives it.
+    var request: PickerRequest {
+        PickerRequest(
+            mode: documentPickerMode.wireMode, types: contentTypes.map(\.identifier), allowsMultipleSelection: allowsMultipleSelection,
+            directory: directoryURL.map { CoordinationPath.normalize($0.path) }, urls: urls.map { CoordinationPath.normalize($0.path) },
+            showsFileExtensions: shouldShowFileExtensions)
     }
 }

@@ -16,14 +16,14 @@ final class AccessService: Sendable {
     let logger: Logger
     private let keyResult: Result<BookmarkKey, any Error>
 
-    init(paths: FolioPaths, store: IndexStore, arbiter: CoordinationArbiter, logger: Logger) throws {
+    init(paths: FolioPaths, store: IndexStore, arbiter: CoordinationArbiter, pools: DaemonPools, logger: Logger) throws {
         coordination = LocalCoordinationEngine(arbiter: arbiter, logger: logger)
         catalog = AppCatalog(paths: paths)
         grants = try GrantStore(pool: store.pool)
         policy = AccessPolicy(catalog: catalog, grants: grants)
         self.logger = logger
         keyResult = Result { try BookmarkKey.load(path: paths.configDirectory + "/bookmark.key") }
-        picker = PickerService(logger: logger)
+        picker = PickerService(pools: pools, logger: logger)
         picker.access = self
         Self.sweepImports(paths: paths)
     }

@@ -14,6 +14,7 @@ import SystemPackage
 /// - move: the documents moved to the chosen folder, granted, with a reference document.
 final class PickerService: @unchecked Sendable {
     weak var access: AccessService?
+    let pools: DaemonPools
     let logger: Logger
     private let lock = NSLock()
     private weak var frontEnd: ClientSession?
@@ -30,7 +31,8 @@ final class PickerService: @unchecked Sendable {
         let client: UInt32?
     }
 
-    init(logger: Logger) {
+    init(pools: DaemonPools, logger: Logger) {
+        self.pools = pools
         self.logger = logger
     }
 
@@ -86,7 +88,8 @@ final class PickerService: @unchecked Sendable {
         }
         let chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
         lock.withLock { pending[number] = nil }
-        DispatchQueue.global().async { [self] in
+        // The copy or move waits for claims on the documents: on the slow pool, never a shared one.
+        pools.submit(.slow) { [self] in
             let result = Result { () throws(CoordinationFailure) -> [WireValue] in
                 try PickerChoice.carryOut(chosen, request: request.request, app: request.app, client: request.client, access: access) { folder in
                     if let session = request.session { self.lock.withLock { self.imports[ObjectIdentifier(session), default: []].append(folder) } }

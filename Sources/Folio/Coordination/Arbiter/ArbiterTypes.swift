@@ -119,6 +119,8 @@ package struct CoordinationFailure: Error, Sendable, Equatable {
         case corrupt
         /// The user cancelled (the picker).
         case userCancelled = "user-cancelled"
+        /// The daemon did not answer within the deadline (client side only).
+        case timedOut = "timed-out"
     }
 
     package var kind: Kind

@@ -8,6 +8,7 @@ extension CoordinationArbiter {
     /// Registers a presenter of `path` (nil: the item does not exist yet).
     package func addPresenter(_ presenter: UInt64, purpose: String, path: String?, client: UInt32) throws(CoordinationFailure) {
         try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
+            guard state.clients[client] != nil else { throw CoordinationFailure(kind: .connectionLost, message: "the client has gone") }
             let key = PresenterKey(client: client, presenter: presenter)
             guard state.presenters[key] == nil else {
                 throw CoordinationFailure(kind: .invalid, message: "presenter \(presenter) is already registered")

@@ -61,11 +61,13 @@ package final class CoordinationArbiter: @unchecked Sendable {
     let scheduleWork: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
     private let lock = NSLock()
     var state = ArbiterState()
+    /// Where presenter timeouts fire: a private serial queue, whose work only takes the lock.
+    private static let timers = DispatchQueue(label: "folio.coordination.timers")
 
     /// Creates an arbiter.
     ///
-    /// - Parameter schedule: runs a closure after a delay (presenter timeouts); by default on a
-    ///   global dispatch queue.
+    /// - Parameter schedule: runs a closure after a delay (presenter timeouts); by default on the
+    ///   arbiters' own timer queue (never a global queue, whose threads blocking work may hold).
     package init(
         configuration: Configuration = Configuration(), logger: Logger = Logger(label: "folio.coordination"),
         schedule: (@Sendable (Duration, @escaping @Sendable () -> Void) -> Void)? = nil
@@ -76,7 +78,7 @@ package final class CoordinationArbiter: @unchecked Sendable {
             schedule ?? { delay, work in
                 let (seconds, attoseconds) = delay.components
                 let nanos = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanos)), execute: work)
+                Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(nanos)), execute: work)
             }
     }
 
@@ -117,6 +119,9 @@ package final class CoordinationArbiter: @unchecked Sendable {
     /// Queues a claim. The client hears `granted` or `failed` later.
     package func submit(_ request: ClaimRequest, from client: UInt32) throws(CoordinationFailure) {
         try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
+            // A client that left (its connection closed while this claim was being checked) can
+            // no longer hold anything: its claim would never be released.
+            guard state.clients[client] != nil else { throw CoordinationFailure(kind: .connectionLost, message: "the client has gone") }
             let key = ClaimKey(client: client, claim: request.claim)
             guard state.claims[key] == nil else {
                 throw CoordinationFailure(kind: .invalid, message: "claim \(request.claim) is already in use")

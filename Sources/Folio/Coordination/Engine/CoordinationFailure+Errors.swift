@@ -20,7 +20,7 @@ extension CoordinationFailure {
                 return CocoaError(CocoaError.Code(rawValue: code), userInfo: [NSLocalizedDescriptionKey: message])
             }
             return NSError(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: message])
-        case .presenterTimeout, .connectionLost:
+        case .presenterTimeout, .connectionLost, .timedOut:
             return CocoaError(.fileLocking, userInfo: [NSLocalizedDescriptionKey: message])
         case .invalid, .unknownMethod, .unknownType, .failed:
             return CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: message])

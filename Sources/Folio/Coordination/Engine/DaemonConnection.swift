@@ -20,10 +20,33 @@ final class DaemonConnection: @unchecked Sendable {
     private let writeLock = NSLock()
     private var buffered: [UInt8] = []
 
-    /// Connects to the socket at `socketPath`.
-    init(socketPath: String) throws {
+    /// How long each step may take before a daemon that does not answer is given up on.
+    struct Deadlines: Sendable {
+        /// Connecting and the hello exchange.
+        var connect: Duration
+        /// Each request's reply, and each frame's write.
+        var request: Duration
+
+        /// 10 s to connect and say hello, 60 s for a request; `FOLIO_CONNECT_TIMEOUT` and
+        /// `FOLIO_REQUEST_TIMEOUT` (seconds) change them.
+        static var fromEnvironment: Deadlines {
+            func seconds(_ name: String, _ fallback: Duration) -> Duration {
+                guard let text = ProcessInfo.processInfo.environment[name], let value = Double(text), value > 0, value.isFinite else {
+                    return fallback
+                }
+                return .milliseconds(Int64(value * 1000))
+            }
+            return Deadlines(connect: seconds("FOLIO_CONNECT_TIMEOUT", .seconds(10)), request: seconds("FOLIO_REQUEST_TIMEOUT", .seconds(60)))
+        }
+    }
+
+    /// Connects to the socket at `socketPath`. Connecting and every write give up after the
+    /// deadlines (a daemon that stopped reading cannot hold this process forever).
+    init(socketPath: String, deadlines: Deadlines) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Error(message: "socket: \(String(cString: strerror(errno)))") }
+        // A Unix socket's connect waits for the listener's backlog under the send timeout.
+        Self.setTimeout(fd, SO_SNDTIMEO, deadlines.connect)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(socketPath.utf8)
@@ -39,11 +62,25 @@ final class DaemonConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = errno == EAGAIN ? "the daemon did not accept the connection within \(deadlines.connect)" : String(cString: strerror(errno))
             close(fd)
             throw Error(message: "cannot connect to \(socketPath): \(reason)")
         }
         self.fd = fd
+        self.deadlines = deadlines
+        Self.setTimeout(fd, SO_SNDTIMEO, deadlines.request)
+    }
+
+    let deadlines: Deadlines
+
+    private static func setTimeout(_ fd: Int32, _ option: Int32, _ duration: Duration?) {
+        var value = timeval()
+        if let duration {
+            let (seconds, attoseconds) = duration.components
+            value.tv_sec = Int(seconds)
+            value.tv_usec = Int(attoseconds / 1_000_000_000_000)
+        }
+        _ = setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }
@@ -66,14 +103,22 @@ final class DaemonConnection: @unchecked Sendable {
             }
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    // Part of a frame may be out: the stream cannot be used again.
+                    shutdownBothWays()
+                    throw Error(message: "the daemon took no data for \(deadlines.request): it does not answer")
+                }
                 throw Error(message: String(cString: strerror(errno)))
             }
             offset += written
         }
     }
 
-    /// Sends `frame` and reads the first reply synchronously, before the reader thread starts.
+    /// Sends `frame` and reads the first reply synchronously, before the reader thread starts,
+    /// within the connect deadline.
     func handshake(_ frame: WireValue) throws -> WireValue {
+        Self.setTimeout(fd, SO_RCVTIMEO, deadlines.connect)
+        defer { Self.setTimeout(fd, SO_RCVTIMEO, nil) }
         try send(frame)
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -92,6 +137,9 @@ final class DaemonConnection: @unchecked Sendable {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw Error(message: "the daemon did not answer hello within \(deadlines.connect)")
+                }
                 throw Error(message: String(cString: strerror(errno)))
             }
             if count == 0 { return false }

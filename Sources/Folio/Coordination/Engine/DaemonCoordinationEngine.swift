@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 package import Logging
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -22,23 +23,36 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     private var reconnectHandlers: [ObjectIdentifier: @Sendable () -> Void] = [:]
     private var reconnectingInBackground = false
     private let reconnectLock = NSLock()
+    private let deadlines: DaemonConnection.Deadlines
+    /// Request deadlines and reconnection retries fire here, never on a global queue (whose
+    /// threads blocking work may hold).
+    private let timers = DispatchQueue(label: "folio.daemon.timers")
 
     /// Connects to the daemon at `socketPath` and says hello.
     ///
     /// - Throws: `DaemonConnection.Error` when nothing listens there or the daemon speaks another
     ///   protocol version.
     /// - Parameter app: the app this connection declares (by default the process's `FOLIO_APP_ID`).
-    package init(socketPath: String, app: String? = AppIdentity.current, logger: Logger = Logger(label: "folio.coordination")) throws {
+    /// - Parameter requestTimeout: how long a request may wait for its reply (by default 60 s, or
+    ///   `FOLIO_REQUEST_TIMEOUT` seconds); connecting and hello take at most `FOLIO_CONNECT_TIMEOUT`
+    ///   (10 s). A daemon that hangs gives a clear error, never a hang.
+    package init(
+        socketPath: String, app: String? = AppIdentity.current, requestTimeout: Duration? = nil,
+        logger: Logger = Logger(label: "folio.coordination")
+    ) throws {
         self.socketPath = socketPath
         self.app = app
-        connection = try Self.connect(socketPath, app: app)
+        var deadlines = DaemonConnection.Deadlines.fromEnvironment
+        if let requestTimeout { deadlines.request = requestTimeout }
+        self.deadlines = deadlines
+        connection = try Self.connect(socketPath, app: app, deadlines: deadlines)
         super.init(logger: logger)
         startReading(connection)
     }
 
     /// Opens a connection and says hello.
-    private static func connect(_ socketPath: String, app: String?) throws -> DaemonConnection {
-        let connection = try DaemonConnection(socketPath: socketPath)
+    private static func connect(_ socketPath: String, app: String?, deadlines: DaemonConnection.Deadlines) throws -> DaemonConnection {
+        let connection = try DaemonConnection(socketPath: socketPath, deadlines: deadlines)
         var params: [String: WireValue] = [
             "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
             "name": .string(ProcessInfo.processInfo.processName),
@@ -83,7 +97,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         guard stateLock.withLock({ lost != nil }) else { return }
         let fresh: DaemonConnection
         do {
-            fresh = try Self.connect(socketPath, app: app)
+            fresh = try Self.connect(socketPath, app: app, deadlines: deadlines)
         } catch {
             throw CoordinationFailure(kind: .connectionLost, message: "no Folio daemon answers on \(socketPath): \(error)")
         }
@@ -96,7 +110,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         for (number, purpose, path) in presenterRegistrations() {
             try transportAddPresenter(number, purpose: purpose, path: path)
         }
-        for handler in stateLock.withLock({ Array(reconnectHandlers.values) }) { DispatchQueue.global().async(execute: handler) }
+        for handler in stateLock.withLock({ Array(reconnectHandlers.values) }) { timers.async(execute: handler) }
     }
 
     // MARK: Sending
@@ -127,27 +141,87 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         }
     }
 
-    /// Sends a request and waits for its reply (for `status` and other non-claim requests).
-    package func request(_ method: String, params: WireValue = [:]) throws(CoordinationFailure) -> WireValue {
-        let id = makeNumber()
+    /// How long a request may wait for its reply.
+    package enum Deadline: Sendable {
+        /// The connection's request deadline (60 s, or `FOLIO_REQUEST_TIMEOUT`).
+        case standard
+        /// This long.
+        case after(Duration)
+        /// No deadline: a wait on a person (the picker), which ends when they answer or the
+        /// daemon or its front end goes away.
+        case person
+    }
+
+    private func limit(_ deadline: Deadline) -> Duration? {
+        switch deadline {
+        case .standard: deadlines.request
+        case .after(let duration): duration
+        case .person: nil
+        }
+    }
+
+    /// Sends a request and waits for its reply (for `status` and other non-claim requests), at
+    /// most `deadline`. Blocks the calling thread: from async code use the `async` form.
+    ///
+    /// - Throws: `CoordinationFailure` with kind `timedOut` when no reply came in time.
+    package func request(_ method: String, params: WireValue = [:], deadline: Deadline = .standard) throws(CoordinationFailure) -> WireValue {
         let semaphore = DispatchSemaphore(value: 0)
         let box = ResultBox()
-        stateLock.lock()
-        requests[id] = { result in
+        let id = try begin(method, params) { result in
             box.set(result)
             semaphore.signal()
         }
-        stateLock.unlock()
+        if let limit = limit(deadline) {
+            let (seconds, attoseconds) = limit.components
+            if semaphore.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .timedOut {
+                if let waiter = stateLock.withLock({ requests.removeValue(forKey: id) }) { waiter(.failure(timedOut(method, limit))) }
+                semaphore.wait()
+            }
+        } else {
+            semaphore.wait()
+        }
+        return try box.get()
+    }
+
+    /// Sends a request and suspends until its reply, at most `deadline`. No thread waits meanwhile.
+    package func request(_ method: String, params: WireValue = [:], deadline: Deadline = .standard) async throws(CoordinationFailure) -> WireValue {
+        let limit = limit(deadline)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireValue, CoordinationFailure>, Never>) in
+            let once = ResumeOnce(continuation)
+            do throws(CoordinationFailure) {
+                let id = try begin(method, params) { once.resume($0) }
+                if let limit {
+                    let (seconds, attoseconds) = limit.components
+                    timers.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+                        [weak self] in
+                        guard let self, stateLock.withLock({ requests.removeValue(forKey: id) }) != nil else { return }
+                        once.resume(.failure(timedOut(method, limit)))
+                    }
+                }
+            } catch {
+                once.resume(.failure(error))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Registers `completion` for a new request's reply and sends the request; returns its id.
+    private func begin(
+        _ method: String, _ params: WireValue, _ completion: @escaping @Sendable (Result<WireValue, CoordinationFailure>) -> Void
+    ) throws(CoordinationFailure) -> UInt64 {
+        let id = makeNumber()
+        stateLock.withLock { requests[id] = completion }
         do {
             try send(["id": .int(Int64(id)), "method": .string(method), "params": params])
         } catch {
-            stateLock.lock()
-            requests[id] = nil
-            stateLock.unlock()
+            stateLock.withLock { requests[id] = nil }
             throw error
         }
-        semaphore.wait()
-        return try box.get()
+        return id
+    }
+
+    private func timedOut(_ method: String, _ limit: Duration) -> CoordinationFailure {
+        CoordinationFailure(kind: .timedOut, message: "the Folio daemon did not answer \(method) within \(limit) (FOLIO_REQUEST_TIMEOUT)")
     }
 
     override func transportSubmit(_ request: ClaimRequest) throws(CoordinationFailure) {
@@ -210,7 +284,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
             return true
         }
         guard start else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
+        timers.asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
     }
 
     private func retryInBackground() {
@@ -222,7 +296,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         do {
             try reconnect()
         } catch {
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
+            timers.asyncAfter(deadline: .now() + 1) { [weak self] in self?.retryInBackground() }
             return
         }
         stateLock.withLock { reconnectingInBackground = false }
@@ -290,6 +364,22 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         for waiter in waiting.values { waiter(.failure(failure)) }
         failAllPending(failure)
         if !expected { reconnectInBackground() }
+    }
+}
+
+/// Resumes a continuation once, whichever of the reply and the deadline comes first.
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Result<WireValue, CoordinationFailure>, Never>?>
+
+    init(_ continuation: CheckedContinuation<Result<WireValue, CoordinationFailure>, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(_ result: Result<WireValue, CoordinationFailure>) {
+        continuation.withLock { pending in
+            defer { pending = nil }
+            return pending
+        }?.resume(returning: result)
     }
 }
 
