@@ -54,6 +54,13 @@ final class RawClient {
         }
     }
 
+    /// Whether a reply is waiting to be read now (without waiting for one).
+    var hasReplyWaiting: Bool {
+        if !buffered.isEmpty { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// Sends a frame and returns the reply line.
     func call(_ frame: String) -> String {
         send(frame + "\n")
