@@ -35,6 +35,23 @@ int cfolio_rename_noreplace(const char *oldpath, const char *newpath);
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing a range back to disk without
 /// waiting, so that a later fsync has less to do. Returns 0 or -1 with errno set.
 int cfolio_start_writeback(int fd, long long offset, long long length);
+
+/// Starts `path` with `argv` and `envp` (both NULL-terminated) under a supervisor process, in a
+/// process group of its own, so that the command never outlives the calling process:
+/// - the supervisor has PR_SET_PDEATHSIG: if the calling *thread* ends (the process killed, even by
+///   SIGKILL), the whole group is killed at once;
+/// - a signal the caller sends the supervisor goes to the whole group, which then has
+///   `grace_seconds` to end before it is killed;
+/// - when the command ends, anything it left running in its group is killed.
+/// Run from a terminal, the group gets the terminal for its run. The supervisor exits with the
+/// command's status (128 + the signal's number for a signal; 127 when it could not run).
+/// Returns the supervisor's pid, or -1 with errno set. The calling thread must live until the
+/// supervisor has been waited for.
+pid_t cfolio_spawn_supervised(const char *path, char *const argv[], char *const envp[], int grace_seconds);
+
+/// Forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT that this process receives to `target` (from a
+/// signal handler); 0 restores their default actions.
+void cfolio_forward_signals(pid_t target);
 #endif
 
 #endif

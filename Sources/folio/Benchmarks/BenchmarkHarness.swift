@@ -15,6 +15,9 @@ struct BenchmarkHarness {
         var baseline: Double
         /// How many times slower than the baseline (value is a rate: baseline / value; a time: value / baseline).
         var slowdown: Double
+        /// For figures measured in alternating blocks: the lowest and highest block's ratio, and
+        /// how many blocks (`slowdown` is then the median block's ratio).
+        var spread: (low: Double, high: Double, blocks: Int)? = nil
     }
 
     var rounds: Int
@@ -60,6 +63,34 @@ struct BenchmarkHarness {
                 slowdown: p50 / base50))
     }
 
+    /// Measures `work` and `baseline` (one operation each call) alternately, in `blocks` blocks of
+    /// `count` operations, baseline first in each; records the median block's ratio of their
+    /// `fraction` percentiles (p50 by default) with the min–max over the blocks. Alternating keeps
+    /// a shared machine's drift from landing on one side only.
+    mutating func alternated(
+        _ name: String, blocks: Int, count: Int, fraction: Double = 0.5, baselineName: String, work: () -> Void, baseline: () -> Void
+    ) {
+        var values: [Double] = [], baselines: [Double] = []
+        for _ in 0..<max(1, blocks) {
+            baselines.append(Self.percentile(CoordinationBenchmarks.measure(count, baseline), fraction) / 1000)
+            values.append(Self.percentile(CoordinationBenchmarks.measure(count, work), fraction) / 1000)
+        }
+        let label = fraction == 0.5 ? "p50" : "p\(Int(fraction * 100))"
+        blockRatios("\(name) \(label)", unit: "µs", values: values, baselineName: "\(baselineName) \(label)", baselines: baselines)
+    }
+
+    /// Records figures measured in blocks beside their baselines measured in the same blocks: the
+    /// medians, and the median block's ratio (value / baseline) with the min–max over the blocks.
+    mutating func blockRatios(_ name: String, unit: String, values: [Double], baselineName: String, baselines: [Double]) {
+        let ratios = zip(values, baselines).map { $0 / $1 }.sorted()
+        guard !ratios.isEmpty else { return }
+        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+        rows.append(
+            Row(
+                name: name, unit: unit, value: median(values), baselineName: baselineName, baseline: median(baselines),
+                slowdown: ratios[ratios.count / 2], spread: (ratios.first!, ratios.last!, ratios.count)))
+    }
+
     /// Records a throughput against a baseline throughput, both in operations per second.
     mutating func throughput(_ name: String, rate: Double, baselineName: String, baselineRate: Double) {
         rows.append(Row(name: name, unit: "ops/s", value: rate, baselineName: baselineName, baseline: baselineRate, slowdown: baselineRate / rate))
@@ -87,7 +118,11 @@ struct BenchmarkHarness {
         #endif
         for row in rows {
             let value = Self.format(row.value), base = Self.format(row.baseline)
-            print("\(row.name): \(value) \(row.unit) | baseline \(row.baselineName): \(base) \(row.unit) | \(String(format: "%.2f", row.slowdown))× the baseline's cost")
+            var cost = "\(String(format: "%.2f", row.slowdown))× the baseline's cost"
+            if let spread = row.spread {
+                cost += " (median of \(spread.blocks) alternated blocks; \(String(format: "%.2f", spread.low))–\(String(format: "%.2f", spread.high))×)"
+            }
+            print("\(row.name): \(value) \(row.unit) | baseline \(row.baselineName): \(base) \(row.unit) | \(cost)")
         }
     }
 

@@ -33,7 +33,6 @@ enum CoordinationBenchmarks {
             of: ClaimRequest(claim: 1_000_000, purpose: UUID().uuidString, presenter: nil, items: [ClaimItem(path: file, access: .write([]))]))
         let requestSize = WireValue.object(["id": 1_000_000, "method": "claim", "params": claimFrame]).serialized().count + 1
         let raw = try PingPong(socket: echoSocket, requestSize: requestSize)
-        let pingPong = measure(iterations) { raw.roundTrip() }
         print("(raw frame: \(requestSize) bytes out, \(PingPong.replySize) back)")
 
         let lockFD = open(file, O_RDWR | O_CLOEXEC)
@@ -44,18 +43,25 @@ enum CoordinationBenchmarks {
         }
 
         var error: NSError?
-        let writes = measure(iterations) {
-            FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in }
-        }
-        let reads = measure(iterations) {
-            FileCoordinator(filePresenter: nil, engine: engine).coordinate(readingItemAt: url, options: [], error: &error) { _ in }
-        }
+        let write = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in } }
+        let read = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(readingItemAt: url, options: [], error: &error) { _ in } }
+        // The round trips against the raw ping-pong alternate in blocks, so drift on a shared
+        // machine falls on both sides.
+        let blocks = 10, perBlock = max(100, iterations / 10)
+        harness.alternated(
+            "coordinated write via daemon", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong", work: write,
+            baseline: { raw.roundTrip() })
+        harness.alternated(
+            "coordinated read via daemon", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong", work: read,
+            baseline: { raw.roundTrip() })
+        harness.alternated(
+            "coordinated write via daemon", blocks: blocks, count: perBlock, fraction: 0.99, baselineName: "raw Unix-socket ping-pong",
+            work: write, baseline: { raw.roundTrip() })
+        let writes = measure(iterations, write)
         let localWrites = measure(iterations) {
             FileCoordinator(filePresenter: nil, engine: local).coordinate(writingItemAt: url, options: [], error: &error) { _ in }
         }
         if let error { throw error }
-        harness.latency("coordinated write via daemon", samples: writes, baselineName: "raw Unix-socket ping-pong", baselineSamples: pingPong)
-        harness.latency("coordinated read via daemon", samples: reads, baselineName: "raw Unix-socket ping-pong", baselineSamples: pingPong)
         harness.latency("coordinated write via daemon", samples: writes, baselineName: "flock EX+UN", baselineSamples: flocks)
         harness.latency("coordinated write in-process engine", samples: localWrites, baselineName: "flock EX+UN", baselineSamples: flocks)
 

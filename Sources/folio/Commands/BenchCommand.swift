@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, documents, bookmarks, metadata, index, sync.")
+    @Argument(help: "The benchmark: types, coordination, stall, documents, bookmarks, metadata, index, sync.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -18,6 +18,8 @@ struct BenchCommand: AsyncParsableCommand {
     var seconds = 2.0
     @Option(help: "Files in the generated tree (metadata).")
     var files = 200_000
+    @Option(help: "Entries in the tree a bookmark resolution searches (stall).")
+    var entries = 50_000
     @Option(help: "Files in each generated tree, comma-separated (index).")
     var sizes = "200000,1000000"
 
@@ -33,6 +35,7 @@ struct BenchCommand: AsyncParsableCommand {
             try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, folioOnly: syncFolioOnly)
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
+        case "stall": try StallBenchmarks.run(samples: min(iterations, 5_000), rounds: min(rounds, 5), entries: entries)
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
         case "bookmarks": try BookmarkBenchmarks.run(iterations: iterations, rounds: rounds)
         case "metadata": try MetadataBenchmarks.run(files: files, rounds: rounds)
@@ -40,7 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
             guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
             try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, documents, bookmarks, metadata, index, sync")
+        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, stall, documents, bookmarks, metadata, index, sync")
         }
     }
 }

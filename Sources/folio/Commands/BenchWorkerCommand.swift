@@ -17,6 +17,7 @@ struct BenchWorkerCommand: ParsableCommand {
         switch role {
         case "echo": try echo(socketPath: arguments[0])
         case "hammer": hammer(mode: arguments[0], path: arguments[1], seconds: Double(arguments[2]) ?? 1)
+        case "slow": try slow(kind: arguments[0], socket: arguments[1], target: arguments[2], stopFile: arguments[3])
         default: throw ValidationError("unknown role \(role)")
         }
     }
@@ -49,6 +50,29 @@ struct BenchWorkerCommand: ParsableCommand {
             }
             close(connection)
         }
+    }
+
+    /// Sends slow requests one after another until `stopFile` exists; prints how many were answered.
+    /// `bookmark`: resolves the bookmark data in `target` (a file holding it in base64), whose item
+    /// is gone, so each resolution searches the tree around it; `sniff`: the content type of the
+    /// file `target`.
+    private func slow(kind: String, socket: String, target: String, stopFile: String) throws {
+        let engine = try DaemonCoordinationEngine(socketPath: socket, app: nil)
+        defer { engine.disconnect() }
+        let (method, params): (String, WireValue)
+        switch kind {
+        case "bookmark":
+            let data = try String(contentsOfFile: target, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            (method, params) = ("bookmark.resolve", ["data": .string(data)])
+        case "sniff": (method, params) = ("types.of", ["path": .string(target)])
+        default: throw ValidationError("unknown slow request \(kind)")
+        }
+        var count = 0
+        while access(stopFile, F_OK) != 0 {
+            _ = try? engine.request(method, params: params)
+            count += 1
+        }
+        print(count)
     }
 
     /// Writes `path` under coordination (or flock) as often as it can for `seconds`; prints the count.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Folio
+import FolioSystem
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -13,7 +14,9 @@ struct CoordinateCommand: AsyncParsableCommand {
         abstract: "Run a command inside a coordinated read, write, delete or move of files.",
         discussion: """
             Presenters of the files are asked to save (read) or relinquish them first, and hear what \
-            changed afterwards. `move SRC DST` reports the move to presenters when the command \
+            changed afterwards. The command runs in a process group of its own that never outlives \
+            the claim: SIGTERM, SIGINT, SIGHUP and SIGQUIT are passed on to it, and if folio is \
+            killed, the group is killed with it. `move SRC DST` reports the move to presenters when the command \
             succeeded and SRC is gone. The exit status is the command's; 75 when the coordination \
             itself failed.
 
@@ -66,7 +69,7 @@ struct CoordinateCommand: AsyncParsableCommand {
         let status: Int32
         do {
             status = try await coordinator.coordinate(with: intents) {
-                let status = try runCommand()
+                let status = await runCommand()
                 if access == .move, status == 0 {
                     let source = intents[0].url, destination = intents[1].url
                     if !FileManager.default.fileExists(atPath: source.path) && FileManager.default.fileExists(atPath: destination.path) {
@@ -82,16 +85,18 @@ struct CoordinateCommand: AsyncParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
-    private func runCommand() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        do { try process.run() } catch {
-            printError("folio coordinate: cannot run \(command[0]): \(error.localizedDescription)")
+    /// Runs the command in a process group of its own that cannot outlive this process: killed
+    /// with it (even by SIGKILL), sent the signals it receives, and ended, with whatever it left
+    /// running, when the command ends (`SupervisedCommand`). So nothing it started writes after
+    /// the claim ended.
+    private func runCommand() async -> Int32 {
+        do {
+            // A command that cannot be found is reported by env(1), with status 127.
+            return try await SupervisedCommand.run(command, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError("folio coordinate: cannot run \(command[0]): \(error)")
             return 127
         }
-        process.waitUntilExit()
-        return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 }
 

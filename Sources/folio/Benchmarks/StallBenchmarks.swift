@@ -1,0 +1,92 @@
+import Folio
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `folio bench stall`: whether slow requests of some clients hold up the coordinations of
+/// another. Eight processes send slow requests without pause (four resolve a bookmark whose item is
+/// gone, so each resolution searches a 50,000-entry tree; four sniff the content type of large
+/// files) while this process coordinates writes through the same daemon. The figure is the
+/// coordinations' p99 under that load against their p99 with the daemon idle, measured in
+/// alternating rounds in the same run.
+enum StallBenchmarks {
+    static func run(samples: Int, rounds: Int, entries: Int) throws {
+        try BenchmarkHarness.withScratchDirectory("stall") { root in try run(samples: samples, rounds: rounds, entries: entries, root: root) }
+    }
+
+    private static func run(samples: Int, rounds: Int, entries: Int, root: String) throws {
+        let tree = root + "/docs"
+        let folders = max(1, entries / 1000)
+        for folder in 0..<folders {
+            let path = "\(tree)/f\(folder)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for file in 0..<(entries / folders) { close(open("\(path)/n\(file).txt", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)) }
+        }
+        // Large files whose names say nothing: their content decides the type.
+        var blobs: [String] = []
+        for index in 0..<4 {
+            let path = "\(root)/blob-\(index)"
+            var bytes = [UInt8](repeating: 0, count: 16 << 20)
+            for i in stride(from: 0, to: bytes.count, by: 4096) { bytes[i] = UInt8(truncatingIfNeeded: i / 4096 &* 31 &+ index) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            blobs.append(path)
+        }
+        let daemon = try BenchmarkDaemon(root: root + "/daemon")
+        defer { daemon.stop() }
+        let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
+        defer { engine.disconnect() }
+
+        // A bookmark of a document next to the tree, then the document goes.
+        let gone = tree + "/gone.txt"
+        _ = FileManager.default.createFile(atPath: gone, contents: Data("x".utf8))
+        let bookmark = try engine.request("bookmark.create", params: ["path": .string(gone)])["data"]?.stringValue ?? ""
+        try FileManager.default.removeItem(atPath: gone)
+        let bookmarkFile = root + "/bookmark.b64"
+        try Data(bookmark.utf8).write(to: URL(fileURLWithPath: bookmarkFile))
+
+        let file = root + "/coordinated.txt"
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let url = URL(fileURLWithPath: file)
+        var error: NSError?
+        let write = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in } }
+        print(
+            "stall: \(samples) coordinated writes per phase, \(rounds) rounds of idle then loaded; load: 4 processes resolving a bookmark "
+                + "over \(folders * (entries / folders)) entries, 4 sniffing 16 MiB files")
+
+        var idle50: [Double] = [], idle99: [Double] = [], loaded50: [Double] = [], loaded99: [Double] = []
+        var answered = 0
+        for round in 0..<rounds {
+            let quiet = CoordinationBenchmarks.measure(samples, write)
+            idle50.append(BenchmarkHarness.percentile(quiet, 0.5) / 1000)
+            idle99.append(BenchmarkHarness.percentile(quiet, 0.99) / 1000)
+
+            let stopFile = "\(root)/stop-\(round)"
+            let workers = try (0..<8).map { index in
+                let (kind, target) = index % 2 == 0 ? ("bookmark", bookmarkFile) : ("sniff", blobs[index / 2])
+                return try Child(
+                    daemon.executable, ["bench-worker", "slow", kind, daemon.socket, target, stopFile], environment: daemon.environment,
+                    captureOutput: true)
+            }
+            // The load is on once the daemon has answered slow requests: its status lists the workers.
+            let deadline = Date().addingTimeInterval(30)
+            while ((try? engine.request("status"))?["clients"]?.arrayValue?.count ?? 0) < 9, Date() < deadline { usleep(20_000) }
+            usleep(300_000)
+            let busy = CoordinationBenchmarks.measure(samples, write)
+            loaded50.append(BenchmarkHarness.percentile(busy, 0.5) / 1000)
+            loaded99.append(BenchmarkHarness.percentile(busy, 0.99) / 1000)
+            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+            for worker in workers { answered += Int(worker.waitForOutput().trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
+        }
+        if let error { throw error }
+        var harness = BenchmarkHarness(rounds: rounds)
+        harness.blockRatios(
+            "coordinated write p99, 8 processes sending slow requests", unit: "µs", values: loaded99,
+            baselineName: "the same, daemon idle", baselines: idle99)
+        harness.blockRatios(
+            "coordinated write p50, 8 processes sending slow requests", unit: "µs", values: loaded50,
+            baselineName: "the same, daemon idle", baselines: idle50)
+        harness.report()
+        print("slow requests answered meanwhile: \(answered)")
+    }
+}
