@@ -98,8 +98,8 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         /// whose reply is its grant), and whether the connection should close (too many refused
         /// frames in a row).
         case replied([WireValue], close: Bool)
-        /// Run `work` on `pool`, then pass its outcome to `finish`.
-        case blocking(NIOThreadPool, Request)
+        /// Run the request on the pool for its placement, then pass its outcome to `finish`.
+        case blocking(RequestPlacement, Request)
     }
 
     /// A decoded request waiting for its pool.
@@ -119,9 +119,8 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
             return .replied(replies, close: close)
         }
         let request = Request(id: decoded.id, request: decoded.request)
-        if let pool = context.pools.pool(for: decoded.request.placement(app: forcedApp ?? app, drive: context.drive)) {
-            return .blocking(pool, request)
-        }
+        let placement = decoded.request.placement(app: forcedApp ?? app, drive: context.drive)
+        if placement != .eventLoop { return .blocking(placement, request) }
         let (replies, close) = finish(request, run(request))
         return .replied(replies, close: close)
     }

@@ -95,6 +95,9 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     private var items: [String: MetadataItem] = [:]
     private var order: [MetadataItem]?
     private var pending = MetadataChanges()
+    /// The paths whose changes the query holds back while its updates are disabled (tests: a
+    /// disabled query posts nothing, so nothing else tells that a change has reached it).
+    package var heldPaths: Set<String> { lock.withLock { Set(pending.values.keys) } }
     private var search: (any MetadataSearch)?
     private var delivery: OperationQueue?
     private var streams: [UUID: AsyncStream<MetadataQueryEvent>.Continuation] = [:]

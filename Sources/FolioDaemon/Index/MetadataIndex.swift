@@ -37,6 +37,9 @@ final class MetadataIndex: @unchecked Sendable {
     private var crawled = 0
     private var stopped = false
     private let stitched = Mutex<[CoordinatedChange]>([])
+    /// The indexed roots, as last read (nil before the index started): stitching skips writes
+    /// outside them.
+    private let rootPaths = Mutex<[String]?>(nil)
     /// Whether the file system is watched (tests switch it off to show stitching alone).
     private let watchesFileSystem: Bool
     private let stepDelay: Duration
@@ -78,6 +81,7 @@ final class MetadataIndex: @unchecked Sendable {
                     }
                     writer.types.note(try String.fetchAll(db, sql: "SELECT DISTINCT type FROM items"))
                     let roots = try String.fetchAll(db, sql: "SELECT path FROM roots")
+                    rootPaths.withLock { $0 = roots }
                     var changes = IndexChanges()
                     for root in roots { try ensureRoot(root, db, changes: &changes) }
                     // Everything is checked again after a restart; only differences are written.
@@ -113,6 +117,7 @@ final class MetadataIndex: @unchecked Sendable {
         try write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO roots (path, origin, added) VALUES (?, 'user', ?)", arguments: [folder, Date().timeIntervalSince1970])
+            try noteRoots(db)
             var changes = IndexChanges()
             try ensureRoot(folder, db, changes: &changes)
         }
@@ -126,6 +131,7 @@ final class MetadataIndex: @unchecked Sendable {
         let removed = try write { db -> Bool in
             try db.execute(sql: "DELETE FROM roots WHERE path = ? AND origin = 'user'", arguments: [folder])
             guard db.changesCount > 0 else { return false }
+            try noteRoots(db)
             try writer.removeTree(folder, db, changes: &changes)
             return true
         }
@@ -228,11 +234,32 @@ final class MetadataIndex: @unchecked Sendable {
     /// A coordinated write ended (called under the arbiter's lock): recorded now, applied on the
     /// index queue; anything that reads the index first applies what is recorded.
     func stitch(_ change: CoordinatedChange) {
+        // A write outside every root changes nothing here: it costs no transaction.
+        guard covers(change) else { return }
         let first = stitched.withLock { pending in
             pending.append(change)
             return pending.count == 1
         }
         if first { work.async { [self] in applyStitched() } }
+    }
+
+    /// Whether `change` touches an indexed root (inside one, or above one); true until the roots
+    /// are known.
+    private func covers(_ change: CoordinatedChange) -> Bool {
+        guard let roots = rootPaths.withLock({ $0 }) else { return true }
+        func touches(_ path: String) -> Bool {
+            roots.contains { CoordinationPath.isSelfOrDescendant(path, of: $0) || CoordinationPath.isSelfOrDescendant($0, of: path) }
+        }
+        switch change {
+        case .wrote(let path): return touches(path)
+        case .moved(let from, let to): return touches(from) || touches(to)
+        }
+    }
+
+    /// Reads the roots again (on the index queue, after they changed).
+    private func noteRoots(_ db: Database) throws {
+        let roots = try String.fetchAll(db, sql: "SELECT path FROM roots")
+        rootPaths.withLock { $0 = roots }
     }
 
     /// Applies the stitched writes (on the index queue).

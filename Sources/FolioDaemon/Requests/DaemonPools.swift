@@ -1,5 +1,8 @@
 import NIOCore
 import NIOPosix
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// The daemon's threads for work that blocks (docs/architecture.md, "Threads"). The event loops only
 /// parse, route and answer from memory; anything that touches a file, SQLite or waits runs here.
@@ -36,9 +39,33 @@ final class DaemonPools: Sendable {
         guard let pool = pool(for: placement) else { return work() }
         pool.submit { state in
             guard case .active = state else { return }
+            Self.yieldToEventLoops(placement)
             work()
         }
     }
+
+    /// Runs `work` on the pool for `placement` and completes the future on `eventLoop`.
+    func run<T: Sendable>(_ placement: RequestPlacement, on eventLoop: any EventLoop, _ work: @escaping @Sendable () -> T) -> EventLoopFuture<T> {
+        guard let pool = pool(for: placement) else { return eventLoop.makeSucceededFuture(work()) }
+        return pool.runIfActive(eventLoop: eventLoop) {
+            Self.yieldToEventLoops(placement)
+            return work()
+        }
+    }
+
+    /// The slow pool's threads run at a lower priority (nice 10), once per thread: on a machine
+    /// whose cores they fill, a woken event loop (and the quick pool) gets a core at once rather
+    /// than after their time slices, so long work cannot stretch everyone's coordinations.
+    private static func yieldToEventLoops(_ placement: RequestPlacement) {
+        guard placement == .slow, lowered.currentValue == nil else { return }
+        lowered.currentValue = Lowered()
+        // On Linux the nice value is per thread, and 0 names the calling thread.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
+
+    /// Marks a thread whose priority was lowered already.
+    private final class Lowered: Sendable {}
+    private static let lowered = ThreadSpecificVariable<Lowered>()
 
     /// Stops both pools once the work already queued has run.
     func shutdown() async {
