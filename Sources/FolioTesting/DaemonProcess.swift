@@ -54,6 +54,15 @@ public final class DaemonProcess: @unchecked Sendable {
         return true
     }
 
+    /// How much the daemon has logged so far (bytes of its stderr): a mark for `log(after:)`, to
+    /// wait for a line written after some point of a test rather than take an earlier one for it.
+    public var logLength: Int { stderrLock.withLock { stderrText.utf8.count } }
+
+    /// What the daemon logged after `mark` (a `logLength` taken earlier).
+    public func log(after mark: Int) -> String {
+        String(decoding: log.utf8.dropFirst(mark), as: UTF8.self)
+    }
+
     /// Reads stdout until the daemon says where it listens, and returns the socket path.
     public func waitForListening(timeout: TimeInterval = 20) throws -> String {
         var text = ""

@@ -24,6 +24,7 @@ struct AsyncScenarioTests {
         q.send(Command.write2("mv", a, .forMoving, moved, .forReplacing))
         _ = try q.waitFor("entered", id: "mv")
         p.send(["op": "intents", "id": "i2", "intents": [["path": .string(a)]]])
+        try world.waitForClaim(on: a)
         #expect(!p.sees("intents", id: "i2", within: 0.2))
         q.send(["op": "move", "id": "mv", "from": .string(a), "to": .string(moved)])
         _ = try q.waitFor("moved", id: "mv")

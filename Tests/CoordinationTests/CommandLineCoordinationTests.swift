@@ -3,6 +3,9 @@ import FolioTesting
 import FolioTestTraits
 import Foundation
 import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// `folio coordinate` and `folio status` against a real daemon.
 @Suite("folio coordinate and folio status", .elasticPool)
@@ -19,10 +22,11 @@ struct CommandLineCoordinationTests {
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout == "saved by P\n")
 
-        // A writer holding the file shows in `folio status`; a reader waits for it.
+        // A writer holding the file (until told to go) shows in `folio status`; a reader waits for it.
+        let go = world.path("go")
         let holder = Process()
         holder.executableURL = ProcessRunner.folioExecutable()
-        holder.arguments = ["coordinate", "write", f, "--", "sleep", "3"]
+        holder.arguments = ["coordinate", "write", f, "--", "sh", "-c", "while [ ! -e '\(go)' ]; do sleep 0.05; done"]
         holder.environment = world.environment
         try holder.run()
         var status = ""
@@ -32,11 +36,20 @@ struct CommandLineCoordinationTests {
         }
         #expect(status.contains("granted") && status.contains("write(0) \(f)"), "\(status)")
         #expect(status.contains("presenters: 1"))
-        let started = Date()
-        let after = try ProcessRunner.folio(["coordinate", "read", "--without-changes", f, "--", "true"], environment: world.environment)
+        let reader = Process()
+        reader.executableURL = ProcessRunner.folioExecutable()
+        reader.arguments = ["coordinate", "read", "--without-changes", f, "--", "true"]
+        reader.environment = world.environment
+        reader.standardOutput = FileHandle.nullDevice
+        reader.standardError = FileHandle.nullDevice
+        try reader.run()
+        // The reader's claim waits behind the writer's, and the reader with it.
+        try world.waitForClaim(on: f)
+        #expect(reader.isRunning && holder.isRunning, "the read did not wait for the writer")
+        FileManager.default.createFile(atPath: go, contents: nil)
         holder.waitUntilExit()
-        #expect(after.status == 0)
-        #expect(Date().timeIntervalSince(started) > 0.3, "the read did not wait for the writer")
+        reader.waitUntilExit()
+        #expect(holder.terminationStatus == 0 && reader.terminationStatus == 0)
         let json = try ProcessRunner.folio(["status", "--json"], environment: world.environment)
         #expect(json.stdout.hasPrefix("{") && json.stdout.contains(#""claims":[]"#))
 
@@ -49,6 +62,50 @@ struct CommandLineCoordinationTests {
         #expect(failing.status == 3)
     }
 
+    /// The command runs in a process group that cannot outlive the claim: `folio` killed with
+    /// SIGKILL takes the command and what it started with it (nothing writes after the claim
+    /// ended); SIGTERM is passed on and the command's status comes back; what the command leaves
+    /// running when it ends is ended too.
+    @Test func theCommandNeverOutlivesItsClaim() async throws {
+        let world = try Scenario(.processes)
+        let f = try world.file("f.txt")
+        let pids = world.path("pids")
+
+        // SIGKILL: the shell and its background child were about to write.
+        let killed = try startCoordinate(
+            world, f, "(sleep 1; echo background >> '\(f)') & echo $$ $! > '\(pids).new' && mv '\(pids).new' '\(pids)'; sleep 1; echo late >> '\(f)'")
+        #expect(await eventually { FileManager.default.fileExists(atPath: pids) })
+        let started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(started.count == 2)
+        try world.waitForClaim(on: f, in: "granted")
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        // Once both are gone they can write nothing more: then the file must be as it was.
+        #expect(await eventually(10) { started.allSatisfy { !isAlive($0) } }, "the command outlived folio")
+        #expect(try String(contentsOfFile: f, encoding: .utf8) == "original\n")
+        #expect(await eventually { (try? world.claims().isEmpty) == true })
+
+        // SIGTERM: passed on to the command, whose trap runs; its status is folio's.
+        let ready = world.path("ready")
+        let terminated = try startCoordinate(
+            world, f, "trap 'echo term >> \"\(f)\"; exit 3' TERM; touch '\(ready)'; while :; do sleep 0.05; done")
+        #expect(await eventually { FileManager.default.fileExists(atPath: ready) })
+        kill(terminated.processIdentifier, SIGTERM)
+        terminated.waitUntilExit()
+        #expect(terminated.terminationStatus == 3)
+        #expect(try String(contentsOfFile: f, encoding: .utf8) == "original\nterm\n")
+
+        // A command that ends leaves nothing running behind it.
+        let leftover = world.path("leftover")
+        let ended = try ProcessRunner.folio(
+            ["coordinate", "write", f, "--", "sh", "-c", "(sleep 30; echo leftover >> '\(f)') & echo $! > '\(leftover)'"],
+            environment: world.environment)
+        #expect(ended.status == 0, "\(ended.stderr)")
+        let background = Int32(try String(contentsOfFile: leftover, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(background > 0)
+        #expect(await eventually(10) { !isAlive(background) }, "a process the command started outlived it")
+    }
+
     @Test func statusWithoutADaemonSaysSo() throws {
         let dir = try TemporaryDirectory("nodaemon")
         let result = try ProcessRunner.folio(["status"], environment: dir.xdgEnvironment())
@@ -58,4 +115,23 @@ struct CommandLineCoordinationTests {
         #expect(local.status == 0)
         #expect(local.stderr.contains("coordinating within this process only"))
     }
+}
+
+/// Starts `folio coordinate write FILE -- sh -c SCRIPT` without waiting for it.
+private func startCoordinate(_ world: Scenario, _ file: String, _ script: String) throws -> Process {
+    let process = Process()
+    process.executableURL = ProcessRunner.folioExecutable()
+    process.arguments = ["coordinate", "write", file, "--", "sh", "-c", script]
+    process.environment = world.environment
+    try process.run()
+    return process
+}
+
+/// Whether process `pid` runs (a zombie, which can do nothing more, counts as gone).
+private func isAlive(_ pid: Int32) -> Bool {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return false }
+    let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+    return state != "Z" && state != "X"
 }

@@ -78,7 +78,11 @@ struct FileCoordinatorAPITests {
             let task = Task {
                 try await FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url) { _ in "ran" }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // Cancelled once its claim waits behind the held one (not before the claim exists).
+            let waiting = await eventually {
+                (engine.arbiter.status()["claims"]?.arrayValue ?? []).contains { $0["state"]?.stringValue == "waiting" }
+            }
+            #expect(waiting, "the coordination never waited: \(engine.arbiter.status())")
             task.cancel()
             await #expect(throws: CocoaError.self) { try await task.value }
             do {
@@ -111,7 +115,8 @@ struct FileCoordinatorAPITests {
             #expect(FileCoordinator.filePresenters.count == 1)
             #expect(FileCoordinator.filePresenters.first === presenter)
             FileCoordinator().item(at: url, didChangeUbiquityAttributes: [downloading, uploaded])
-            try await Task.sleep(for: .milliseconds(50))
+            // One report, for both keys: once it is heard, the presenter has heard all it will.
+            #expect(await eventually(10) { !presenter.callbacks.isEmpty })
             presenter.settle()
             #expect(presenter.callbacks == ["ubiquity:NSURLUbiquitousItemIsDownloadingKey"])
             FileCoordinator.removeFilePresenter(presenter)

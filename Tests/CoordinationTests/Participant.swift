@@ -226,6 +226,35 @@ final class Scenario: @unchecked Sendable {
     /// Whether the daemon's log comes to hold `text` within `seconds`.
     func daemonLogs(_ text: String, within seconds: Double = 10) -> Bool { daemon?.logs(text, within: seconds) ?? false }
 
+    /// The arbiter's claims as `folio status` tells them: the in-process arbiter's, or the daemon's
+    /// (asked over a connection of its own).
+    func claims() throws -> [WireValue] {
+        if let localEngine { return localEngine.arbiter.status()["claims"]?.arrayValue ?? [] }
+        let engine = try DaemonCoordinationEngine(socketPath: socketPath!, app: nil)
+        defer { engine.disconnect() }
+        return try engine.request("status")["claims"]?.arrayValue ?? []
+    }
+
+    /// Waits until the arbiter holds a claim on `path` in `phase` — `waiting` behind another claim,
+    /// or `messaging` presenters first: a coordination that is under way and not let in. An
+    /// expectation that it has not entered then speaks of a coordination that really waits.
+    @discardableResult
+    func waitForClaim(on path: String, in phase: String = "waiting", timeout: Double = 10) throws -> WireValue {
+        let deadline = Date().addingTimeInterval(timeout)
+        var claims: [WireValue] = []
+        while true {
+            claims = try self.claims()
+            if let found = claims.first(where: { claim in
+                claim["state"]?.stringValue == phase && (claim["items"]?.arrayValue ?? []).contains { $0["path"]?.stringValue == path }
+            }) {
+                return found
+            }
+            guard Date() < deadline else { break }
+            usleep(10_000)
+        }
+        throw TestFailure("no claim on \(path) is \(phase) within \(timeout) s; claims: \(claims.map { String(decoding: $0.serialized(), as: UTF8.self) })")
+    }
+
     /// Every presenter callback of every participant ran on its presenter's queue.
     var allPresenterCallbacksOnTheirQueues: Bool {
         participants.allSatisfy { participant in

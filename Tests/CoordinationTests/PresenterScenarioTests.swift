@@ -127,7 +127,18 @@ struct PresenterScenarioTests {
         let subitem = try q.waitFor("presenter", callback: "subitemDidChange", presenter: "DIR")
         #expect(subitem["path"]?.stringValue == f)
         #expect(q.sees("presenter", callback: "relinquishToWriter", presenter: "Q", within: 10), "\(q.callbacks(of: "Q"))")
-        #expect(!p.sees("presenter", presenter: "P", within: 0.3), "the writer's own presenter heard of its write")
+        // Another participant's write after it reaches P (messages to P arrive in order): P heard
+        // nothing before that write's first message, so nothing of its own write.
+        let otherStarted = MonotonicClock.now()
+        q.send(Command.write("other", f))
+        _ = try q.waitFor("entered", id: "other")
+        q.send(Command.release("other"))
+        _ = try q.waitFor("done", id: "other")
+        _ = try p.waitFor("presenter", callback: "didChange", presenter: "P")
+        let heardByP = p.events.filter { $0["event"]?.stringValue == "presenter" && $0["name"]?.stringValue == "P" }
+        #expect(
+            heardByP.first?["callback"]?.stringValue == "relinquishToWriter" && heardByP.allSatisfy { $0.t > otherStarted },
+            "the writer's own presenter heard of its write: \(heardByP.map { String(decoding: $0.serialized(), as: UTF8.self) })")
 
         p.send(Command.write("create", n))
         _ = try p.waitFor("entered", id: "create")

@@ -55,17 +55,6 @@ final class StateCounter: @unchecked Sendable {
     deinit { if let token { NotificationCenter.default.removeObserver(token) } }
 }
 
-/// Polls `condition` for up to `seconds`, suspending between polls so that a loaded machine's few
-/// cooperative threads stay free for the work being waited on.
-func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 @Suite("Document: apple-semantics §9 23–31 (in process)", .elasticPool)
 struct DocumentScenarioTests {
     /// 23. Closed, then normal after open, closed after close; one notification per transition.
@@ -174,7 +163,7 @@ struct DocumentScenarioTests {
             read = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         }
         #expect(error == nil && read == "in memory")
-        #expect(await eventually { !document.hasUnsavedChanges })
+        #expect(await eventually(5) { !document.hasUnsavedChanges })
     }
 
     /// 29. A coordinated move updates `fileURL`.
@@ -191,7 +180,7 @@ struct DocumentScenarioTests {
             try? FileManager.default.moveItem(at: from, to: to)
             coordinator.item(at: from, didMoveTo: to)
         }
-        #expect(await eventually { document.fileURL.path == moved.path })
+        #expect(await eventually(5) { document.fileURL.path == moved.path })
         document.edit("saved at the new place")
         #expect(await document.autosave())
         #expect(try String(contentsOf: moved, encoding: .utf8) == "saved at the new place")
@@ -222,7 +211,7 @@ struct DocumentScenarioTests {
             try? Data("theirs".utf8).write(to: url)
         }
         document.edit("mine")
-        #expect(await eventually { document.documentState.contains(.inConflict) })
+        #expect(await eventually(5) { document.documentState.contains(.inConflict) })
         #expect(await document.autosave())
         #expect(try String(contentsOf: url, encoding: .utf8) == "mine")
         let conflicts = try world.versions(url).filter { $0.isConflict && !$0.isResolved }

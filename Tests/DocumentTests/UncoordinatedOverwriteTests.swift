@@ -20,7 +20,7 @@ struct UncoordinatedOverwriteTests {
 
         // `echo oops > thesis.txt`
         try Data("oops\n".utf8).write(to: url)
-        #expect(await eventually { document.text == "oops\n" }, "the document reloads what is on disk")
+        #expect(await eventually(5) { document.text == "oops\n" }, "the document reloads what is on disk")
         let kept = try world.versions(url).filter { $0.record?.kind == .external }
         #expect(try kept.map { try String(contentsOf: $0.url, encoding: .utf8) } == ["chapter one, revised"])
         try kept[0].replaceItem(at: url)
@@ -38,7 +38,7 @@ struct UncoordinatedOverwriteTests {
         let temporary = world.url(".notes.md.swp")
         try Data("# Notes\nrewritten elsewhere".utf8).write(to: temporary)
         #expect(rename(temporary.path, url.path) == 0)
-        #expect(await eventually { document.text == "# Notes\nrewritten elsewhere" })
+        #expect(await eventually(5) { document.text == "# Notes\nrewritten elsewhere" })
         #expect(try DocumentIdentity.identifier(ofItemAt: url.path, creating: false) == identity, "the identity was restored")
         let kept = try world.versions(url).filter { $0.record?.kind == .external }
         #expect(try kept.map { try String(contentsOf: $0.url, encoding: .utf8) } == ["# Notes\nsaved"])
@@ -51,9 +51,9 @@ struct UncoordinatedOverwriteTests {
         #expect(await document.open())
         document.edit("buy milk and bread")
         try Data("call mum".utf8).write(to: url)
-        #expect(await eventually { document.documentState.contains(.inConflict) })
+        #expect(await eventually(5) { document.documentState.contains(.inConflict) })
         #expect(document.text == "buy milk and bread", "unsaved edits survive")
-        #expect(await eventually { !document.hasUnsavedChanges }, "the document saved its edits at once")
+        #expect(await eventually(5) { !document.hasUnsavedChanges }, "the document saved its edits at once")
         let versions = try world.versions(url)
         #expect(try versions.filter(\.isConflict).map { try String(contentsOf: $0.url, encoding: .utf8) } == ["call mum"])
         #expect(try versions.filter { $0.record?.kind == .external }.map { try String(contentsOf: $0.url, encoding: .utf8) } == ["buy milk"])

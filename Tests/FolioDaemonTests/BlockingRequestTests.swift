@@ -69,9 +69,10 @@ struct BlockingRequestTests {
         let pid = daemon.process.processIdentifier
         kill(pid, SIGSTOP)
         defer { kill(pid, SIGCONT) }
+        #expect(await eventually(10) { processState(pid) == "T" }, "the daemon did not stop")
         do {
-            _ = try blockingStatus(engine)
-            Issue.record("a request to a stopped daemon returned")
+            let reply = try blockingStatus(engine)
+            Issue.record("a request to a stopped daemon (state \(processState(pid) ?? "?")) returned \(reply)")
         } catch {
             #expect(error.kind == .timedOut)
             #expect(error.message.contains("did not answer status within"))
@@ -95,6 +96,12 @@ struct BlockingRequestTests {
         #expect(try await engine.request("status")["clients"] != nil)
         engine.disconnect()
     }
+}
+
+/// The state letter of process `pid` in /proc (`T` when stopped).
+private func processState(_ pid: Int32) -> Character? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
 }
 
 /// A request through the blocking form (an async caller would get the async one).

@@ -33,7 +33,14 @@ struct FolioSystemTests {
         try a.unlock()
         #expect(try b.tryLock(.shared))
         #expect(try a.tryLock(.shared))
-        #expect(try !a.tryLock(.exclusive) || true)  // upgrading while b shares may fail; it must not throw
+        // Upgrading while another description (b) shares conflicts, as it would across processes:
+        // refused without throwing, and a keeps its shared lock (b still cannot take it exclusively).
+        #expect(try !a.tryLock(.exclusive))
+        #expect(try !b.tryLock(.exclusive))
+        // Once b lets go, the upgrade succeeds, and it excludes b.
+        try b.unlock()
+        #expect(try a.tryLock(.exclusive))
+        #expect(try !b.tryLock(.shared))
     }
 
     @Test func ofdLockExcludesAnotherProcess() throws {

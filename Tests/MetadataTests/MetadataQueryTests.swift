@@ -43,12 +43,7 @@ final class QueryRecorder: @unchecked Sendable {
     /// whole suite running on two cores, a dispatch queue's work can wait many seconds for a thread;
     /// a wait that succeeds returns as soon as it does.
     func wait(_ seconds: Double = 30, until condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
+        await eventually(seconds, condition)
     }
 }
 
@@ -123,15 +118,23 @@ struct MetadataQueryTests {
         query.enableUpdates()
         try dir.write("c.txt", "c")
         try FileManager.default.removeItem(at: dir.child("a.txt"))
-        try await Task.sleep(for: .milliseconds(600))
+        // All three changes reach the query, which holds them.
+        let changed: Set = [dir.child("a.txt").path, dir.child("b.txt").path, dir.child("c.txt").path]
+        #expect(await recorder.wait { query.heldPaths.isSuperset(of: changed) }, "held: \(query.heldPaths)")
         #expect(recorder.updates.isEmpty, "updates were posted while disabled")
         #expect(query.resultCount == 1, "the results changed while disabled")
         query.enableUpdates()
         #expect(await recorder.wait { !recorder.updates.isEmpty })
-        try await Task.sleep(for: .milliseconds(200))
+        // A change made afterwards arrives as an update of its own; before it came the held changes
+        // as one update, and nothing else.
+        try dir.write("d.txt", "d")
+        #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(dir.child("d.txt").path) } })
         let updates = recorder.updates
-        #expect(updates.count == 1, "\(updates)")
-        #expect(Set(updates[0].added) == [dir.child("b.txt").path, dir.child("c.txt").path] && updates[0].removed == [dir.child("a.txt").path])
+        try #require(updates.count == 2, "\(updates)")
+        #expect(
+            Set(updates[0].added) == [dir.child("b.txt").path, dir.child("c.txt").path] && updates[0].removed == [dir.child("a.txt").path]
+                && updates[0].changed.isEmpty, "\(updates[0])")
+        #expect(updates[1].added == [dir.child("d.txt").path] && updates[1].removed.isEmpty && updates[1].changed.isEmpty, "\(updates[1])")
         query.stop()
     }
 
@@ -150,15 +153,24 @@ struct MetadataQueryTests {
             try? Data("hello".utf8).write(to: url)
         }
         #expect(error == nil)
-        #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(target.path) } })
+        // Waited for longer than the bound below, so that an update arriving past it fails that
+        // check rather than this wait.
+        #expect(await recorder.wait(60) { recorder.updates.contains { $0.added.contains(target.path) } })
         let update = try #require(recorder.updates.first { $0.added.contains(target.path) })
+        #expect(update.added == [target.path] && update.changed.isEmpty && update.removed.isEmpty, "\(update)")
         // One interval on an idle machine (about 0.2 s here); the bound leaves room for a loaded one —
         // the latency itself is measured by `folio bench`, not here.
         #expect(update.at.timeIntervalSince(started) < 30, "arrived after \(update.at.timeIntervalSince(started)) s")
-        // An uncoordinated write is not reported without the watcher.
+        // An uncoordinated write is not reported without the watcher: a coordinated write made after
+        // it is reported, and by then the uncoordinated one has not been.
         try dir.write("unseen.txt", "x")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(!recorder.updates.contains { $0.added.contains(dir.child("unseen.txt").path) })
+        let marker = dir.child("marker.txt")
+        FileCoordinator(filePresenter: nil, engine: LocalCoordinationEngine()).coordinate(writingItemAt: marker, options: [], error: &error) { url in
+            try? Data("marker".utf8).write(to: url)
+        }
+        #expect(error == nil)
+        #expect(await recorder.wait(60) { recorder.updates.contains { $0.added.contains(marker.path) } })
+        #expect(!recorder.updates.contains { $0.added.contains(dir.child("unseen.txt").path) }, "\(recorder.updates)")
         query.stop()
     }
 

@@ -21,7 +21,8 @@ struct DriveDaemonTests {
         try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
         let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
-        let daemon = try DaemonProcess(environment: environment)
+        // At the info level, the daemon logs each pass that did something ("drive synced").
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
         defer { daemon.stop() }
         _ = try daemon.waitForListening()
         let drive = dir.child("data/folio/Drive").path
@@ -31,6 +32,8 @@ struct DriveDaemonTests {
         let wrote = try ProcessRunner.folio(["coordinate", "write", notes, "--", "sh", "-c", "echo 'written on this device' > '\(notes)'"], environment: environment)
         #expect(wrote.status == 0, "\(wrote.stderr)")
         #expect(await eventually { FileManager.default.contents(atPath: server + "/notes.txt") == Data("written on this device\n".utf8) }, "\(daemon.log)")
+        // …sent by a pass of the daemon's (the one pass so far that uploaded anything).
+        #expect(await eventually { Self.uploads(in: daemon.log).filter { $0 > 0 } == [1] }, "\(daemon.log)")
 
         // A file that appears on the server arrives as a placeholder…
         let content = String(repeating: "from elsewhere ", count: 1000)
@@ -42,7 +45,12 @@ struct DriveDaemonTests {
         let failed = try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
         #expect(failed.status == 75 && failed.stderr.contains("could not be downloaded") && failed.stdout.isEmpty, "\(failed.stdout)\(failed.stderr)")
         #expect(FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") && !FileManager.default.fileExists(atPath: drive + "/remote.txt"))
-        try await Task.sleep(for: .seconds(1.5))
+        // A pass runs without the server (begun after the failed read, whose download waited for
+        // any pass under way) and fails: the server's drive marker is gone, so it syncs nothing.
+        let mark = daemon.logLength
+        #expect(await eventually { daemon.log(after: mark).contains("drive sync failed") }, "no pass ran without the server: \(daemon.log(after: mark))")
+        let failedPass = daemon.log(after: mark).split(separator: "\n").first { $0.contains("drive sync failed") } ?? ""
+        #expect(failedPass.contains("nothing was synced or deleted"), "\(failedPass)")
         #expect(FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud") && FileManager.default.fileExists(atPath: notes), "a pass without the server changed the replica")
         try FileManager.default.moveItem(atPath: server + ".away", toPath: server)
         // …and once it is back, a coordinated read gets its content, downloaded before the reader runs.
@@ -70,7 +78,7 @@ struct DriveDaemonTests {
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         proxy.clearRules()
-        let second = try DaemonProcess(environment: environment)
+        let second = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
         defer { second.stop() }
         _ = try second.waitForListening()
         let expected = ["quick0.txt", "quick1.txt", "quick2.txt", "quick3.txt", "quick4.txt", "quick5.txt", "slow.bin"]
@@ -78,6 +86,9 @@ struct DriveDaemonTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: server.root!.path)) ?? []).filter { !$0.hasPrefix(".folio") }.sorted() == expected
                 && FileManager.default.contents(atPath: server.root!.appendingPathComponent("slow.bin").path) == slow
         }, "\(second.log)")
+        // The second daemon's passes sent what the first did not finish: slow.bin at least, and at
+        // most every file.
+        #expect(await eventually { (1...expected.count).contains(Self.uploads(in: second.log).reduce(0, +)) }, "\(second.log)")
         #expect(await eventually(30) { (try? ProcessRunner.folio(["drive", "status"], environment: environment).stdout.contains("0 waiting to upload")) == true })
         let settled = try ProcessRunner.folio(["drive", "sync"], environment: environment)
         #expect(settled.stdout.hasPrefix("uploaded 0, downloaded 0, deleted on the server 0, deleted here 0"), "\(settled.stdout)\(settled.stderr)")
@@ -150,6 +161,13 @@ struct DriveDaemonTests {
         #expect(found("NSMetadataUbiquitousItemUploadingErrorKey LIKE '*'").isEmpty)
     }
 
+    /// What each pass the daemon logged ("drive synced", at the info level) uploaded, in order.
+    static func uploads(in log: String) -> [Int] {
+        log.split(separator: "\n").filter { $0.contains("drive synced") }.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("uploaded=") }.flatMap { Int($0.dropFirst("uploaded=".count)) }
+        }
+    }
+
     /// A drive set up on Apache through a fault proxy (its replica made, a pass every second): the
     /// server, the proxy, the XDG folders and their environment.
     private static func driveOnApache(_ name: String) throws -> (TestServer, FaultProxy, TemporaryDirectory, [String: String]) {
@@ -162,15 +180,5 @@ struct DriveDaemonTests {
         #expect(setup.status == 0, "\(setup.stderr)")
         try FileManager.default.createDirectory(atPath: dir.child("data/folio/Drive").path, withIntermediateDirectories: true)
         return (server, proxy, dir, environment)
-    }
-
-    /// Polls `condition` for up to `seconds`.
-    private func eventually(_ seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return condition()
     }
 }
