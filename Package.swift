@@ -95,8 +95,9 @@ let package = Package(
         ),
         // Fixtures shared by the project's tests and by apps' tests.
         .target(name: "FolioTesting", dependencies: ["Folio", .product(name: "Crypto", package: "swift-crypto")]),
-        // Swift Testing traits for the project's tests (kept out of FolioTesting, which `folio` links).
-        .target(name: "FolioTestTraits"),
+        // Swift Testing traits for the project's tests (kept out of FolioTesting, which `folio` links):
+        // the elastic executor, and the stall watchdog's report per test.
+        .target(name: "FolioTestTraits", dependencies: ["FolioTesting"]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),

@@ -131,7 +131,7 @@ struct DocumentScenarioTests {
         let url = try world.file("big.txt", old)
         let document = world.document(url)
         #expect(await document.open())
-        let reader = Task {
+        let reader = Task(executorPreference: ElasticPoolTrait.executor) {
             var seen = Set<String>()
             for _ in 0..<200 {
                 var error: NSError?

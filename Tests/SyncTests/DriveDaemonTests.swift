@@ -131,7 +131,7 @@ struct DriveDaemonTests {
         // Downloading while a coordinated read waits for the content (held at the proxy).
         let gate = FaultProxy.Gate()
         proxy.add(.init(method: "GET", pathContains: "remote.txt", action: .hold(gate), times: 1))
-        let reader = Task {
+        let reader = Task(executorPreference: ElasticPoolTrait.executor) {
             try ProcessRunner.folio(["coordinate", "read", drive + "/remote.txt", "--", "cat", drive + "/remote.txt"], environment: environment)
         }
         #expect(await eventually(60) { gate.held == 1 })

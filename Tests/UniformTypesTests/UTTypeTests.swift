@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 @testable import UniformTypes
-import FolioTestTraits
 
-@Suite("UTType", .elasticPool)
+// Without `.elasticPool`, on purpose: this suite runs on Swift's own cooperative pool, as apps'
+// code does, and shows the library's type lookups need no other threads.
+@Suite("UTType")
 struct UTTypeTests {
     @Test func dynamicEncodingMatchesApples() {
         // The reverse-engineered example: ?0=6:1=sql → dyn.ah62d4rv4ge81g6pq.

@@ -57,6 +57,10 @@ enum CoordinationBenchmarks {
         harness.alternated(
             "coordinated write via daemon", blocks: blocks, count: perBlock, fraction: 0.99, baselineName: "raw Unix-socket ping-pong",
             work: write, baseline: { raw.roundTrip() })
+        // The transport alone: a request the daemon answers from memory, no arbiter.
+        harness.alternated(
+            "status request via daemon (transport only)", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong",
+            work: { _ = try? engine.request("status") }, baseline: { raw.roundTrip() })
         let writes = measure(iterations, write)
         let localWrites = measure(iterations) {
             FileCoordinator(filePresenter: nil, engine: local).coordinate(writingItemAt: url, options: [], error: &error) { _ in }
