@@ -120,7 +120,7 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         }
         let request = Request(id: decoded.id, request: decoded.request)
         let placement = decoded.request.placement(app: forcedApp ?? app, drive: context.drive)
-        if placement != .eventLoop { return .blocking(placement, request) }
+        if placement != .eventLoop, !context.inlineRequests { return .blocking(placement, request) }
         let (replies, close) = finish(request, run(request))
         return .replied(replies, close: close)
     }

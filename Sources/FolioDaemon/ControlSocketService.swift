@@ -38,7 +38,7 @@ final class ControlSocketService: Service, Sendable {
         activated = inherited != nil
         // One event loop per core: a connection stays on one loop, and the arbiter's lock is the
         // only state the loops share, so coordination throughput grows with the cores.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, System.coreCount))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: context.inlineRequests ? 1 : max(1, System.coreCount))
         self.group = group
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)

@@ -56,7 +56,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, pools: pools, logger: logger)
     let context = DaemonContext(
         arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, pools: pools,
-        logger: logger)
+        inlineRequests: configuration.inlineRequests, logger: logger)
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let group = ServiceGroup(

@@ -26,6 +26,11 @@ public struct DaemonConfiguration: Sendable {
     /// seconds; default 60).
     public var driveInterval: Duration
 
+    /// Benchmarks only (`FOLIO_DAEMON_INLINE_REQUESTS=1`): one event loop, on which every handler
+    /// runs, blocking or not — the daemon as it was before its requests declared where they run,
+    /// so `folio bench stall` can measure what that buys in the same run.
+    public var inlineRequests: Bool
+
     /// Creates a configuration; by default from the process environment.
     public init(
         paths: FolioPaths = FolioPaths(), presenterTimeout: Duration = .seconds(30),
@@ -33,6 +38,7 @@ public struct DaemonConfiguration: Sendable {
     ) {
         self.paths = paths
         self.presenterTimeout = presenterTimeout
+        inlineRequests = environment["FOLIO_DAEMON_INLINE_REQUESTS"] == "1"
         indexWatchesFileSystem = environment["FOLIO_INDEX_WATCH"] != "off"
         driveInterval = .seconds(environment["FOLIO_DRIVE_INTERVAL"].flatMap { Double($0) }.map { min(max($0, 0.5), 86_400) } ?? 60)
         indexStepDelay = .milliseconds(Int64(environment["FOLIO_INDEX_STEP_DELAY"].flatMap { Int($0) }.map { min(max($0, 0), 10_000) } ?? 0))

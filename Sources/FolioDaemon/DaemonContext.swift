@@ -13,5 +13,7 @@ struct DaemonContext: Sendable {
     let drive: DriveService?
     /// Threads for the handlers that block (`RequestPlacement`).
     let pools: DaemonPools
+    /// Every handler on the event loop (`DaemonConfiguration.inlineRequests`, benchmarks only).
+    let inlineRequests: Bool
     let logger: Logger
 }

@@ -32,43 +32,74 @@ enum StallBenchmarks {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             blobs.append(path)
         }
-        let daemon = try BenchmarkDaemon(root: root + "/daemon")
-        defer { daemon.stop() }
-        let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
-        defer { engine.disconnect() }
-
-        // A bookmark of a document next to the tree, then the document goes.
-        let gone = tree + "/gone.txt"
-        _ = FileManager.default.createFile(atPath: gone, contents: Data("x".utf8))
-        let bookmark = try engine.request("bookmark.create", params: ["path": .string(gone)])["data"]?.stringValue ?? ""
-        try FileManager.default.removeItem(atPath: gone)
-        let bookmarkFile = root + "/bookmark.b64"
-        try Data(bookmark.utf8).write(to: URL(fileURLWithPath: bookmarkFile))
-
+        // The daemon as built, and beside it the same daemon with every handler on one event
+        // loop (as it was before handlers declared where they run): the same load on both.
+        let built = try Subject(name: "daemon", root: root + "/daemon", environment: [:], bookmarkOf: tree + "/gone.txt")
+        defer { built.stop() }
+        let inline = try Subject(
+            name: "the same daemon, handlers inline on one loop", root: root + "/inline", environment: ["FOLIO_DAEMON_INLINE_REQUESTS": "1"],
+            bookmarkOf: tree + "/gone.txt")
+        defer { inline.stop() }
         let file = root + "/coordinated.txt"
         _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
-        let url = URL(fileURLWithPath: file)
-        var error: NSError?
-        let write = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in } }
         print(
             "stall: \(samples) coordinated writes per phase, \(rounds) rounds of idle then loaded; load: 4 processes resolving a bookmark "
                 + "over \(folders * (entries / folders)) entries, 4 sniffing 16 MiB files")
+        for round in 0..<rounds {
+            for subject in [built, inline] {
+                try subject.round(round, samples: samples, file: URL(fileURLWithPath: file), blobs: blobs, root: root)
+            }
+        }
+        var harness = BenchmarkHarness(rounds: rounds)
+        for subject in [built, inline] {
+            harness.blockRatios(
+                "\(subject.name): coordinated write p99 with 8 processes sending slow requests", unit: "µs", values: subject.loaded99,
+                baselineName: "the same, idle", baselines: subject.idle99)
+            harness.blockRatios(
+                "\(subject.name): coordinated write p50 with 8 processes sending slow requests", unit: "µs", values: subject.loaded50,
+                baselineName: "the same, idle", baselines: subject.idle50)
+        }
+        harness.report()
+        for subject in [built, inline] { print("\(subject.name): slow requests answered meanwhile: \(subject.answered)") }
+    }
 
+    /// One daemon under test, with its figures.
+    private final class Subject {
+        let name: String
+        let daemon: BenchmarkDaemon
+        let engine: DaemonCoordinationEngine
+        let bookmarkFile: String
         var idle50: [Double] = [], idle99: [Double] = [], loaded50: [Double] = [], loaded99: [Double] = []
         var answered = 0
-        for round in 0..<rounds {
+
+        /// Starts the daemon and makes the bookmark of a document that then goes.
+        init(name: String, root: String, environment: [String: String], bookmarkOf gone: String) throws {
+            self.name = name
+            daemon = try BenchmarkDaemon(root: root, environment: environment)
+            engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
+            _ = FileManager.default.createFile(atPath: gone, contents: Data("x".utf8))
+            let bookmark = try engine.request("bookmark.create", params: ["path": .string(gone)])["data"]?.stringValue ?? ""
+            try FileManager.default.removeItem(atPath: gone)
+            bookmarkFile = root + "/bookmark.b64"
+            try Data(bookmark.utf8).write(to: URL(fileURLWithPath: bookmarkFile))
+        }
+
+        /// Coordinated writes with the daemon idle, then under the eight processes' slow requests.
+        func round(_ round: Int, samples: Int, file url: URL, blobs: [String], root: String) throws {
+            var error: NSError?
+            let write = { FileCoordinator(filePresenter: nil, engine: self.engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in } }
             let quiet = CoordinationBenchmarks.measure(samples, write)
             idle50.append(BenchmarkHarness.percentile(quiet, 0.5) / 1000)
             idle99.append(BenchmarkHarness.percentile(quiet, 0.99) / 1000)
 
-            let stopFile = "\(root)/stop-\(round)"
+            let stopFile = "\(root)/stop-\(round)-\(ObjectIdentifier(self).hashValue)"
             let workers = try (0..<8).map { index in
                 let (kind, target) = index % 2 == 0 ? ("bookmark", bookmarkFile) : ("sniff", blobs[index / 2])
                 return try Child(
                     daemon.executable, ["bench-worker", "slow", kind, daemon.socket, target, stopFile], environment: daemon.environment,
                     captureOutput: true)
             }
-            // The load is on once the daemon has answered slow requests: its status lists the workers.
+            // The load is on once the daemon lists the workers among its clients.
             let deadline = Date().addingTimeInterval(30)
             while ((try? engine.request("status"))?["clients"]?.arrayValue?.count ?? 0) < 9, Date() < deadline { usleep(20_000) }
             usleep(300_000)
@@ -77,16 +108,12 @@ enum StallBenchmarks {
             loaded99.append(BenchmarkHarness.percentile(busy, 0.99) / 1000)
             _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
             for worker in workers { answered += Int(worker.waitForOutput().trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
+            if let error { throw error }
         }
-        if let error { throw error }
-        var harness = BenchmarkHarness(rounds: rounds)
-        harness.blockRatios(
-            "coordinated write p99, 8 processes sending slow requests", unit: "µs", values: loaded99,
-            baselineName: "the same, daemon idle", baselines: idle99)
-        harness.blockRatios(
-            "coordinated write p50, 8 processes sending slow requests", unit: "µs", values: loaded50,
-            baselineName: "the same, daemon idle", baselines: idle50)
-        harness.report()
-        print("slow requests answered meanwhile: \(answered)")
+
+        func stop() {
+            engine.disconnect()
+            daemon.stop()
+        }
     }
 }

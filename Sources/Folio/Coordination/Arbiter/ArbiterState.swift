@@ -93,6 +93,9 @@ struct ArbiterState {
     var watchCounts: [String: Int] = [:]
     var presenterWatches: [PresenterKey: [String]] = [:]
     var stamps: [String: ItemStamp] = [:]
+    /// The first halves of renames (by cookie) whose second half was not in the same read: the
+    /// kernel may queue it just after. They wait briefly, then count as removals.
+    var unpairedMoves: [UInt32: String] = [:]
     private var outbox: [(UInt32, ArbiterOutput)] = []
 
     /// Queues an output for a client; it is delivered after the lock is released.

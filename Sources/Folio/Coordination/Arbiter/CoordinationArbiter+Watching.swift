@@ -71,7 +71,8 @@ extension CoordinationArbiter {
                     state.emit(to: key.client, .presenter(key.presenter, .didChange, token: nil))
                 }
             case .events(let events):
-                var movedFrom: [UInt32: String] = [:]
+                var movedFrom = state.unpairedMoves
+                state.unpairedMoves = [:]
                 for event in events where !event.name.isEmpty {
                     if event.isMovedFrom {
                         movedFrom[event.cookie] = event.path
@@ -85,7 +86,21 @@ extension CoordinationArbiter {
                         externalChange(event.path, &state)
                     }
                 }
-                for from in movedFrom.values { externalRemoval(from, &state) }
+                // A rename's halves can come in two reads: an unpaired first half waits for the
+                // next read (or 50 ms) before it counts as a removal.
+                guard !movedFrom.isEmpty else { return }
+                state.unpairedMoves = movedFrom
+                let cookies = Set(movedFrom.keys)
+                scheduleWork(.milliseconds(50)) { [weak self] in self?.unpairedMovesExpired(cookies) }
+            }
+        }
+    }
+
+    /// First halves of renames whose second half never came: the items left the watched folders.
+    private func unpairedMovesExpired(_ cookies: Set<UInt32>) {
+        perform { state in
+            for cookie in cookies {
+                if let from = state.unpairedMoves.removeValue(forKey: cookie) { externalRemoval(from, &state) }
             }
         }
     }
