@@ -43,7 +43,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         logger: logger)
     let drive = configuration.driveProvider.map {
         DriveService(
-            paths: paths, makeProvider: $0, interval: configuration.driveInterval, statesChanged: { index.refreshDriveStates(downloading: $0) },
+            paths: paths, database: store.pool, makeProvider: $0, interval: configuration.driveInterval, statesChanged: { index.refreshDriveStates(downloading: $0) },
             logger: Logger(label: "folio.drive"))
     }
     var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)

@@ -1,6 +1,7 @@
 import Folio
 import FolioSystem
 import Foundation
+import GRDB
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -12,6 +13,9 @@ import Synchronization
 /// restart).
 final class DriveService: Service, Sendable {
     let paths: FolioPaths
+    /// The daemon's pool on the index database, which the drive's journal shares (GRDB: one pool per
+    /// database file in a process).
+    let database: any DatabaseWriter
     let makeProvider: @Sendable () throws -> (any FileProvider)?
     let interval: Duration
     let quiet: Duration
@@ -30,10 +34,11 @@ final class DriveService: Service, Sendable {
     }
 
     init(
-        paths: FolioPaths, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
+        paths: FolioPaths, database: any DatabaseWriter, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
         statesChanged: @escaping @Sendable (_ downloading: Set<String>) -> Void = { _ in }, logger: Logger
     ) {
         self.paths = paths
+        self.database = database
         self.makeProvider = makeProvider
         self.interval = interval
         self.quiet = quiet
@@ -119,7 +124,7 @@ final class DriveService: Service, Sendable {
     private func currentDrive() throws -> DriveSync? {
         if let drive = state.withLock({ $0.drive }) { return drive }
         guard let provider = try makeProvider() else { return nil }
-        let drive = try DriveSync(provider: provider, paths: paths)
+        let drive = try DriveSync(provider: provider, paths: paths, database: database)
         state.withLock { $0.drive = $0.drive ?? drive }
         return state.withLock { $0.drive }
     }

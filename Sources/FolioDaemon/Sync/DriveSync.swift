@@ -1,6 +1,7 @@
 package import Folio
 import FolioSystem
 package import Foundation
+import GRDB
 import Logging
 
 /// The user's drive as the `folio drive` commands (and later the daemon) sync it: the replica
@@ -10,14 +11,20 @@ package struct DriveSync: Sendable {
     let engine: SyncEngine
     let paths: FolioPaths
 
-    /// The drive on `provider`, in the folders of `paths`.
+    /// The drive on `provider`, in the folders of `paths`; its journal in `database` (the daemon's
+    /// one pool on the index database), or, in a process of its own, a pool opened on that file.
     package init(provider: any FileProvider, paths: FolioPaths = FolioPaths()) throws {
+        try self.init(provider: provider, paths: paths, database: nil)
+    }
+
+    init(provider: any FileProvider, paths: FolioPaths, database: (any DatabaseWriter)?) throws {
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
         self.paths = paths
+        let journal = try database.map { SyncJournal(database: $0, domain: "drive") } ?? SyncJournal(path: paths.indexDatabase, domain: "drive")
         engine = SyncEngine(
-            provider: provider, replica: LocalReplica(root: paths.driveDirectory),
-            journal: try SyncJournal(path: paths.indexDatabase, domain: "drive"), versions: VersionStore(directory: paths.versionsDirectory))
+            provider: provider, replica: LocalReplica(root: paths.driveDirectory), journal: journal,
+            versions: VersionStore(directory: paths.versionsDirectory))
     }
 
     /// One pass, while holding the drive's lock.
