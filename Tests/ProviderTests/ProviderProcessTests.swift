@@ -107,6 +107,19 @@ struct ProviderProcessTests {
         #expect(!provider.isRunning)
     }
 
+    /// A provider that stops reading: a request larger than the pipe cannot be written, yet its
+    /// deadline still ends it (the write waits on the connection's queue, under the deadline, not
+    /// on a caller's thread with no deadline armed).
+    @Test(.timeLimit(.minutes(1))) func aProviderThatStopsReadingTimesOut() async throws {
+        let scratch = try TemporaryDirectory("folio-stdio-deaf")
+        let provider = Self.process(Self.scripted, ["deaf"], in: scratch)
+        provider.requestTimeout = .seconds(1)
+        let huge = FileProviderItemIdentifier(String(repeating: "x", count: 256 << 10))
+        let error = await #expect(throws: FileProviderError.self) { try await provider.item(for: huge, request: Self.request) }
+        #expect(error?.message?.contains("did not answer item within") == true, "\(String(describing: error))")
+        #expect(await eventually(10) { !provider.isRunning })
+    }
+
     @Test func cancellingAFetchReachesTheProvider() async throws {
         let scratch = try TemporaryDirectory("folio-stdio-cancel")
         let provider = Self.process(Self.scripted, ["cancel"], in: scratch)

@@ -40,7 +40,9 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
         let input: FileHandle
         var pending: [Int64: Pending] = [:]
         var ended = false
-        let writeLock = NSLock()
+        /// Frames are written here, in order: a provider that stops reading blocks this queue, never
+        /// a caller's thread, and the request's deadline (armed before the write) ends it.
+        let writer = DispatchQueue(label: "folio.provider.writer")
 
         init(process: Process, input: FileHandle) {
             self.process = process
@@ -84,9 +86,10 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
             defer { running = nil }
             return running
         }) else { return }
-        try? connection.input.close()
+        // After the frames already queued (the writer queue owns the input).
+        connection.writer.async { try? connection.input.close() }
         let process = connection.process
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        Self.timers.asyncAfter(deadline: .now() + 1) { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
     // MARK: Launching
@@ -101,6 +104,9 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
                 throw FileProviderError(.applicationExtensionNotFound, message: "the \(name) is missing or not executable: \(Errno(rawValue: errno))")
             }
             try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+            // A provider that dies leaves a pipe with no reader: writing to it must fail with EPIPE,
+            // not end this process with SIGPIPE (a pipe has no MSG_NOSIGNAL). As NIO does.
+            signal(SIGPIPE, SIG_IGN)
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
@@ -130,16 +136,19 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
                     "domain": ["identifier": .string(domain.identifier.rawValue), "displayName": .string(domain.displayName)],
                 ],
             ]
-            connection.writeLock.withLock { write(hello, to: connection) }
+            write(hello, to: connection)
             return connection
         }
     }
 
+    /// Queues a frame for the provider (on the connection's writer queue).
     private func write(_ frame: WireValue, to connection: Connection) {
-        var bytes = frame.serialized()
-        bytes.append(UInt8(ascii: "\n"))
-        try? connection.input.write(contentsOf: bytes)
+        let bytes = frame.serialized() + [UInt8(ascii: "\n")]
+        connection.writer.async { try? connection.input.write(contentsOf: bytes) }
     }
+
+    /// Deadlines and the kill after `stop()` fire here, never on a global queue.
+    private static let timers = DispatchQueue(label: "folio.provider.timers")
 
     /// Reads the provider's replies and progress until its output ends, then fails what is pending.
     private func readReplies(_ descriptor: Int32, _ connection: Connection) {
@@ -237,11 +246,12 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
                     continuation.resume(throwing: FileProviderError(.providerDomainTemporarilyUnavailable, message: "the \(name) ended before \(method)"))
                     return
                 }
-                connection.writeLock.withLock { write(["id": .int(id), "method": .string(method), "params": params], to: connection) }
+                // The deadline first: a write that blocks (a provider that stops reading) is under it.
                 let (seconds, attoseconds) = limit.components
-                DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) { [weak self] in
+                Self.timers.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) { [weak self] in
                     self?.timeOut(id, connection, after: limit)
                 }
+                write(["id": .int(id), "method": .string(method), "params": params], to: connection)
             }
         } onCancel: {
             let known = lock.withLock { () -> Bool in
@@ -249,7 +259,7 @@ public final class ProviderProcess: FileProvider, @unchecked Sendable {
                 return connection.pending[id] != nil
             }
             progress?.cancel()
-            if known { connection.writeLock.withLock { write(["method": "cancel", "params": ["id": .int(id)]], to: connection) } }
+            if known { write(["method": "cancel", "params": ["id": .int(id)]], to: connection) }
         }
     }
 

@@ -20,6 +20,8 @@ for line in sys.stdin:
     method, request_id = frame.get("method"), frame.get("id")
     if method == "hello":
         send({"id": request_id, "result": {"protocol": 1, "name": "scripted"}})
+        if mode == "deaf":
+            time.sleep(3600)  # reads nothing more: a large request fills the pipe
     elif mode == "crash-once":
         marker = sys.argv[2]
         if not os.path.exists(marker):
