@@ -2,7 +2,6 @@ import Folio
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
