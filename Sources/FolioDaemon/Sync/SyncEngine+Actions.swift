@@ -131,12 +131,12 @@ extension SyncEngine {
             // A large file is sent from where it is, hashed at the same time; if it changes while it
             // is sent, the server's copy is not taken for any version, and the next pass sends it again.
             contents = URL(fileURLWithPath: source)
-            hashing = Task.detached { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
+            hashing = Task { try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal } }
         } else {
             // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
             // loses it, and the file it came from is still there to send).
             let staged = replica.staging + "/upload-\(UUID().uuidString)"
-            let copied = try ContentDigest.copy(from: source, to: staged, durable: false)
+            let copied = try await SyncFileWork.run { try ContentDigest.copy(from: source, to: staged, durable: false) }
             guard replica.fingerprint(path) == before else {
                 unlink(staged)
                 return .deferred("the file changed while it was read")
@@ -266,8 +266,9 @@ extension SyncEngine {
         }
         let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: request, progress: progress)
         do {
-            let hashing = Task.detached { try ContentDigest.sha256(ofFileAt: url.path).hexadecimal }
-            try LocalReplica.flush(url.path)
+            let file = url.path
+            let hashing = Task { try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: file).hexadecimal } }
+            try await SyncFileWork.run { try LocalReplica.flush(file) }
             return (url, item, try await hashing.value)
         } catch {
             unlink(url.path)

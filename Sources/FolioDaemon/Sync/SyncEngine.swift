@@ -102,7 +102,7 @@ actor SyncEngine {
             journaledUnfinishedUploads = journaled
         }
         lap("read the journal")
-        let scan = try replica.scan(base: base)
+        let scan = try await SyncFileWork.run { [replica] in try replica.scan(base: base) }
         lap("scan the replica")
         let pins = try journal.pins()
         let planned = SyncPlanner.plan(
