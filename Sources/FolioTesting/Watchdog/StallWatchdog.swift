@@ -109,11 +109,13 @@ public final class StallWatchdog: @unchecked Sendable {
     private func monitorLoop() {
         while true {
             usleep(100_000)
-            let now = Self.now()
             let late = lock.withLock { () -> [(String, Double)] in
+                // Read under the lock: a heartbeat recorded between a clock read outside it and the
+                // lock would be later than "now" (and an unsigned difference would wrap).
+                let now = Self.now()
                 var late: [(String, Double)] = []
                 for (pool, last) in beats where !stalled.contains(pool) {
-                    let seconds = Double(now &- last) / 1e9
+                    let seconds = Double(now > last ? now - last : 0) / 1e9
                     if seconds > limit {
                         stalled.insert(pool)
                         late.append((pool, seconds))
