@@ -137,6 +137,13 @@ public final class TestServer: @unchecked Sendable {
                 process.standardInput = FileHandle.nullDevice
                 try process.run()
                 try Self.waitUntilReady(probe, port: port, process: process)
+                // Two servers started at once can be handed the same free port: the one that lost the
+                // bind fails, but its probe is answered by the other. Only a server whose own process
+                // (or one it started) holds the listening socket is this test's.
+                let owners = [process.processIdentifier] + Self.processes(mentioning: directory.path)
+                guard let inode = Self.listener(of: port), Self.holds(inode, pids: owners) else {
+                    throw TestServerError("port \(port) is held by another server")
+                }
                 self.process = process
                 self.port = port
                 return
@@ -173,6 +180,30 @@ public final class TestServer: @unchecked Sendable {
     }
 
     /// The processes whose command line mentions `text`.
+    /// The inode of the socket listening on 127.0.0.1:`port` (or on every address), from /proc/net/tcp.
+    static func listener(of port: Int) -> String? {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        let suffix = ":" + String(format: "%04X", port)
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 9, fields[3] == "0A", fields[1] == "0100007F\(suffix)" || fields[1] == "00000000\(suffix)" else { continue }
+            return String(fields[9])
+        }
+        return nil
+    }
+
+    /// Whether one of `pids` has the socket with `inode` open.
+    static func holds(_ inode: String, pids: [Int32]) -> Bool {
+        let target = "socket:[\(inode)]"
+        for pid in pids {
+            let folder = "/proc/\(pid)/fd"
+            for fd in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                if (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + fd)) == target { return true }
+            }
+        }
+        return false
+    }
+
     static func processes(mentioning text: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
