@@ -172,8 +172,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
             semaphore.signal()
         }
         if let limit = limit(deadline) {
-            let (seconds, attoseconds) = limit.components
-            if semaphore.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .timedOut {
+            if semaphore.wait(timeout: .now() + Self.interval(limit)) == .timedOut {
                 if let waiter = stateLock.withLock({ requests.removeValue(forKey: id) }) { waiter(.failure(timedOut(method, limit))) }
                 semaphore.wait()
             }
@@ -191,8 +190,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
             do throws(CoordinationFailure) {
                 let id = try begin(method, params) { once.resume($0) }
                 if let limit {
-                    let (seconds, attoseconds) = limit.components
-                    timers.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+                    timers.asyncAfter(deadline: .now() + Self.interval(limit)) {
                         [weak self] in
                         guard let self, stateLock.withLock({ requests.removeValue(forKey: id) }) != nil else { return }
                         once.resume(.failure(timedOut(method, limit)))
@@ -218,6 +216,12 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
             throw error
         }
         return id
+    }
+
+    /// `duration` as dispatch counts time.
+    private static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     private func timedOut(_ method: String, _ limit: Duration) -> CoordinationFailure {
