@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(
             name: "folio",
             dependencies: [
+                "CFolioShims",
                 "Folio",
                 "FolioDaemon",
                 "FolioProviders",

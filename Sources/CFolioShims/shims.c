@@ -25,6 +25,16 @@ short cfolio_lock_read(void) { return F_RDLCK; }
 short cfolio_lock_write(void) { return F_WRLCK; }
 short cfolio_lock_unlock(void) { return F_UNLCK; }
 
+#include <sched.h>
+int cfolio_set_affinity(pid_t tid, unsigned long long cores) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int core = 0; core < 64; core++) {
+        if (cores & (1ULL << core)) CPU_SET(core, &set);
+    }
+    return sched_setaffinity(tid, sizeof set, &set);
+}
+
 #include <fnmatch.h>
 int cfolio_fnmatch(const char *pattern, const char *name, int casefold) {
     return fnmatch(pattern, name, casefold ? FNM_CASEFOLD : 0);

@@ -36,6 +36,10 @@ int cfolio_rename_noreplace(const char *oldpath, const char *newpath);
 /// waiting, so that a later fsync has less to do. Returns 0 or -1 with errno set.
 int cfolio_start_writeback(int fd, long long offset, long long length);
 
+/// sched_setaffinity(2) for thread `tid` with the cores whose bits are set in `cores` (core 0 is
+/// bit 0; the first 64 cores). Returns 0 or -1 with errno set. For the benchmarks' placements.
+int cfolio_set_affinity(pid_t tid, unsigned long long cores);
+
 /// Starts `path` with `argv` and `envp` (both NULL-terminated) under a supervisor process, in a
 /// process group of its own, so that the command never outlives the calling process:
 /// - the supervisor has PR_SET_PDEATHSIG: if the calling *thread* ends (the process killed, even by

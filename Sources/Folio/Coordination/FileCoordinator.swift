@@ -292,7 +292,7 @@ public final class FileCoordinator: @unchecked Sendable {
         let cancelledMeanwhile = cancellations != cancelsBefore
         lock.unlock()
         if cancelledMeanwhile { engine.cancel(claim: request.claim) }
-        let result = waiter.wait()
+        let result = engine.wait(for: waiter)
         return try granted(request, resolved, isWrite: isWrite, multiItem: multiItem, result)
     }
 
@@ -425,6 +425,9 @@ final class ClaimWaiter: @unchecked Sendable {
         lock.unlock()
         semaphore.signal()
     }
+
+    /// Whether the outcome is in (`wait()` then returns at once).
+    func isFinished() -> Bool { lock.withLock { result != nil } }
 
     func wait() -> Result<[String], CoordinationFailure> {
         semaphore.wait()

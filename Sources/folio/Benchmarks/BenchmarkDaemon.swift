@@ -30,6 +30,9 @@ final class BenchmarkDaemon {
     /// The daemon's process id.
     var daemonPID: Int32 { daemon.process.processIdentifier }
 
+    /// The echo process's id.
+    var echoPID: Int32 { echo.process.processIdentifier }
+
     func stop() {
         echo.stop()
         daemon.stop()

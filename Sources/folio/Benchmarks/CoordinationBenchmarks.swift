@@ -46,21 +46,26 @@ enum CoordinationBenchmarks {
         let write = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(writingItemAt: url, options: [], error: &error) { _ in } }
         let read = { FileCoordinator(filePresenter: nil, engine: engine).coordinate(readingItemAt: url, options: [], error: &error) { _ in } }
         // The round trips against the raw ping-pong alternate in blocks, so drift on a shared
-        // machine falls on both sides.
+        // machine falls on both sides; each core placement is measured apart (see `CorePlacement`).
         let blocks = 10, perBlock = max(100, iterations / 10)
-        harness.alternated(
-            "coordinated write via daemon", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong", work: write,
-            baseline: { raw.roundTrip() })
-        harness.alternated(
-            "coordinated read via daemon", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong", work: read,
-            baseline: { raw.roundTrip() })
-        harness.alternated(
-            "coordinated write via daemon", blocks: blocks, count: perBlock, fraction: 0.99, baselineName: "raw Unix-socket ping-pong",
-            work: write, baseline: { raw.roundTrip() })
-        // The transport alone: a request the daemon answers from memory, no arbiter.
-        harness.alternated(
-            "status request via daemon (transport only)", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong",
-            work: { _ = try? engine.request("status") }, baseline: { raw.roundTrip() })
+        for placement in CorePlacement.available {
+            placement.apply(servers: [daemon.daemonPID, daemon.echoPID])
+            let suffix = "[\(placement.rawValue)]"
+            harness.alternated(
+                "coordinated write via daemon \(suffix)", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong",
+                work: write, baseline: { raw.roundTrip() })
+            harness.alternated(
+                "coordinated read via daemon \(suffix)", blocks: blocks, count: perBlock, baselineName: "raw Unix-socket ping-pong",
+                work: read, baseline: { raw.roundTrip() })
+            harness.alternated(
+                "coordinated write via daemon \(suffix)", blocks: blocks, count: perBlock, fraction: 0.99,
+                baselineName: "raw Unix-socket ping-pong", work: write, baseline: { raw.roundTrip() })
+            // The transport alone: a request the daemon answers from memory, no arbiter.
+            harness.alternated(
+                "status request via daemon (transport only) \(suffix)", blocks: blocks, count: perBlock,
+                baselineName: "raw Unix-socket ping-pong", work: { _ = try? engine.request("status") }, baseline: { raw.roundTrip() })
+        }
+        CorePlacement.free.apply(servers: [daemon.daemonPID, daemon.echoPID])
         let writes = measure(iterations, write)
         let localWrites = measure(iterations) {
             FileCoordinator(filePresenter: nil, engine: local).coordinate(writingItemAt: url, options: [], error: &error) { _ in }

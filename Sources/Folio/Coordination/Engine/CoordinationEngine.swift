@@ -71,6 +71,10 @@ package class CoordinationEngine: @unchecked Sendable {
         }
     }
 
+    /// Blocks until `waiter` has its claim's outcome. The daemon's engine reads its connection
+    /// meanwhile, so that the grant wakes this thread directly.
+    func wait(for waiter: ClaimWaiter) -> Result<[String], CoordinationFailure> { waiter.wait() }
+
     /// Takes the arbiter's outputs for this client.
     func handle(_ outputs: [ArbiterOutput]) {
         for output in outputs {

@@ -4,7 +4,15 @@ import Foundation
 #endif
 
 /// A client's connection to the daemon's Unix socket: newline-delimited JSON frames, written under
-/// a lock, read by a dedicated thread.
+/// a lock.
+///
+/// One thread at a time reads (it holds the reading role) and hands every frame to `onFrame`. A
+/// thread waiting for a reply reads itself when no one else does (`wait(until:deadline:)`), so the
+/// reply wakes the thread that wants it and no other: a hand-off between a reader thread and the
+/// caller costs a second wake-up per round trip, several times the socket's own cost on a virtual
+/// machine (docs/benchmarks.md). A background thread reads while no caller has waited for a moment
+/// (`idleBeforeBackground`): the daemon's unsolicited messages — presenter messages, live-query
+/// events, replies to async requests — reach the process without a call.
 final class DaemonConnection: @unchecked Sendable {
     /// The protocol version this library speaks.
     static let protocolVersion = 1
@@ -13,12 +21,29 @@ final class DaemonConnection: @unchecked Sendable {
 
     struct Error: Swift.Error, CustomStringConvertible {
         var message: String
+        /// The daemon did not answer in time (the connection may still be used).
+        var timedOut = false
         var description: String { message }
     }
 
     private let fd: Int32
     private let writeLock = NSLock()
+    /// Bytes read and not yet framed; only the thread holding the reading role touches them.
     private var buffered: [UInt8] = []
+
+    /// Guards the reading role, the waiters' count and the end of the stream; broadcast after each
+    /// batch of frames when someone waits.
+    private let condition = NSCondition()
+    private var reading = false
+    private var waiters = 0
+    private var lastWaiter = ContinuousClock.now
+    private var waitingSince = ContinuousClock.now
+    private var backgroundSleeping = false
+    private var endReason: String?
+    private var onFrame: (@Sendable (WireValue) -> Void)?
+    private var onClose: (@Sendable (String) -> Void)?
+    /// How long the background thread leaves reading to callers after the last one waited.
+    static let idleBeforeBackground: Duration = .microseconds(500)
 
     /// How long each step may take before a daemon that does not answer is given up on.
     struct Deadlines: Sendable {
@@ -118,7 +143,9 @@ final class DaemonConnection: @unchecked Sendable {
     /// within the connect deadline.
     func handshake(_ frame: WireValue) throws -> WireValue {
         Self.setTimeout(fd, SO_RCVTIMEO, deadlines.connect)
-        defer { Self.setTimeout(fd, SO_RCVTIMEO, nil) }
+        // Afterwards a blocking read gives up after the request deadline, so that a caller with the
+        // standard deadline reads without a `poll` first.
+        defer { Self.setTimeout(fd, SO_RCVTIMEO, deadlines.request) }
         try send(frame)
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -126,8 +153,52 @@ final class DaemonConnection: @unchecked Sendable {
                 buffered.removeSubrange(...newline)
                 return try WireValue(parsing: line)
             }
-            guard try fill() else { throw Error(message: "the daemon closed the connection during hello") }
+            let more: Bool
+            do { more = try fill() } catch {
+                throw error.timedOut ? Error(message: "the daemon did not answer hello within \(deadlines.connect)") : error
+            }
+            guard more else { throw Error(message: "the daemon closed the connection during hello") }
         }
+    }
+
+    /// What one read brought.
+    private enum ReadOutcome {
+        case frames
+        case timedOut
+        case ended(String)
+    }
+
+    /// Reads once (waiting at most until `deadline`, if any) and hands every whole frame to
+    /// `onFrame`. Only the thread holding the reading role calls it.
+    private func readAndDispatch(deadline: ContinuousClock.Instant?) -> ReadOutcome {
+        if let deadline {
+            let remaining = deadline - .now
+            // The socket's own timeout is the standard deadline (a read gives up after it): wait
+            // with `poll` first only for a deadline clearly shorter.
+            if remaining + .milliseconds(100) < deadlines.request {
+                guard remaining > .zero else { return .timedOut }
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let milliseconds = Int32(min((remaining / .milliseconds(1)).rounded(.up), Double(Int32.max)))
+                let ready = poll(&descriptor, 1, milliseconds)
+                if ready == 0 { return .timedOut }
+            }
+        }
+        do {
+            guard try fill() else { return .ended("the daemon closed the connection") }
+        } catch {
+            return error.timedOut ? .timedOut : .ended(error.message)
+        }
+        while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+            let line = buffered[..<newline]
+            defer { buffered.removeSubrange(...newline) }
+            if line.isEmpty { continue }
+            do {
+                onFrame?(try WireValue(parsing: line))
+            } catch {
+                return .ended("the daemon sent a frame that is not JSON: \(error)")
+            }
+        }
+        return .frames
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
@@ -138,7 +209,7 @@ final class DaemonConnection: @unchecked Sendable {
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
-                    throw Error(message: "the daemon did not answer hello within \(deadlines.connect)")
+                    throw Error(message: "the daemon did not answer within \(deadlines.request)", timedOut: true)
                 }
                 throw Error(message: String(cString: strerror(errno)))
             }
@@ -151,33 +222,112 @@ final class DaemonConnection: @unchecked Sendable {
         }
     }
 
-    /// Starts the reader thread: each frame goes to `onFrame`; the end of the connection (or a
-    /// frame that is not JSON) to `onClose`, once.
+    /// Ends reading for good: `onClose` runs once, then every waiter wakes.
+    private func ended(_ reason: String) {
+        condition.lock()
+        let first = endReason == nil
+        let handler = onClose
+        condition.unlock()
+        guard first else { return }
+        handler?(reason)
+        condition.lock()
+        endReason = reason
+        reading = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Frames go to `onFrame`, on whichever thread reads; the end of the connection (or a frame
+    /// that is not JSON) to `onClose`, once. Starts the background reader.
     func startReading(onFrame: @escaping @Sendable (WireValue) -> Void, onClose: @escaping @Sendable (String) -> Void) {
-        let thread = Thread { [self] in
-            var reason = "the daemon closed the connection"
-            reading: while true {
-                while let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = buffered[..<newline]
-                    defer { buffered.removeSubrange(...newline) }
-                    if line.isEmpty { continue }
-                    do {
-                        onFrame(try WireValue(parsing: line))
-                    } catch {
-                        reason = "the daemon sent a frame that is not JSON: \(error)"
-                        break reading
-                    }
-                }
-                do {
-                    guard try fill() else { break }
-                } catch {
-                    reason = "\(error)"
-                    break
-                }
-            }
-            onClose(reason)
-        }
+        condition.lock()
+        self.onFrame = onFrame
+        self.onClose = onClose
+        condition.unlock()
+        let thread = Thread { [self] in readInBackground() }
         thread.name = "folio-daemon-reader"
         thread.start()
+    }
+
+    /// The background reader: reads whenever no caller has waited for `idleBeforeBackground`, and
+    /// leaves the socket to callers otherwise. It sleeps in short timed waits while callers come and
+    /// go (so that none has to wake it), and untimed through a long wait (the caller wakes it when
+    /// it leaves).
+    private func readInBackground() {
+        while true {
+            condition.lock()
+            while endReason == nil, waiters > 0 || ContinuousClock.now - lastWaiter < Self.idleBeforeBackground {
+                if waiters > 0, ContinuousClock.now - waitingSince > .milliseconds(10) {
+                    backgroundSleeping = true
+                    condition.wait()
+                    backgroundSleeping = false
+                } else {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(Self.idleBeforeBackground)))
+                }
+            }
+            if endReason != nil {
+                condition.unlock()
+                return
+            }
+            reading = true
+            condition.unlock()
+            let outcome = readAndDispatch(deadline: nil)
+            condition.lock()
+            reading = false
+            if waiters > 0 { condition.broadcast() }
+            condition.unlock()
+            if case .ended(let reason) = outcome {
+                ended(reason)
+                return
+            }
+        }
+    }
+
+    /// How a wait ended.
+    enum WaitOutcome {
+        case done
+        case timedOut
+        /// The connection ended (its `onClose` has run).
+        case ended
+    }
+
+    /// Blocks until `done()` holds (checked after each batch of frames), reading the socket itself
+    /// while no other thread does; gives up at `deadline`. `done` must not block.
+    func wait(until done: () -> Bool, deadline: ContinuousClock.Instant?) -> WaitOutcome {
+        condition.lock()
+        if waiters == 0 { waitingSince = .now }
+        waiters += 1
+        defer {
+            waiters -= 1
+            lastWaiter = .now
+            if waiters == 0, backgroundSleeping { condition.broadcast() }
+            condition.unlock()
+        }
+        while !done() {
+            if endReason != nil { return .ended }
+            if let deadline, deadline <= .now { return .timedOut }
+            if !reading {
+                reading = true
+                condition.unlock()
+                let outcome = readAndDispatch(deadline: deadline)
+                if case .ended(let reason) = outcome { ended(reason) }
+                condition.lock()
+                if endReason == nil { reading = false }
+                // Another waiter may have its reply now, or may take the role.
+                if waiters > 1 { condition.broadcast() }
+                continue
+            }
+            if let deadline {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(deadline - .now)))
+            } else {
+                condition.wait()
+            }
+        }
+        return .done
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

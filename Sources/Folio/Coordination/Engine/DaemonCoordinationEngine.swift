@@ -165,21 +165,35 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     ///
     /// - Throws: `CoordinationFailure` with kind `timedOut` when no reply came in time.
     package func request(_ method: String, params: WireValue = [:], deadline: Deadline = .standard) throws(CoordinationFailure) -> WireValue {
-        let semaphore = DispatchSemaphore(value: 0)
         let box = ResultBox()
-        let id = try begin(method, params) { result in
-            box.set(result)
-            semaphore.signal()
-        }
-        if let limit = limit(deadline) {
-            if semaphore.wait(timeout: .now() + Self.interval(limit)) == .timedOut {
-                if let waiter = stateLock.withLock({ requests.removeValue(forKey: id) }) { waiter(.failure(timedOut(method, limit))) }
-                semaphore.wait()
+        let id = try begin(method, params) { box.set($0) }
+        let limit = limit(deadline)
+        // The caller reads its own reply when no other thread reads (see `DaemonConnection`).
+        let connection = currentConnection
+        switch connection.wait(until: box.isSet, deadline: limit.map { .now + $0 }) {
+        case .done: break
+        case .timedOut:
+            if let waiter = stateLock.withLock({ requests.removeValue(forKey: id) }) {
+                waiter(.failure(timedOut(method, limit ?? .zero)))
+            } else {
+                _ = connection.wait(until: box.isSet, deadline: nil)  // the reply is being handed over
             }
-        } else {
-            semaphore.wait()
+        case .ended:
+            // `connectionClosed` failed every waiting request before the connection reported its end.
+            if let waiter = stateLock.withLock({ requests.removeValue(forKey: id) }) {
+                waiter(.failure(CoordinationFailure(kind: .connectionLost, message: "the connection to the Folio daemon was lost")))
+            }
         }
         return try box.get()
+    }
+
+    private var currentConnection: DaemonConnection { stateLock.withLock { connection } }
+
+    /// Waits for a claim's outcome, reading the connection meanwhile when no other thread does. A
+    /// claim has no deadline (as on Apple's systems); a lost connection fails it.
+    override func wait(for waiter: ClaimWaiter) -> Result<[String], CoordinationFailure> {
+        _ = currentConnection.wait(until: waiter.isFinished, deadline: nil)
+        return waiter.wait()
     }
 
     /// Sends a request and suspends until its reply, at most `deadline`. No thread waits meanwhile.
@@ -387,6 +401,7 @@ private final class ResumeOnce: Sendable {
     }
 }
 
+/// One request's reply, for a caller that waits.
 private final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private var result: Result<WireValue, CoordinationFailure>?
@@ -395,6 +410,7 @@ private final class ResultBox: @unchecked Sendable {
         result = value
         lock.unlock()
     }
+    func isSet() -> Bool { lock.withLock { result != nil } }
     func get() throws(CoordinationFailure) -> WireValue {
         lock.lock()
         defer { lock.unlock() }
