@@ -109,7 +109,12 @@ let package = Package(
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "FolioCoordinationHelper"]),
         .testTarget(
             name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"], exclude: ["Fixtures"]),
-        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
     ]

@@ -11,6 +11,9 @@ package struct DriveSync: Sendable {
     let engine: SyncEngine
     let paths: FolioPaths
 
+    /// The journal domain of the user's drive.
+    package static let domain = "drive"
+
     /// The drive on `provider`, in the folders of `paths`; its journal in `database` (the daemon's
     /// one pool on the index database), or, in a process of its own, a pool opened on that file.
     package init(provider: any FileProvider, paths: FolioPaths = FolioPaths()) throws {
@@ -21,7 +24,7 @@ package struct DriveSync: Sendable {
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
         self.paths = paths
-        let journal = try database.map { SyncJournal(database: $0, domain: "drive") } ?? SyncJournal(path: paths.indexDatabase, domain: "drive")
+        let journal = try database.map { SyncJournal(database: $0, domain: Self.domain) } ?? SyncJournal(path: paths.indexDatabase, domain: Self.domain)
         engine = SyncEngine(
             provider: provider, replica: LocalReplica(root: paths.driveDirectory), journal: journal,
             versions: VersionStore(directory: paths.versionsDirectory))
