@@ -1,7 +1,7 @@
 import ArgumentParser
 import Folio
 import FolioDaemon
-import FolioProviders
+import FolioSync
 import FolioSystem
 import Foundation
 

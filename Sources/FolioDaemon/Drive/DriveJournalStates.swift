@@ -1,4 +1,5 @@
 import Folio
+import FolioSync
 import FolioSystem
 import GRDB
 

@@ -1,4 +1,5 @@
 import Folio
+import FolioSync
 import FolioSystem
 import Foundation
 import GRDB
@@ -50,7 +51,7 @@ final class DriveService: Service, Sendable {
 
     /// Whether `path` lies in the drive's replica.
     func contains(_ path: String) -> Bool {
-        path.hasPrefix(paths.driveDirectory + "/") && !path.contains("/" + LocalReplica.stagingName + "/")
+        DriveSync.replicaContains(path, paths: paths)
     }
 
     /// A coordinated write ended: when it was in the drive, a pass follows once writes are quiet.
@@ -59,7 +60,6 @@ final class DriveService: Service, Sendable {
         switch change {
         case .wrote(let path): touched = [path]
         case .moved(let from, let to): touched = [from, to]
-        default: touched = []
         }
         guard touched.contains(where: contains) else { return }
         state.withLock { $0.dirtySince = .now }

@@ -1,10 +1,10 @@
-import Folio
+package import Folio
 import Foundation
-import GRDB
+package import GRDB
 
 extension SyncJournal {
     /// What an item of the replica is on disk, as ``itemStates(of:_:)`` compares it with its base.
-    enum ReplicaItem: Sendable, Equatable {
+    package enum ReplicaItem: Sendable, Equatable {
         /// A folder.
         case folder
         /// A placeholder: its stub is here, its content is on the server.
@@ -28,7 +28,7 @@ extension SyncJournal {
     ///
     /// The pins and errors (both small) are read once per call, when the first item needs them;
     /// the bases item by item.
-    func itemStates(of items: [(path: String, item: ReplicaItem)], _ db: Database) throws -> [UbiquitousSyncState?] {
+    package func itemStates(of items: [(path: String, item: ReplicaItem)], _ db: Database) throws -> [UbiquitousSyncState?] {
         var drive: (pins: Set<Data>, errors: [Data: String])?
         return try items.map { path, item -> UbiquitousSyncState? in
             let components = path.split(separator: "/", omittingEmptySubsequences: false)
