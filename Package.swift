@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Folio", targets: ["Folio"]),
         .library(name: "FolioTesting", targets: ["FolioTesting"]),
         .library(name: "FolioProviders", targets: ["FolioProviders"]),
+        // The drive's sync engine: a product so that the fuzz targets reach its formats.
+        .library(name: "FolioSync", targets: ["FolioSync"]),
         .executable(name: "folio", targets: ["folio"]),
     ],
     dependencies: [
@@ -52,12 +54,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The drive's sync: the journal, planner and engine, and the drive's formats (its configuration,
+        // shared conflicts). It needs only the `FileProvider` protocol, never a provider's HTTP.
+        .target(
+            name: "FolioSync",
+            dependencies: [
+                "Folio",
+                "FolioSystem",
+                "UniformTypes",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
         // The per-user daemon's services and `buildDaemon(configuration:)`.
         .target(
             name: "FolioDaemon",
             dependencies: [
                 "CFolioShims",
                 "Folio",
+                "FolioSync",
                 "FolioSystem",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -88,6 +105,7 @@ let package = Package(
                 "Folio",
                 "FolioDaemon",
                 "FolioProviders",
+                "FolioSync",
                 // The benchmarks start the same real servers the tests use (`folio bench sync`).
                 "FolioTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -110,7 +128,12 @@ let package = Package(
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "FolioCoordinationHelper"]),
         .testTarget(
             name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"], exclude: ["Fixtures"]),
-        .testTarget(name: "SyncTests", dependencies: ["Folio", "FolioDaemon", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(
+            name: "SyncTests",
+            dependencies: [
+                "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioTesting", "FolioTestTraits", "folio",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
     ]

@@ -31,9 +31,10 @@ let package = Package(
         // S3 replies: ListObjectsV2 listings, errors and results.
         .executableTarget(
             name: "FuzzS3Reply", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
-        // Placeholder stubs (`name.folio-cloud`) in the drive's replica.
+        // Placeholder stubs (`name.folio-cloud`) in the drive's replica, and shared conflict manifests.
         .executableTarget(
-            name: "FuzzPlaceholder", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+            name: "FuzzPlaceholder",
+            dependencies: ["FuzzSupport", .product(name: "Folio", package: folio), .product(name: "FolioSync", package: folio)]),
         // Bookmark data: the signed envelope and the payload behind it.
         .executableTarget(
             name: "FuzzBookmark", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

@@ -185,6 +185,7 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         case .removePresenter(let presenter): arbiter.removePresenter(presenter, client: client)
         case .answer(let answer): try arbiter.answer(answer, from: client)
         case .ubiquityChanged(let path, let keys): arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: client)
+        case .driveSync(let confirmingDeletions): return try driveSync(confirmingDeletions: confirmingDeletions, id: id)
         }
         return [:]
     }

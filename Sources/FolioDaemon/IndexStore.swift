@@ -1,12 +1,15 @@
-import GRDB
+import FolioSync
+package import GRDB
 
 /// The daemon's SQLite database (`$XDG_STATE_HOME/folio/index.sqlite`, WAL mode), opened and
 /// migrated at start-up. It holds the grants, the metadata index, recents and favorites, and the
-/// sync journal.
-final class IndexStore: Sendable {
-    let pool: DatabasePool
+/// sync journal (whose tables `FolioSync` defines; the migrations' order is this store's).
+package final class IndexStore: Sendable {
+    /// The process's one pool on the database.
+    package let pool: DatabasePool
 
-    init(path: String) throws {
+    /// Opens the database at `path` (its folder must exist), creating and migrating it as needed.
+    package init(path: String) throws {
         var configuration = Configuration()
         configuration.label = "folio.index"
         // The `folio drive` commands write the sync journal beside the daemon: a writer waits for

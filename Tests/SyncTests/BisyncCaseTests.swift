@@ -1,5 +1,5 @@
 import Folio
-@testable import FolioDaemon
+@testable import FolioSync
 import FolioTesting
 import FolioTestTraits
 import Foundation

@@ -61,6 +61,50 @@ struct DriveDaemonTests {
         #expect(status.stdout == "local\tremote.txt\n", "\(status.stdout)\(status.stderr)")
     }
 
+    /// With a daemon running, `folio drive sync` asks it for the pass (`drive.sync`): the daemon
+    /// runs it (and logs it as asked for) and the command prints its report; with none, the
+    /// command runs the pass itself.
+    @Test func driveSyncAsksTheRunningDaemon() async throws {
+        let dir = try TemporaryDirectory("drive-daemon-request")
+        var environment = dir.xdgEnvironment()
+        // No pass of the daemon's own but the first: only the asked-for pass can send the file.
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        let server = dir.child("server").path
+        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
+        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        // The first pass merges (so it is logged) and is over before the file is written.
+        #expect(await eventually { daemon.log.contains("reason=start") }, "\(daemon.log)")
+        let drive = dir.child("data/folio/Drive").path
+        try Data("sent by the daemon".utf8).write(to: URL(fileURLWithPath: drive + "/asked.txt"))
+
+        let asked = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(asked.status == 0 && asked.stdout == "uploaded 1, downloaded 0, deleted on the server 0, deleted here 0\n", "\(asked.stdout)\(asked.stderr)")
+        #expect(FileManager.default.contents(atPath: server + "/asked.txt") == Data("sent by the daemon".utf8))
+        // The pass was the daemon's: it logged it, as asked for, with the upload.
+        let requested = { daemon.log.split(separator: "\n").filter { $0.contains("drive synced") && $0.contains("reason=request") } }
+        #expect(await eventually { requested().count == 1 }, "\(daemon.log)")
+        #expect(requested().first?.contains("uploaded=1") == true, "\(daemon.log)")
+
+        // A stop is the command's error as before (exit status 3), said by the daemon.
+        try FileManager.default.moveItem(atPath: server, toPath: server + ".away")
+        let stopped = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(stopped.status == 3 && stopped.stderr.contains("nothing was synced"), "\(stopped.stdout)\(stopped.stderr)")
+        #expect(await eventually { daemon.log.split(separator: "\n").contains { $0.contains("drive sync failed") && $0.contains("reason=request") } }, "\(daemon.log)")
+        try FileManager.default.moveItem(atPath: server + ".away", toPath: server)
+
+        // Without a daemon, the command runs the pass itself.
+        daemon.stop()
+        try Data("sent by the command".utf8).write(to: URL(fileURLWithPath: drive + "/alone.txt"))
+        let alone = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(alone.status == 0 && alone.stdout == "uploaded 1, downloaded 0, deleted on the server 0, deleted here 0\n", "\(alone.stdout)\(alone.stderr)")
+        #expect(FileManager.default.contents(atPath: server + "/alone.txt") == Data("sent by the command".utf8))
+        #expect(requested().count == 1, "\(daemon.log)")
+    }
+
     /// The daemon killed (SIGKILL) while its pass uploads: the next daemon finishes the work, and
     /// the server ends with each file once, byte for byte; nothing is deleted anywhere.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))

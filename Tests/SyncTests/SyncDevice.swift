@@ -1,5 +1,6 @@
 import Folio
-@testable import FolioDaemon
+import FolioDaemon
+@testable import FolioSync
 import FolioTesting
 import Foundation
 
@@ -138,5 +139,13 @@ extension SyncReport {
         merged = merged || later.merged
         deferred = later.deferred
         skipped = later.skipped
+    }
+}
+
+extension SyncJournal {
+    /// The journal of `domain` in the database at `path`, opened and migrated as the daemon and
+    /// `folio drive` open it (a pool of this test's own).
+    init(path: String, domain: String) throws {
+        self.init(database: try IndexStore(path: path).pool, domain: domain)
     }
 }

@@ -1,4 +1,4 @@
-@testable import FolioDaemon
+@testable import FolioSync
 import Foundation
 import Testing
 import FolioTestTraits

@@ -1,4 +1,5 @@
 @_spi(Fuzzing) import Folio
+@_spi(Fuzzing) import FolioSync
 import FuzzSupport
 
 /// Placeholder stubs (`name.folio-cloud`), which any program can write into the drive, and the
@@ -8,7 +9,7 @@ import FuzzSupport
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
     PlaceholderFuzzing.exerciseStub(bytes)
-    PlaceholderFuzzing.exerciseConflictManifest(bytes)
+    SyncFuzzing.exerciseConflictManifest(bytes)
     return 0
 }
 

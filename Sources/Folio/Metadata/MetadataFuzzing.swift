@@ -26,18 +26,4 @@ public enum PlaceholderFuzzing {
         precondition(stub.name + PlaceholderStub.suffix == stubName && stub.size >= 0, "a stub read names another file than the one it is in")
         precondition(PlaceholderStub.parse(Array(stub.encoded()), stubName: stubName) == stub, "a stub does not survive writing")
     }
-
-    /// Reads `bytes` as a shared conflict manifest named for what it says: refused or read, never a
-    /// trap; one read has a SHA-256 object and a path that stays inside the drive.
-    public static func exerciseConflictManifest(_ bytes: [UInt8]) {
-        let data = Data(bytes)
-        guard let decoded = try? JSONDecoder().decode(SharedConflict.self, from: data) else {
-            _ = SharedConflict.parse(data, name: String(repeating: "0", count: 64) + "-" + String(repeating: "0", count: 16) + ".json")
-            return
-        }
-        guard let manifest = SharedConflict.parse(data, name: decoded.manifestName) else { return }
-        precondition(
-            SharedConflict.isSHA256(manifest.object) && !manifest.path.hasPrefix("/") && !manifest.path.split(separator: "/").contains(".."),
-            "a manifest leaving the drive was read")
-    }
 }

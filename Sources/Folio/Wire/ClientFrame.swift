@@ -60,6 +60,8 @@ package enum ClientRequest: Sendable {
     case removePresenter(UInt64)
     case answer(PresenterAnswer)
     case ubiquityChanged(path: String, keys: [String])
+    /// `drive.sync`: run a pass of the drive now (`folio drive sync`), and reply with its report.
+    case driveSync(confirmingDeletions: Bool)
 
     init(method: String, id: Int64?, params: WireValue?) throws(CoordinationFailure) {
         typealias W = CoordinationWire
@@ -120,6 +122,10 @@ package enum ClientRequest: Sendable {
                 names.append(name)
             }
             self = .ubiquityChanged(path: CoordinationPath.normalize(try W.path(params, "path")), keys: names)
+        case "drive.sync":
+            let confirm = params?["confirmDeletions"]
+            guard confirm == nil || confirm?.boolValue != nil else { throw W.invalid("confirmDeletions must be a boolean") }
+            self = .driveSync(confirmingDeletions: confirm?.boolValue ?? false)
         default:
             if let index = try IndexRequest(method: method, params: params) {
                 self = .index(index)

@@ -48,7 +48,8 @@ struct IndexWriter {
             existing[record.name] = record
         }
         let names = Set(entries.map(\.name))
-        var journal: UbiquitousStates.Journal?
+        var records: [IndexRecord] = []
+        records.reserveCapacity(entries.count)
         for entry in entries {
             var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
             if PlaceholderStub.isStubName(entry.name) {
@@ -58,7 +59,12 @@ struct IndexWriter {
                 else { continue }
                 record = promised
             }
-            record.sync = try states?.state(of: record, journal: &journal, db)
+            records.append(record)
+        }
+        let syncStates = try states?.states(of: records, db)
+        for (index, listed) in records.enumerated() {
+            var record = listed
+            record.sync = syncStates?[index] ?? nil
             if let old = existing.removeValue(forKey: record.name) {
                 guard record.differs(from: old) else { continue }
                 record.id = old.id
@@ -100,8 +106,7 @@ struct IndexWriter {
             if old != nil { try removeTree(path, db, changes: &changes) }
             return
         }
-        var journal: UbiquitousStates.Journal?
-        record.sync = try states?.state(of: record, journal: &journal, db)
+        record.sync = try states?.state(of: record, db)
         if let old {
             guard record.differs(from: old) else { return }
             record.id = old.id

@@ -44,13 +44,18 @@ final class MetadataIndex: @unchecked Sendable {
     private let watchesFileSystem: Bool
     private let stepDelay: Duration
 
-    init(pool: DatabasePool, paths: FolioPaths, watchesFileSystem: Bool = true, stepDelay: Duration = .zero, logger: Logger) {
+    /// The index in `pool`, of the folders of `paths`; `driveStates` tells how the drive's items
+    /// stand with the server.
+    init(
+        pool: DatabasePool, paths: FolioPaths, driveStates: any DriveStateSource, watchesFileSystem: Bool = true, stepDelay: Duration = .zero,
+        logger: Logger
+    ) {
         self.pool = pool
         self.paths = paths
         self.logger = logger
         self.watchesFileSystem = watchesFileSystem
         self.stepDelay = stepDelay
-        states = UbiquitousStates(driveRoot: paths.driveDirectory)
+        states = UbiquitousStates(driveRoot: paths.driveDirectory, source: driveStates)
         writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger)
         live = LiveQueries(logger: logger)
     }
@@ -340,10 +345,11 @@ final class MetadataIndex: @unchecked Sendable {
         }
     }
 
-    /// Brings the sync state of every drive item in line with the drive's journal and with
-    /// `downloading` (the paths being downloaded now; nil: as last told), in one transaction; live
-    /// queries hear the items whose state changed. Called after each of the daemon's passes and
-    /// around its downloads; a pass run by another process (`folio drive sync`) shows at the next.
+    /// Brings the sync state of every drive item in line with the drive's journal (through
+    /// ``DriveStateSource``) and with `downloading` (the paths being downloaded now; nil: as last
+    /// told), in one transaction; live queries hear the items whose state changed. Called after
+    /// each of the daemon's passes and around its downloads; a pass run by another process (`folio
+    /// drive sync` with no daemon running) shows at the next.
     func refreshDriveStates(downloading: Set<String>? = nil) {
         work.async { [self] in
             guard !stopped else { return }
@@ -354,11 +360,9 @@ final class MetadataIndex: @unchecked Sendable {
                     let root = states.driveRoot
                     let rows = try Row.fetchAll(
                         db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path >= ? AND path < ?", arguments: [root + "/", root + "0"])
-                    var journal: UbiquitousStates.Journal?
-                    for row in rows {
-                        var record = IndexRecord(row: row)
-                        let state = try states.state(of: record, journal: &journal, db)
-                        guard state != record.sync else { continue }
+                    let records = rows.map(IndexRecord.init(row:))
+                    for (row, state) in zip(records, try states.states(of: records, db)) where state != row.sync {
+                        var record = row
                         record.sync = state
                         try writer.updateSyncState(record, db)
                         changes.wrote(record)

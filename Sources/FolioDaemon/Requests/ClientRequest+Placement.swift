@@ -25,6 +25,10 @@ extension ClientRequest {
             return request.placement
         case .index(let request):
             return request.placement(app: app)
+        case .driveSync:
+            // Reads the drive's configuration and makes its provider; the pass then runs as the
+            // drive's own work, and its reply comes when it ends.
+            return .slow
         }
     }
 }

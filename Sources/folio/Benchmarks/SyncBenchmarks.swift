@@ -4,6 +4,7 @@
 import Folio
 import FolioDaemon
 import FolioProviders
+import FolioSync
 import FolioTesting
 import Foundation
 

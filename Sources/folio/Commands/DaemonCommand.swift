@@ -1,7 +1,7 @@
 import ArgumentParser
 import Folio
 import FolioDaemon
-import FolioProviders
+import FolioSync
 import Logging
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Folio
 import FolioDaemon
-import FolioProviders
+import FolioSync
 import FolioSystem
 import Foundation
 
@@ -69,22 +69,41 @@ struct DriveCommand: AsyncParsableCommand {
         }
     }
 
-    /// `folio drive sync [--confirm-deletions]`: one pass.
+    /// `folio drive sync [--confirm-deletions]`: one pass, which the daemon runs when one runs.
     struct Sync: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Sync the drive once and report what changed.")
+        static let configuration = CommandConfiguration(
+            abstract: "Sync the drive once and report what changed.",
+            discussion: "With a daemon running, the daemon runs the pass (after one of its own under way); without one, this command does.")
         @Flag(help: "Let deletions held by the mass-deletion guard go ahead.") var confirmDeletions = false
 
+        /// How long the command waits for the daemon's pass, which takes as long as its transfers
+        /// (each bounded by the provider's own deadlines). Past it, the pass goes on in the daemon.
+        static let daemonDeadline = Duration.seconds(24 * 60 * 60)
+
         func run() async throws {
-            let drive = try DriveCommand.drive()
+            let configuration = try DriveCommand.driveConfiguration()
             let report: SyncReport
             do {
-                report = try await drive.sync(confirmingDeletions: confirmDeletions)
+                if let ranByDaemon = try await Self.passInDaemon(confirmingDeletions: confirmDeletions) {
+                    report = ranByDaemon
+                } else {
+                    report = try await DriveCommand.drive(configuration).sync(confirmingDeletions: confirmDeletions)
+                }
             } catch let stop as SyncStop {
                 printError("folio drive sync: \(stop)")
                 throw ExitCode(3)
             } catch let error as FileProviderError {
                 printError("folio drive sync: the server could not be reached or refused: \(error)")
                 throw ExitCode(4)
+            } catch let failure as CoordinationFailure where failure.domain == DriveSyncWire.stopDomain {
+                printError("folio drive sync: \(failure.message)")
+                throw ExitCode(3)
+            } catch let failure as CoordinationFailure where failure.domain == FileProviderError.errorDomain {
+                printError("folio drive sync: the server could not be reached or refused: \(failure.message)")
+                throw ExitCode(4)
+            } catch let failure as CoordinationFailure {
+                printError("folio drive sync: the daemon's pass failed: \(failure.message)")
+                throw ExitCode.failure
             }
             var parts = ["uploaded \(report.uploaded)", "downloaded \(report.downloaded)", "deleted on the server \(report.deletedOnServer)",
                 "deleted here \(report.deletedHere)"]
@@ -99,6 +118,21 @@ struct DriveCommand: AsyncParsableCommand {
             for (path, reason) in report.deferred.sorted(by: { $0.key < $1.key }) { print("deferred: \(path): \(reason)") }
             for name in report.skipped { print("skipped on the server: \(name)") }
             if !report.deferred.isEmpty { throw ExitCode(5) }
+        }
+
+        /// The report of a pass the daemon ran (`drive.sync`), or nil when no daemon runs the
+        /// drive: none answers, or the one that does has no drive service or predates the request.
+        static func passInDaemon(confirmingDeletions: Bool) async throws(CoordinationFailure) -> SyncReport? {
+            guard let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) else { return nil }
+            defer { daemon.disconnect() }
+            let result: WireValue
+            do throws(CoordinationFailure) {
+                result = try await daemon.request("drive.sync", params: ["confirmDeletions": .bool(confirmingDeletions)], deadline: .after(daemonDeadline))
+            } catch {
+                if error.kind == .unknownMethod || error.kind == .notFound { return nil }
+                throw error
+            }
+            return try DriveSyncWire.report(from: result)
         }
     }
 
@@ -232,11 +266,17 @@ struct DriveCommand: AsyncParsableCommand {
         }
     }
 
-    static func drive() throws -> DriveSync {
+    /// The drive's configuration; the command fails (exit status 2) when none is set up.
+    static func driveConfiguration() throws -> DriveConfiguration {
         guard let configuration = try DriveConfiguration.load() else {
             printError("folio drive: no drive is set up (folio drive setup webdav|s3|folder …)")
             throw ExitCode(2)
         }
-        return try DriveSync(provider: configuration.makeProvider())
+        return configuration
+    }
+
+    /// The drive of `configuration` (by default the one set up), synced in this process.
+    static func drive(_ configuration: DriveConfiguration? = nil) throws -> DriveSync {
+        try DriveSync(provider: (configuration ?? driveConfiguration()).makeProvider())
     }
 }

@@ -1,3 +1,4 @@
+import Folio
 package import Foundation
 
 /// A conflict version every device sees. The device that keeps a conflict version (the loser of

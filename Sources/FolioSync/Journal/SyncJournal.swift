@@ -1,12 +1,13 @@
 import Foundation
-import GRDB
+package import GRDB
 
 /// The sync journal of one domain, in the daemon's database (migration `v4-sync`): the base of
 /// every path both sides last agreed on (the tombstones deletions are judged against), the
 /// server's marker as last seen (its epoch and generation, which tell a restored or replaced
 /// server from the one synced before), and the uploads that may have left part of a file on the
-/// server (`v6-unfinished-uploads`).
-struct SyncJournal: Sendable {
+/// server (`v6-unfinished-uploads`). This type defines its tables; the daemon's `IndexStore` runs
+/// the migrations, in the database's one order.
+package struct SyncJournal: Sendable {
     /// What the journal knows of the server's marker.
     struct MarkerState: Equatable, Sendable {
         var epoch: String
@@ -19,17 +20,14 @@ struct SyncJournal: Sendable {
     let database: any DatabaseWriter
     let domain: String
 
-    init(database: any DatabaseWriter, domain: String) {
+    /// The journal of `domain` in `database` (migrated by its owner).
+    package init(database: any DatabaseWriter, domain: String) {
         self.database = database
         self.domain = domain
     }
 
-    /// The journal of `domain` in the database at `path` (created and migrated when needed).
-    init(path: String, domain: String) throws {
-        self.init(database: try IndexStore(path: path).pool, domain: domain)
-    }
-
-    static func createTables(_ db: Database) throws {
+    /// Migration `v4-sync`: the domains' marker states and the bases.
+    package static func createTables(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE sync_domains (
@@ -57,7 +55,7 @@ struct SyncJournal: Sendable {
     /// shared conflict manifests seen, the pinned paths (kept
     /// downloaded, with everything below them; the empty path pins the whole drive), and why each
     /// path was deferred by the last pass that tried it.
-    static func addPlaceholderTables(_ db: Database) throws {
+    package static func addPlaceholderTables(_ db: Database) throws {
         try db.execute(
             sql: """
                 ALTER TABLE sync_base ADD COLUMN placeholder INTEGER NOT NULL DEFAULT 0;
@@ -86,7 +84,7 @@ struct SyncJournal: Sendable {
     /// with the local file's fingerprint then. A server that writes in place keeps what arrived of a
     /// cut request under the file's name; this tells that start of the device's own file from
     /// another device's change after a restart too.
-    static func addUnfinishedUploadsTable(_ db: Database) throws {
+    package static func addUnfinishedUploadsTable(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE sync_unfinished (

@@ -1,30 +1,36 @@
 package import Folio
 import FolioSystem
 package import Foundation
-import GRDB
+package import GRDB
 import Logging
 
-/// The user's drive as the `folio drive` commands (and later the daemon) sync it: the replica
+/// The user's drive as the daemon and the `folio drive` commands sync it: the replica
 /// `$XDG_DATA_HOME/folio/Drive`, the journal in the index database, the version store, and one
 /// pass at a time (a lock file in the state folder).
 package struct DriveSync: Sendable {
     let engine: SyncEngine
     let paths: FolioPaths
 
-    /// The drive on `provider`, in the folders of `paths`; its journal in `database` (the daemon's
-    /// one pool on the index database), or, in a process of its own, a pool opened on that file.
-    package init(provider: any FileProvider, paths: FolioPaths = FolioPaths()) throws {
-        try self.init(provider: provider, paths: paths, database: nil)
-    }
+    /// The journal domain of the user's drive.
+    package static let domain = "drive"
 
-    init(provider: any FileProvider, paths: FolioPaths, database: (any DatabaseWriter)?) throws {
+    /// The drive on `provider`, in the folders of `paths`; its journal in `database`, the pool on
+    /// the index database (`$XDG_STATE_HOME/folio/index.sqlite`) of this process: the daemon's one
+    /// pool, or, in a process of its own, one it opened (GRDB: one pool per database file in a
+    /// process). The database's owner migrates it (``SyncJournal/createTables(_:)`` and the rest).
+    package init(provider: any FileProvider, paths: FolioPaths = FolioPaths(), database: any DatabaseWriter) throws {
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
         self.paths = paths
-        let journal = try database.map { SyncJournal(database: $0, domain: "drive") } ?? SyncJournal(path: paths.indexDatabase, domain: "drive")
         engine = SyncEngine(
-            provider: provider, replica: LocalReplica(root: paths.driveDirectory), journal: journal,
+            provider: provider, replica: LocalReplica(root: paths.driveDirectory), journal: SyncJournal(database: database, domain: Self.domain),
             versions: VersionStore(directory: paths.versionsDirectory))
+    }
+
+    /// Whether `path` lies in the replica of the drive in the folders of `paths` (its own staging
+    /// folder excepted).
+    package static func replicaContains(_ path: String, paths: FolioPaths) -> Bool {
+        path.hasPrefix(paths.driveDirectory + "/") && !path.contains("/" + LocalReplica.stagingName + "/")
     }
 
     /// One pass, while holding the drive's lock.
@@ -80,33 +86,4 @@ extension DriveSync {
     package func status(_ paths: [String]) async throws -> [(String, DriveItemStatus)] {
         try await engine.status(paths.map(SyncPath.init)).map { ($0.0.text, $0.1) }
     }
-}
-
-/// An exclusive lock on a file for one sync pass: a second pass (of this process or another)
-/// waits for the first.
-struct DriveLock {
-    let descriptor: Int32
-
-    /// Takes the lock, waiting as long as another holds it. The wait polls (every 50 ms) rather than
-    /// blocking in `flock`: a thread of the cooperative pool held for a whole pass would stall the
-    /// daemon's other work, and a cancelled wait ends.
-    static func acquire(_ path: String) async throws -> DriveLock {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                close(descriptor)
-                throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: path])
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(50))
-            } catch {
-                close(descriptor)
-                throw error
-            }
-        }
-        return DriveLock(descriptor: descriptor)
-    }
-
-    func release() { close(descriptor) }
 }

@@ -25,4 +25,7 @@ package struct SyncReport: Sendable, Equatable {
     package var deferred: [String: String] = [:]
     /// Items left out of the listing (names no file system here can hold, duplicates).
     package var skipped: [String] = []
+
+    /// A report of a pass that did nothing yet.
+    package init() {}
 }

@@ -1,4 +1,5 @@
 import Folio
+import FolioSync
 import FolioSystem
 import Foundation
 import GRDB
@@ -8,7 +9,8 @@ import Synchronization
 
 /// The daemon's drive: a sync pass shortly after coordinated writes land in it (once they have
 /// been quiet for `quiet`), a pass every `interval` otherwise (remote changes, writers that do not
-/// coordinate), and placeholders materialized for coordinated reads. Without a configured drive it
+/// coordinate), a pass when `folio drive sync` asks for one (`drive.sync`), and placeholders
+/// materialized for coordinated reads. Without a configured drive it
 /// does nothing (the configuration is looked at again at each pass, so `folio drive setup` needs no
 /// restart).
 final class DriveService: Service, Sendable {
@@ -50,7 +52,7 @@ final class DriveService: Service, Sendable {
 
     /// Whether `path` lies in the drive's replica.
     func contains(_ path: String) -> Bool {
-        path.hasPrefix(paths.driveDirectory + "/") && !path.contains("/" + LocalReplica.stagingName + "/")
+        DriveSync.replicaContains(path, paths: paths)
     }
 
     /// A coordinated write ended: when it was in the drive, a pass follows once writes are quiet.
@@ -59,7 +61,6 @@ final class DriveService: Service, Sendable {
         switch change {
         case .wrote(let path): touched = [path]
         case .moved(let from, let to): touched = [from, to]
-        default: touched = []
         }
         guard touched.contains(where: contains) else { return }
         state.withLock { $0.dirtySince = .now }
@@ -101,11 +102,36 @@ final class DriveService: Service, Sendable {
         }
     }
 
+    /// Runs a pass of `drive` now, for `folio drive sync` (`drive.sync`), after any pass under way
+    /// (passes never overlap), and returns its report. Logged whatever it did.
+    func syncNow(_ drive: DriveSync, confirmingDeletions: Bool) async throws -> SyncReport {
+        try await pass(drive, reason: Self.requested, confirmingDeletions: confirmingDeletions)
+    }
+
+    /// The reason logged for a pass `folio drive sync` asked for.
+    static let requested = "request"
+
+    /// A pass of the drive's own (at start, after coordinated writes, every interval).
     private func pass(reason: String) async {
+        let drive: DriveSync?
         do {
-            guard let drive = try currentDrive() else { return }
-            let report = try await drive.sync()
-            if report != SyncReport() {
+            drive = try currentDrive()
+        } catch {
+            logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
+            statesChanged(state.withLock { $0.downloading })
+            return
+        }
+        guard let drive else { return }
+        _ = try? await pass(drive, reason: reason)
+    }
+
+    /// One pass of `drive`, logged when it did something (or was asked for) and when it failed;
+    /// the index hears the drive's states after it.
+    private func pass(_ drive: DriveSync, reason: String, confirmingDeletions: Bool = false) async throws -> SyncReport {
+        defer { statesChanged(state.withLock { $0.downloading }) }
+        do {
+            let report = try await drive.sync(confirmingDeletions: confirmingDeletions)
+            if report != SyncReport() || reason == Self.requested {
                 logger.info(
                     "drive synced",
                     metadata: [
@@ -114,14 +140,16 @@ final class DriveService: Service, Sendable {
                         "conflicts": "\(report.conflicts.count)", "deferred": "\(report.deferred.count)", "held": "\(report.heldDeletions)",
                     ])
             }
+            return report
         } catch {
             logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
+            throw error
         }
-        statesChanged(state.withLock { $0.downloading })
     }
 
-    /// The drive, made on first use (nil while none is configured).
-    private func currentDrive() throws -> DriveSync? {
+    /// The drive, made on first use (nil while none is configured). Reads its configuration and
+    /// makes its provider the first time: blocking work.
+    func currentDrive() throws -> DriveSync? {
         if let drive = state.withLock({ $0.drive }) { return drive }
         guard let provider = try makeProvider() else { return nil }
         let drive = try DriveSync(provider: provider, paths: paths, database: database)

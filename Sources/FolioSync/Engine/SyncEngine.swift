@@ -61,7 +61,7 @@ actor SyncEngine {
             logger.debug("sync phase", metadata: ["phase": "\(name)", "duration": "\(clock.now - phase)"])
             phase = clock.now
         }
-        var tree = try await RemoteTree.list(provider, request: request, logger: logger)
+        let tree = try await RemoteTree.list(provider, request: request, logger: logger)
         lap("list the server")
         var report = SyncReport()
         report.skipped = tree.skipped

@@ -1,0 +1,32 @@
+import Folio
+import FolioProviders
+import FolioSync
+import Foundation
+
+extension DriveConfiguration {
+    /// The provider the drive lives on, with the sealed secret. Made here, where the providers are
+    /// linked: the daemon and the sync engine know providers only by their protocol.
+    func makeProvider(_ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
+        let secret = try SecretBox.load(at: Self.secretPath(paths), keyPath: SecretBox.keyPath(paths))
+        switch kind {
+        case .webdav:
+            guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https" else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the drive's WebDAV URL “\(url)” is not http(s)"])
+            }
+            return WebDAVProvider(baseURL: base, user: user, password: secret)
+        case .s3:
+            guard let endpoint = URL(string: url), endpoint.host != nil, let bucket, let user, let secret else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the drive's S3 configuration lacks a server, bucket, access key or secret"])
+            }
+            return S3Provider(endpoint: endpoint, bucket: bucket, prefix: prefix ?? "", accessKey: user, secretKey: secret, region: region ?? "us-east-1")
+        case .folder:
+            return try LocalFolderProvider(root: url)
+        case .provider:
+            // Fetched contents land beside the replica (same file system: they are placed by rename).
+            return ProviderProcess(
+                executable: URL(fileURLWithPath: url), arguments: arguments ?? [],
+                domain: FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "drive"), displayName: "Drive"),
+                temporaryDirectory: URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging/provider"), environment: secret.map { ProcessInfo.processInfo.environment.merging(["FOLIO_PASSWORD": $0]) { $1 } })
+        }
+    }
+}
