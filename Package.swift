@@ -25,12 +25,13 @@ let package = Package(
     targets: [
         // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
         .target(name: "CFolioShims"),
-        // Thin, documented syscall wrappers; errno becomes `Errno`.
+        // Thin, documented syscall wrappers; errno becomes `Errno`. The inotify watcher logs its errors.
         .target(
             name: "FolioSystem",
             dependencies: [
                 "CFolioShims",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // UTType, the type database, declarations, handler choice.
@@ -101,7 +102,9 @@ let package = Package(
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
-        .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(
+            name: "FolioSystemTests",
+            dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting", "FolioTestTraits"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio"]),
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
