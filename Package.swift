@@ -89,14 +89,17 @@ let package = Package(
                 "FolioDaemon",
                 "FolioProviders",
                 // The benchmarks start the same real servers the tests use (`folio bench sync`).
-                "FolioTesting",
+                "FolioServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Fixtures shared by the project's tests and by apps' tests.
-        .target(name: "FolioTesting", dependencies: ["Folio", .product(name: "Crypto", package: "swift-crypto")]),
-        // Swift Testing traits for the project's tests (kept out of FolioTesting, which `folio` links):
+        // Real servers on loopback (Apache, WsgiDAV, rclone, moto) with the scratch folders and process
+        // runs they need: for the tests (through FolioTesting) and for `folio bench sync`.
+        .target(name: "FolioServers"),
+        // Fixtures shared by the project's tests and by apps' tests; re-exports FolioServers.
+        .target(name: "FolioTesting", dependencies: ["Folio", "FolioServers", .product(name: "Crypto", package: "swift-crypto")]),
+        // Swift Testing traits for the project's tests (a target of their own, so FolioTesting needs no Testing):
         // the elastic executor, and the stall watchdog's report per test.
         .target(name: "FolioTestTraits", dependencies: ["FolioTesting"]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.

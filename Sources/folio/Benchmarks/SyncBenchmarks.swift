@@ -4,7 +4,7 @@
 import Folio
 import FolioDaemon
 import FolioProviders
-import FolioTesting
+import FolioServers
 import Foundation
 
 /// `folio bench sync`: the drive's sync against rclone (Debian's, default flags: 4 transfers, 8
