@@ -27,12 +27,13 @@ let package = Package(
     targets: [
         // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
         .target(name: "CFolioShims"),
-        // Thin, documented syscall wrappers; errno becomes `Errno`.
+        // Thin, documented syscall wrappers; errno becomes `Errno`. The inotify watcher logs its errors.
         .target(
             name: "FolioSystem",
             dependencies: [
                 "CFolioShims",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // UTType, the type database, declarations, handler choice.
@@ -107,20 +108,25 @@ let package = Package(
                 "FolioProviders",
                 "FolioSync",
                 // The benchmarks start the same real servers the tests use (`folio bench sync`).
-                "FolioTesting",
+                "FolioServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Fixtures shared by the project's tests and by apps' tests.
-        .target(name: "FolioTesting", dependencies: ["Folio", .product(name: "Crypto", package: "swift-crypto")]),
-        // Swift Testing traits for the project's tests (kept out of FolioTesting, which `folio` links):
+        // Real servers on loopback (Apache, WsgiDAV, rclone, moto) with the scratch folders and process
+        // runs they need: for the tests (through FolioTesting) and for `folio bench sync`.
+        .target(name: "FolioServers"),
+        // Fixtures shared by the project's tests and by apps' tests; re-exports FolioServers.
+        .target(name: "FolioTesting", dependencies: ["Folio", "FolioServers", .product(name: "Crypto", package: "swift-crypto")]),
+        // Swift Testing traits for the project's tests (a target of their own, so FolioTesting needs no Testing):
         // the elastic executor, and the stall watchdog's report per test.
         .target(name: "FolioTestTraits", dependencies: ["FolioTesting"]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
-        .testTarget(name: "FolioSystemTests", dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(
+            name: "FolioSystemTests",
+            dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting", "FolioTestTraits"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio"]),
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
@@ -135,7 +141,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "CoordinationTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
+            name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
     ]
 )
 

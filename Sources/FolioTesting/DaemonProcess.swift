@@ -1,3 +1,4 @@
+import FolioServers
 public import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc

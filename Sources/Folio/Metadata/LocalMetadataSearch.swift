@@ -53,9 +53,17 @@ final class LocalMetadataSearch: @unchecked Sendable {
         }
         work.async { [self] in
             if watches {
-                watcher = try? InotifyWatcher { [weak self] batch in
-                    guard let self else { return }
-                    work.async { self.handle(batch) }
+                do {
+                    let watcher = try InotifyWatcher(logger: logger)
+                    self.watcher = watcher
+                    Task { [weak self] in
+                        for await events in watcher.events {
+                            guard let self else { return }
+                            await handleOnQueue(events)
+                        }
+                    }
+                } catch {
+                    logger.warning("the query cannot watch the file system; it hears only coordinated writes", metadata: ["error": "\(error)"])
                 }
             }
             for folder in folders {
@@ -77,7 +85,7 @@ final class LocalMetadataSearch: @unchecked Sendable {
 
     /// Handles a lost-events report as the watcher would (tests).
     func simulateOverflow() {
-        work.async { [self] in handle(.overflow) }
+        work.async { [self] in handle([.overflow]) }
     }
 
     /// Applies what `disableUpdates` held back.
@@ -130,21 +138,39 @@ final class LocalMetadataSearch: @unchecked Sendable {
         schedule()
     }
 
-    private func handle(_ batch: InotifyWatcher.Batch) {
+    /// Handles a batch on the search's queue; returns once it is handled, so the watcher reads
+    /// the kernel's queue only as fast as the search keeps up.
+    private func handleOnQueue(_ events: [InotifyWatcher.Event]) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            work.async { [self] in
+                handle(events)
+                done.resume()
+            }
+        }
+    }
+
+    private func handle(_ events: [InotifyWatcher.Event]) {
         guard !stopped else { return }
-        switch batch {
-        case .overflow:
-            dirtyTrees.formUnion(folders)
-        case .events(let events):
-            for event in events where !event.name.isEmpty {
-                let path = event.path
-                if event.isCreated || event.isMovedTo, (try? FileStatus(path: FilePath(path)))?.kind == .directory {
-                    dirtyTrees.insert(path)
-                }
+        for event in events {
+            switch event {
+            case .overflow:
+                dirtyTrees.formUnion(folders)
+            case .created(let path), .movedIn(let path):
+                appeared(path)
+            case .moved(let from, let to):
+                dirty.insert(from)
+                appeared(to)
+            case .modified(let path), .deleted(let path), .movedOut(let path):
                 dirty.insert(path)
             }
         }
         schedule()
+    }
+
+    /// An item that appeared: a folder's contents are walked.
+    private func appeared(_ path: String) {
+        if (try? FileStatus(path: FilePath(path)))?.kind == .directory { dirtyTrees.insert(path) }
+        dirty.insert(path)
     }
 
     private func schedule() {

@@ -69,9 +69,13 @@ final class MetadataIndex: @unchecked Sendable {
         work.async { [self] in
             if watchesFileSystem {
                 do {
-                    watcher = try InotifyWatcher { [weak self] batch in
-                        guard let self else { return }
-                        self.work.async { self.handle(batch) }
+                    let watcher = try InotifyWatcher(logger: logger)
+                    self.watcher = watcher
+                    Task { [weak self] in
+                        for await events in watcher.events {
+                            guard let self else { return }
+                            await handleOnQueue(events)
+                        }
                     }
                 } catch {
                     logger.error("the index cannot watch the file system; it is updated by crawls and coordinated writes only", metadata: ["error": "\(error)"])
@@ -140,7 +144,7 @@ final class MetadataIndex: @unchecked Sendable {
             try writer.removeTree(folder, db, changes: &changes)
             return true
         }
-        if let watcher { for watched in watcher.watched where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
+        if let watcher { for watched in watcher.watchedDirectories where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
         publish(changes)
         return removed
     }
@@ -206,9 +210,8 @@ final class MetadataIndex: @unchecked Sendable {
                 var budget = 0
                 for folder in folders {
                     let path: String = folder[1]
-                    if let watcher, !watcher.watch(path) {
-                        logger.notice("folder not watched (inotify limit or gone); it is checked at the next crawl", metadata: ["path": "\(path)"])
-                    }
+                    // A folder that cannot be watched (the watcher logs why) is checked at the next crawl.
+                    watcher?.watch(path)
                     budget += try writer.list(folder: path, id: folder[0], db, changes: &changes)
                     if budget >= Self.crawlBudget { break }
                 }
@@ -310,10 +313,43 @@ final class MetadataIndex: @unchecked Sendable {
         scheduleCrawl()
     }
 
-    private func handle(_ batch: InotifyWatcher.Batch) {
+    /// Handles a batch on the index queue; returns once it is applied, so the watcher reads the
+    /// kernel's queue only as fast as the index keeps up (past that, the kernel's queue overflows
+    /// and everything is listed again).
+    private func handleOnQueue(_ events: [InotifyWatcher.Event]) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            work.async { [self] in
+                handle(events)
+                done.resume()
+            }
+        }
+    }
+
+    private func handle(_ events: [InotifyWatcher.Event]) {
         guard !stopped else { return }
-        switch batch {
-        case .overflow:
+        var operations: [Operation] = []
+        var recentsChanged = false
+        var overflowed = false
+        for event in events {
+            switch event {
+            case .overflow:
+                overflowed = true
+            case .moved(let from, let to) where to == recentlyUsedPath:
+                // GTK rewrites its list by renaming a new file over it.
+                recentsChanged = true
+                operations.append(.refresh(from))
+            case .moved(let from, let to):
+                operations.append(.move(from: from, to: to))
+            case .created(let path), .modified(let path), .deleted(let path), .movedIn(let path), .movedOut(let path):
+                if path == recentlyUsedPath {
+                    recentsChanged = true
+                } else {
+                    operations.append(.refresh(path))
+                }
+            }
+        }
+        if !operations.isEmpty { apply(operations) }
+        if overflowed {
             logger.warning("inotify queue overflow: every indexed folder is listed again")
             do {
                 try write { db in try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1") }
@@ -321,28 +357,8 @@ final class MetadataIndex: @unchecked Sendable {
                 logger.error("could not mark the index for a rescan", metadata: ["error": "\(error)"])
             }
             scheduleCrawl()
-        case .events(let events):
-            var operations: [Operation] = []
-            var movedFrom: [UInt32: (index: Int, path: String)] = [:]
-            var recentsChanged = false
-            for event in events {
-                if event.name.isEmpty { continue }
-                if event.path == recentlyUsedPath {
-                    recentsChanged = true
-                    continue
-                }
-                if event.isMovedFrom {
-                    movedFrom[event.cookie] = (operations.count, event.path)
-                    operations.append(.refresh(event.path))
-                } else if event.isMovedTo, let source = movedFrom.removeValue(forKey: event.cookie) {
-                    operations[source.index] = .move(from: source.path, to: event.path)
-                } else {
-                    operations.append(.refresh(event.path))
-                }
-            }
-            apply(operations)
-            if recentsChanged { importRecentlyUsed() }
         }
+        if recentsChanged { importRecentlyUsed() }
     }
 
     /// Brings the sync state of every drive item in line with the drive's journal (through
@@ -383,7 +399,7 @@ final class MetadataIndex: @unchecked Sendable {
 
     /// Simulates a lost-events report (tests).
     func simulateOverflow() {
-        work.async { [self] in handle(.overflow) }
+        work.async { [self] in handle([.overflow]) }
     }
 
     // MARK: Status
@@ -392,7 +408,7 @@ final class MetadataIndex: @unchecked Sendable {
     func status() throws -> WireValue {
         dispatchPrecondition(condition: .onQueue(work))
         let crawlingNow = crawling
-        let watches = watcher?.count ?? 0
+        let watches = watcher?.watchCount ?? 0
         return try pool.read { db in
             let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import FolioServers
 public import Foundation
 
 /// An HTTP proxy on 127.0.0.1 in front of a test server that injects faults by rule: error

@@ -1,6 +1,7 @@
 import Folio
 import FolioSystem
 import Foundation
+import Logging
 import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -176,10 +177,10 @@ enum IndexBenchmarks {
     private static func inotifyLatencies(_ folder: String, count: Int) throws -> [UInt64] {
         let seen = Mutex<[String: UInt64]>([:])
         let arrived = DispatchSemaphore(value: 0)
-        let watcher = try InotifyWatcher { batch in
-            guard case .events(let events) = batch else { return }
+        // The handler form, as the arbiter uses it: events are handled on the watcher's thread.
+        let watcher = try InotifyWatcher(logger: Logger(label: "folio.bench")) { events in
             let now = DispatchTime.now().uptimeNanoseconds
-            for event in events where event.isCreated { seen.withLock { $0[event.name] = now } }
+            for case .created(let path) in events { seen.withLock { $0[path] = now } }
             arrived.signal()
         }
         defer { watcher.stop() }
@@ -190,7 +191,7 @@ enum IndexBenchmarks {
             let start = DispatchTime.now().uptimeNanoseconds
             close(open(folder + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o644))
             while arrived.wait(timeout: .now() + 2) == .success {
-                if let at = seen.withLock({ $0[name] }) {
+                if let at = seen.withLock({ $0[folder + "/" + name] }) {
                     samples.append(at - start)
                     break
                 }

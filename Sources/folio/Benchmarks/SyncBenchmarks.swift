@@ -4,8 +4,8 @@
 import Folio
 import FolioDaemon
 import FolioProviders
+import FolioServers
 import FolioSync
-import FolioTesting
 import Foundation
 
 /// `folio bench sync`: the drive's sync against rclone (Debian's, default flags: 4 transfers, 8

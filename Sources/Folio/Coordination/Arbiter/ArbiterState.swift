@@ -1,3 +1,5 @@
+import FolioSystem
+
 /// A claim's number within its client.
 package struct ClaimKey: Hashable, Sendable {
     package var client: UInt32
@@ -93,9 +95,6 @@ struct ArbiterState {
     var watchCounts: [String: Int] = [:]
     var presenterWatches: [PresenterKey: [String]] = [:]
     var stamps: [String: ItemStamp] = [:]
-    /// The first halves of renames (by cookie) whose second half was not in the same read: the
-    /// kernel may queue it just after. They wait briefly, then count as removals.
-    var unpairedMoves: [UInt32: String] = [:]
     private var outbox: [(UInt32, ArbiterOutput)] = []
 
     /// Queues an output for a client; it is delivered after the lock is released.

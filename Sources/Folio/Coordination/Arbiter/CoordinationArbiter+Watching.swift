@@ -1,3 +1,4 @@
+import FolioSystem
 import Logging
 
 /// Beyond Apple: writes made without coordination — a shell's `echo >`, an editor's save by rename,
@@ -31,7 +32,8 @@ extension CoordinationArbiter {
         guard state.watchCounts[directory] == 1 else { return }
         if state.watcher == nil {
             do {
-                state.watcher = try InotifyWatcher { [weak self] batch in self?.externalChanges(batch) }
+                // The handler runs on the watcher's thread: the arbiter works under its lock, not in tasks.
+                state.watcher = try InotifyWatcher(logger: logger) { [weak self] events in self?.externalChanges(events) }
             } catch {
                 logger.warning("cannot watch for uncoordinated changes", metadata: ["error": "\(error)"])
                 return
@@ -57,50 +59,25 @@ extension CoordinationArbiter {
         state.stamps[path] = stamp
     }
 
-    /// Takes one read's worth of kernel events.
-    func externalChanges(_ batch: InotifyWatcher.Batch) {
+    /// Takes one read's worth of kernel events (renames already paired by the watcher).
+    func externalChanges(_ events: [InotifyWatcher.Event]) {
         perform { state in
-            switch batch {
-            case .overflow:
-                logger.notice("inotify queue overflowed; rescanning presented items")
-                for (key, record) in state.presenters {
-                    guard let path = record.path else { continue }
-                    let stamp = ItemStamp(path: path)
-                    guard state.stamps[path] != stamp else { continue }
-                    state.stamps[path] = stamp
-                    state.emit(to: key.client, .presenter(key.presenter, .didChange, token: nil))
-                }
-            case .events(let events):
-                var movedFrom = state.unpairedMoves
-                state.unpairedMoves = [:]
-                for event in events where !event.name.isEmpty {
-                    if event.isMovedFrom {
-                        movedFrom[event.cookie] = event.path
-                    } else if event.isMovedTo, let from = movedFrom.removeValue(forKey: event.cookie) {
-                        externalMove(from: from, to: event.path, &state)
-                    } else if event.isMovedTo || event.isCreated {
-                        externalAppearance(event.path, &state)
-                    } else if event.isDeleted {
-                        externalRemoval(event.path, &state)
-                    } else if event.isModified {
-                        externalChange(event.path, &state)
+            for event in events {
+                switch event {
+                case .overflow:
+                    logger.notice("inotify queue overflowed; rescanning presented items")
+                    for (key, record) in state.presenters {
+                        guard let path = record.path else { continue }
+                        let stamp = ItemStamp(path: path)
+                        guard state.stamps[path] != stamp else { continue }
+                        state.stamps[path] = stamp
+                        state.emit(to: key.client, .presenter(key.presenter, .didChange, token: nil))
                     }
+                case .moved(let from, let to): externalMove(from: from, to: to, &state)
+                case .created(let path), .movedIn(let path): externalAppearance(path, &state)
+                case .deleted(let path), .movedOut(let path): externalRemoval(path, &state)
+                case .modified(let path): externalChange(path, &state)
                 }
-                // A rename's halves can come in two reads: an unpaired first half waits for the
-                // next read (or 50 ms) before it counts as a removal.
-                guard !movedFrom.isEmpty else { return }
-                state.unpairedMoves = movedFrom
-                let cookies = Set(movedFrom.keys)
-                scheduleWork(.milliseconds(50)) { [weak self] in self?.unpairedMovesExpired(cookies) }
-            }
-        }
-    }
-
-    /// First halves of renames whose second half never came: the items left the watched folders.
-    private func unpairedMovesExpired(_ cookies: Set<UInt32>) {
-        perform { state in
-            for cookie in cookies {
-                if let from = state.unpairedMoves.removeValue(forKey: cookie) { externalRemoval(from, &state) }
             }
         }
     }

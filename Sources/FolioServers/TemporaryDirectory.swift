@@ -1,6 +1,6 @@
 public import Foundation
 
-/// A unique temporary folder for one test, removed when the value is deinitialised.
+/// A unique temporary folder for one test or benchmark, removed when the value is deinitialised.
 public final class TemporaryDirectory: @unchecked Sendable {
     /// The folder's URL.
     public let url: URL

@@ -1,6 +1,7 @@
 public import Foundation
 
-/// Runs executables for cross-process tests: the project's own `folio` binary and system tools.
+/// Runs executables to completion: system tools (the servers, rclone). FolioTesting adds the
+/// project's own binaries (`ProcessRunner.folio`).
 public enum ProcessRunner {
     /// The result of a finished process.
     public struct Output: Sendable {
@@ -10,30 +11,6 @@ public enum ProcessRunner {
         public var stdout: String
         /// Standard error, as UTF-8.
         public var stderr: String
-    }
-
-    /// The `folio` executable of this build: `$FOLIO_BINARY`, or `.build/debug/folio` (or release)
-    /// beside the package.
-    public static func folioExecutable(filePath: String = #filePath) -> URL {
-        if let path = ProcessInfo.processInfo.environment["FOLIO_BINARY"] { return URL(fileURLWithPath: path) }
-        return builtExecutable("folio", filePath: filePath)
-    }
-
-    /// An executable of this package's build (`.build/debug/<name>`, or release), found beside the
-    /// `folio` binary named by `$FOLIO_BINARY` when that is set.
-    public static func builtExecutable(_ name: String, filePath: String = #filePath) -> URL {
-        if let path = ProcessInfo.processInfo.environment["FOLIO_BINARY"] {
-            return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(name)
-        }
-        var root = URL(fileURLWithPath: filePath)
-        while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
-            root.deleteLastPathComponent()
-        }
-        for configuration in ["debug", "release"] {
-            let candidate = root.appendingPathComponent(".build/\(configuration)/\(name)")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return root.appendingPathComponent(".build/debug/\(name)")
     }
 
     /// Returns the full path of a tool on `PATH`, or nil when it is not installed.
@@ -66,11 +43,6 @@ public enum ProcessRunner {
         return Output(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData.value, as: UTF8.self))
-    }
-
-    /// Runs the `folio` command.
-    public static func folio(_ arguments: [String], environment: [String: String]? = nil) throws -> Output {
-        try run(folioExecutable(), arguments, environment: environment)
     }
 }
 

@@ -92,7 +92,8 @@ public enum LoopbackHTTP {
         return out
     }
 
-    static func connect(_ port: Int) throws -> Int32 {
+    /// Returns a socket connected to `port` on 127.0.0.1.
+    package static func connect(_ port: Int) throws -> Int32 {
         let socket = try connectableSocket()
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
@@ -106,7 +107,8 @@ public enum LoopbackHTTP {
         return socket
     }
 
-    static func send(_ socket: Int32, _ data: Data) throws {
+    /// Writes all of `data` to `socket`.
+    package static func send(_ socket: Int32, _ data: Data) throws {
         try data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -126,7 +128,8 @@ public enum LoopbackHTTP {
         return socket
     }
 
-    static func loopback(port: Int) -> sockaddr_in {
+    /// Returns the address of `port` on 127.0.0.1.
+    package static func loopback(port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

@@ -3,7 +3,7 @@
 #endif
 public import Foundation
 
-/// A real server started on 127.0.0.1 for a test, on a free port, stopped when the value goes away:
+/// A real server started on 127.0.0.1 for a test or a benchmark, on a free port, stopped when the value goes away:
 /// Apache httpd with mod_dav_fs, WsgiDAV, `rclone serve webdav` (a server that ignores If-Match),
 /// and moto (S3).
 public final class TestServer: @unchecked Sendable {
