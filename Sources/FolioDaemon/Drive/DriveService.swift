@@ -4,6 +4,7 @@ import FolioSystem
 import Foundation
 import GRDB
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
@@ -68,7 +69,7 @@ final class DriveService: Service, Sendable {
 
     /// Downloads the placeholder standing for `path` (a coordinated read or write of it is waiting).
     func materialize(_ path: String) async throws {
-        guard let drive = try currentDrive() else {
+        guard let drive = try await preparedDrive() else {
             throw FileProviderError(.providerDomainNotFound, message: "no drive is set up, and “\(path)” is a placeholder")
         }
         let relative = try drive.drivePath(path)
@@ -115,7 +116,7 @@ final class DriveService: Service, Sendable {
     private func pass(reason: String) async {
         let drive: DriveSync?
         do {
-            drive = try currentDrive()
+            drive = try await preparedDrive()
         } catch {
             logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
             statesChanged(state.withLock { $0.downloading })
@@ -147,8 +148,15 @@ final class DriveService: Service, Sendable {
         }
     }
 
+    /// `currentDrive()` for async callers: the first time (and while none is configured) it reads
+    /// the configuration and makes the provider on a blocking pool, not on Swift's cooperative pool.
+    private func preparedDrive() async throws -> DriveSync? {
+        if let drive = state.withLock({ $0.drive }) { return drive }
+        return try await NIOThreadPool.singleton.runIfActive { try self.currentDrive() }
+    }
+
     /// The drive, made on first use (nil while none is configured). Reads its configuration and
-    /// makes its provider the first time: blocking work.
+    /// makes its provider the first time: blocking work, for a blocking pool.
     func currentDrive() throws -> DriveSync? {
         if let drive = state.withLock({ $0.drive }) { return drive }
         guard let provider = try makeProvider() else { return nil }
