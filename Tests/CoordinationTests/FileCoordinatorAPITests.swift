@@ -175,6 +175,16 @@ struct FileCoordinatorAPITests {
         #expect(!ran)
     }
 
+    /// A coordinator's own purpose is a UUID string, stable for the coordinator and different from
+    /// every other coordinator's.
+    @Test func defaultPurposesAreDistinctUUIDs() {
+        let coordinators = (0..<1000).map { _ in FileCoordinator() }
+        let purposes = coordinators.map(\.purposeIdentifier)
+        #expect(Set(purposes).count == purposes.count)
+        #expect(purposes.allSatisfy { UUID(uuidString: $0)?.uuidString == $0 }, "\(purposes.prefix(3))")
+        #expect(coordinators[0].purposeIdentifier == purposes[0])
+    }
+
     @Test func settingThePurposeTwiceIsAProgrammingError() async {
         await #expect(processExitsWith: .failure) {
             let coordinator = FileCoordinator()

@@ -81,7 +81,7 @@ public final class FileCoordinator: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let purpose { return purpose }
-        let made = UUID().uuidString
+        let made = DefaultPurpose.next()
         purpose = made
         return made
     }
