@@ -12,7 +12,7 @@ struct BisyncCaseTests {
     @Test(arguments: SyncBackend.Kind.allCases.filter(\.runs))
     func theTenChangeCasesKeepEveryByte(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         var ledger = ByteLedger()
         func write(_ device: SyncDevice, _ path: String, _ text: String) throws {
             try device.write(path, text)

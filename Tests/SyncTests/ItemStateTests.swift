@@ -11,17 +11,17 @@ import Testing
 /// deferred path; nothing for the replica's own files.
 @Suite("Drive item states", .elasticPool)
 struct ItemStateTests {
-    @Test func statesFollowTheBasesPinsAndErrors() throws {
+    @Test func statesFollowTheBasesPinsAndErrors() async throws {
         let home = try TemporaryDirectory("item-states")
         let journal = try SyncJournal(path: home.child("index.sqlite").path, domain: DriveSync.domain)
         let synced = LocalFingerprint(device: 7, inode: 42, size: 5, modified: 1000.5)
-        try journal.record([
+        try await journal.record([
             (SyncPath("Notes"), BaseEntry(isFolder: true, identifier: "n", version: Data("1".utf8))),
             (SyncPath("Notes/a.txt"), BaseEntry(isFolder: false, identifier: "a", version: Data("1".utf8), hash: "h", fingerprint: synced)),
             (SyncPath("cloud.pdf"), BaseEntry(isFolder: false, identifier: "c", version: Data("1".utf8), isPlaceholder: true)),
         ])
-        try journal.setPinned([SyncPath("Notes")], true)
-        try journal.recordErrors(deferred: [SyncPath("new.txt"): "the server answered 507"], succeeded: [])
+        try await journal.setPinned([SyncPath("Notes")], true)
+        try await journal.recordErrors(deferred: [SyncPath("new.txt"): "the server answered 507"], succeeded: [])
         let file = SyncJournal.ReplicaItem.file(device: 7, inode: 42, size: 5, modified: 1000.5)
         let touched = SyncJournal.ReplicaItem.file(device: 7, inode: 42, size: 5, modified: 1001)
         let items: [(path: String, item: SyncJournal.ReplicaItem)] = [
@@ -39,7 +39,7 @@ struct ItemStateTests {
             ("Notes/b.txt.folio-cloud", file),
             (".folio-staging/x", file),
         ]
-        let states = try journal.database.read { db in try journal.itemStates(of: items, db) }
+        let states = try await journal.database.read { db in try journal.itemStates(of: items, db) }
         #expect(
             states == [
                 UbiquitousSyncState(isUploaded: true, isPinned: true),
@@ -53,8 +53,8 @@ struct ItemStateTests {
             ])
 
         // A pin on the whole drive (the empty path) covers everything.
-        try journal.setPinned([.root], true)
-        let pinned = try journal.database.read { db in try journal.itemStates(of: [("new.txt", file), ("cloud.pdf", .placeholder)], db) }
+        try await journal.setPinned([.root], true)
+        let pinned = try await journal.database.read { db in try journal.itemStates(of: [("new.txt", file), ("cloud.pdf", .placeholder)], db) }
         #expect(pinned == [UbiquitousSyncState(isUploaded: false, isPinned: true, error: "the server answered 507"), UbiquitousSyncState(isUploaded: true, isPinned: true)])
     }
 }

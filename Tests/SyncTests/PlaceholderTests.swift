@@ -18,7 +18,7 @@ struct PlaceholderTests {
     @Test(arguments: kinds)
     func remoteChangesMoveThePlaceholderNotTheContent(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         try one.write("a.txt", "first")
         try one.write("dir/b.txt", "b")
         try await one.settle()
@@ -46,7 +46,7 @@ struct PlaceholderTests {
     @Test(arguments: kinds)
     func aFileWrittenOverAPlaceholderIsSentAndTheStubGoes(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         try one.write("plan.txt", "the plan")
         try one.write("both.txt", "the first both")
         try await one.settle()
@@ -67,7 +67,7 @@ struct PlaceholderTests {
     @Test(arguments: kinds)
     func pinnedFoldersStayDownloaded(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         for name in ["Keep/a.txt", "Keep/deep/b.txt", "Other/c.txt"] { try one.write(name, "content of \(name)") }
         try await one.settle()
         try await two.engine.setPinned([SyncPath("Keep")], true)
@@ -94,7 +94,7 @@ struct PlaceholderTests {
     @Test(arguments: kinds)
     func boundarySizesRoundTrip(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         let sizes = [0, 1, 4095, 4096, 4097]
         func content(_ size: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ size) }) }
         for size in sizes { try content(size).write(to: URL(fileURLWithPath: one.path("b\(size).bin"))) }
@@ -117,7 +117,7 @@ struct PlaceholderTests {
     /// A file an app still holds open is not evicted (Apple: nonEvictable, EBUSY); closed, it is.
     @Test func anOpenFileIsNotEvicted() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one", keepsEverything: false)
+        let one = try await backend.device("one", keepsEverything: false)
         try one.write("open.txt", "held open by an app")
         try await one.settle()
         let holder = Process()
@@ -142,7 +142,7 @@ struct PlaceholderTests {
     /// there, and the file wins.
     @Test func anInterruptedEvictionKeepsTheFile() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one", keepsEverything: false)
+        let one = try await backend.device("one", keepsEverything: false)
         try one.write("kept.txt", "kept through a crash")
         try await one.settle()
         try PlaceholderStub(name: "kept.txt", size: 20, modified: nil, contentType: nil).encoded().write(to: URL(fileURLWithPath: one.path("kept.txt.folio-cloud")))
@@ -153,7 +153,7 @@ struct PlaceholderTests {
     /// A file of someone's that only looks like a stub by its name is never replaced nor removed.
     @Test func aFileNamedLikeAStubIsLeftAlone() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         try one.write("x", "the real x")
         try await one.settle()
         try two.write("x.folio-cloud", "not a stub: notes about the cloud")

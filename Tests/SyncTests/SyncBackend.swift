@@ -54,7 +54,7 @@ final class SyncBackend: @unchecked Sendable {
     }
 
     /// A new device on this server.
-    func device(_ name: String, keepsEverything: Bool = true) throws -> SyncDevice {
-        try SyncDevice(name, provider: provider(), keepsEverything: keepsEverything)
+    func device(_ name: String, keepsEverything: Bool = true) async throws -> SyncDevice {
+        try await SyncDevice(name, provider: provider(), keepsEverything: keepsEverything)
     }
 }

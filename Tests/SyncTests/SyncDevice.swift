@@ -16,7 +16,7 @@ final class SyncDevice: @unchecked Sendable {
 
     /// With `keepsEverything` (most tests) the whole drive is pinned: remote files arrive downloaded,
     /// not as placeholders.
-    init(_ name: String, provider: any FileProvider, guards: SyncGuards = SyncGuards(), keepsEverything: Bool = true) throws {
+    init(_ name: String, provider: any FileProvider, guards: SyncGuards = SyncGuards(), keepsEverything: Bool = true) async throws {
         self.name = name
         home = try TemporaryDirectory("folio-device-\(name)")
         root = home.child("Drive").path
@@ -24,7 +24,7 @@ final class SyncDevice: @unchecked Sendable {
         versions = VersionStore(directory: home.child("versions").path)
         journal = try SyncJournal(path: home.child("index.sqlite").path, domain: "drive")
         engine = SyncEngine(provider: provider, replica: LocalReplica(root: root), journal: journal, versions: versions, guards: guards)
-        if keepsEverything { try journal.setPinned([.root], true) }
+        if keepsEverything { try await journal.setPinned([.root], true) }
     }
 
     func path(_ relative: String) -> String { root + "/" + relative }

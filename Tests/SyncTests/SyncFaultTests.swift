@@ -16,7 +16,7 @@ struct SyncFaultTests {
     func failedUploadsWaitAndTheQueueDrainsOnce(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try await one.settle()
         for index in 0..<4 { try one.write("draft\(index).txt", "draft \(index)") }
         // Refused, failing, and a server that drops the connection mid-upload (as if stopped).
@@ -40,7 +40,7 @@ struct SyncFaultTests {
     func aFailedDownloadLeavesTheLocalFileAlone(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try one.write("report.txt", "the first report")
         try await one.settle()
         try await two.settle()
@@ -63,7 +63,7 @@ struct SyncFaultTests {
     func anUnreachableServerChangesNothing(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true, requestTimeout: .seconds(8))
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one")
+        let one = try await backend.device("one")
         for index in 0..<3 { try one.write("kept\(index).txt", "kept \(index)") }
         try await one.settle()
         let before = one.tree()
@@ -83,7 +83,7 @@ struct SyncFaultTests {
     func anUploadWhoseReplyIsLostIsNotDuplicated(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try await one.settle()
         try one.write("minutes.txt", "the first minutes")
         proxy.add(.init(method: "PUT", pathContains: "minutes.txt", action: .loseReply, times: 1))
@@ -111,7 +111,7 @@ struct SyncFaultTests {
     func anUploadCutShortIsSentAgainNotKeptAsAConflict(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try one.write("changed.txt", "the first report")
         try await one.settle()
         let report = String(repeating: "the whole report, line after line\n", count: 3000)
@@ -126,7 +126,7 @@ struct SyncFaultTests {
         #expect(sent.conflicts.isEmpty && sent.uploaded == 2 && sent.deferred.isEmpty, "\(sent)")
         #expect(try one.conflicts("new.txt").isEmpty && one.conflicts("changed.txt").isEmpty)
         #expect(one.read("new.txt") == report && one.read("changed.txt") == changed)
-        #expect(try one.journal.unfinishedUploads().isEmpty, "uploads that landed are still recorded as unfinished")
+        #expect(try await one.journal.unfinishedUploads().isEmpty, "uploads that landed are still recorded as unfinished")
         let pulled = try await two.settle()
         #expect(two.tree() == one.tree() && two.tree().count == 2, "\(pulled)")
         #expect(try await one.sync() == SyncReport())
@@ -138,7 +138,7 @@ struct SyncFaultTests {
     func anEditDuringItsUploadIsSentNext(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try await one.settle()
         try one.write("doc.txt", "version one")
         let gate = FaultProxy.Gate()
@@ -186,7 +186,7 @@ struct LargeFileSyncTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
     func aLargeFileSyncsByteForByte(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         let content = Self.bytes(Int(SyncEngine.directUploadSize) + 4097, seed: 1)
         try content.write(to: URL(fileURLWithPath: one.path("large.bin")))
         #expect(try await one.sync().uploaded == 1)
@@ -201,7 +201,7 @@ struct LargeFileSyncTests {
     func aLargeFileChangedWhileSentIsSentAgain() async throws {
         let backend = try SyncBackend(.apache, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try await one.settle()
         let first = Self.bytes(Int(SyncEngine.directUploadSize) + 10, seed: 2)
         let second = Self.bytes(Int(SyncEngine.directUploadSize) + 20, seed: 3)

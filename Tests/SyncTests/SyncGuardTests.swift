@@ -13,7 +13,7 @@ struct SyncGuardTests {
 
     /// Two devices with `count` synced files.
     static func synced(_ backend: SyncBackend, count: Int) async throws -> (SyncDevice, SyncDevice) {
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         for index in 0..<count { try one.write("doc\(index).txt", "document \(index) " + String(repeating: "x", count: index)) }
         let pushed = try await one.settle()
         let pulled = try await two.settle()
@@ -107,7 +107,7 @@ struct SyncGuardTests {
     /// renews the replica's token, so a copy from before it is known for one.
     @Test func aLongPassStillRenewsTheReplicaToken() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one")
+        let one = try await backend.device("one")
         try one.write("first.txt", "first")
         try await one.settle()
         let snapshot = try TemporaryDirectory("folio-replica-snapshot")
@@ -160,7 +160,7 @@ struct SyncGuardTests {
     func aResetJournalMergesWithoutConflictsOrDeletions(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
         let (one, two) = try await Self.synced(backend, count: 5)
-        try two.journal.reset()
+        try await two.journal.reset()
         try one.delete("doc4.txt")
         try await one.settle()
         let merged = try await two.sync()
@@ -209,7 +209,7 @@ struct SyncGuardTests {
 struct ConflictBoundTests {
     @Test func conflictCopiesAreBounded() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         try one.write("plan.txt", "the plan")
         try await one.settle()
         try await two.settle()
@@ -258,7 +258,7 @@ struct SharedConflictTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache, .moto].filter(\.runs))
     func conflictVersionsReachEveryDevice(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         let clash = try await Self.editBoth(one, two)
         let kept = try two.conflicts("plan.txt")
         #expect(clash.conflicts == ["plan.txt"] && kept == ["the plan, as two sees it"], "\(clash)")
@@ -267,7 +267,7 @@ struct SharedConflictTests {
         #expect(told.sharedConflicts == 1 && shared == ["the plan, as two sees it"], "\(told)")
         #expect(try await one.sync().sharedConflicts == 0, "a shared conflict was taken in twice")
         #expect(try await two.sync().sharedConflicts == 0, "a device took in its own conflict")
-        let three = try backend.device("three")
+        let three = try await backend.device("three")
         try await three.settle()
         #expect(try three.conflicts("plan.txt") == ["the plan, as two sees it"] && three.read("plan.txt") == "the plan, as one sees it")
 
@@ -290,9 +290,9 @@ struct SharedConflictTests {
     func aConflictForAPlaceholderWaitsUnfetched() async throws {
         let backend = try SyncBackend(.apache, proxied: true)
         let proxy = try #require(backend.proxy)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         #expect(try await Self.editBoth(one, two).conflicts == ["plan.txt"])
-        let three = try backend.device("three", keepsEverything: false)
+        let three = try await backend.device("three", keepsEverything: false)
         #expect(try await three.settle().placeholders == 1)
         let manifestReads = { proxy.requests.filter { $0.hasPrefix("GET") && $0.contains("/conflicts/") && $0.hasSuffix(".json") }.count }
         let before = manifestReads()
@@ -308,7 +308,7 @@ struct SharedConflictTests {
     /// named, garbage) are refused, and add nothing anywhere.
     @Test func forgedManifestsAreRefused() async throws {
         let backend = try SyncBackend(.memory)
-        let one = try backend.device("one")
+        let one = try await backend.device("one")
         try one.write("plan.txt", "the plan")
         try await one.settle()
         let provider = try backend.provider()
@@ -349,7 +349,7 @@ struct JournalUpgradeTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache].filter(\.runs))
     func upgradeCausesNoConflictFlood(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one")
+        let one = try await backend.device("one")
         for index in 0..<20 { try one.write("Folder\(index % 3)/doc\(index).txt", "document \(index)") }
         try await one.settle()
         // Made a v4 journal: the v5 and v6 columns and tables dropped, the migrations forgotten.
@@ -362,10 +362,10 @@ struct JournalUpgradeTests {
         #expect(downgrade.status == 0, "\(downgrade.stderr)")
         try Data("folio replica: drive\n".utf8).write(to: URL(fileURLWithPath: one.root + "/" + LocalReplica.markerName))
         let journal = try SyncJournal(path: database, domain: "drive")
-        try journal.setPinned([.root], true)
+        try await journal.setPinned([.root], true)
         let engine = SyncEngine(provider: try backend.provider(), replica: LocalReplica(root: one.root), journal: journal, versions: one.versions)
         #expect(try await engine.sync() == SyncReport(), "the upgrade looked like a change")
-        let two = try backend.device("two")
+        let two = try await backend.device("two")
         try await two.settle()
         try two.write("Folder1/doc1.txt", "document 1, changed elsewhere")
         try await two.settle()

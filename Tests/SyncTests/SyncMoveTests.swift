@@ -20,7 +20,7 @@ struct SyncMoveTests {
     @Test(arguments: kinds)
     func movesAreMovedOnBothSides(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         for index in 0..<10 { try one.write("Docs/part\(index).txt", "part \(index) " + String(repeating: "x", count: index)) }
         try one.write("Docs/Deep/inner.txt", "inner")
         try one.write("a.txt", "the letter a")
@@ -56,7 +56,7 @@ struct SyncMoveTests {
     @Test(arguments: kinds)
     func aRenamedPlaceholderIsMoved(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two", keepsEverything: false)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
         try one.write("draft.txt", "the draft, only on the server for device two")
         try await one.settle()
         try await two.settle()
@@ -79,7 +79,7 @@ struct SyncNameTests {
     @Test(arguments: [SyncBackend.Kind.memory, .apache, .wsgidav, .moto].filter(\.runs))
     func oddAndUnicodeNamesRoundTrip(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
-        let one = try backend.device("one"), two = try backend.device("two")
+        let one = try await backend.device("one"), two = try await backend.device("two")
         let names = [
             "caf\u{E9}.txt", "cafe\u{301}.txt", "two  spaces .txt", "100%25 done%.txt", "hash#and?query.txt", "quote'\"s.txt",
             "party \u{1F389}.txt", "\u{FC}n\u{EF}c\u{F6}d\u{E9}/\u{F1}.txt", ".hidden", "semi;colon&amp.txt", "plus+sign=.txt",

@@ -28,7 +28,7 @@ extension SyncEngine {
                 try JSONEncoder().encode(manifest).write(to: URL(fileURLWithPath: staged))
                 defer { unlink(staged) }
                 run.tree.conflicts[manifest.manifestName] = try await create(manifest.manifestName, in: folder, contents: URL(fileURLWithPath: staged), run)
-                try journal.markConflictSeen(manifest.manifestName, path: path)
+                try await journal.markConflictSeen(manifest.manifestName, path: path)
                 shared = true
             } catch {
                 logger.warning("a conflict version could not be shared; it stays kept here", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -40,7 +40,7 @@ extension SyncEngine {
     /// Adds the conflict versions other devices shared to the documents they belong to, where the
     /// documents are downloaded here; returns how many were added.
     func importConflicts(_ run: Run) async -> Int {
-        let seen = (try? journal.conflictsSeen()) ?? [:]
+        let seen = (try? await journal.conflictsSeen()) ?? [:]
         let unseen = run.tree.conflicts.filter { SharedConflict.isManifestName($0.key) && seen[$0.key] == nil }
         guard !unseen.isEmpty else { return 0 }
         // A manifest's name ends with its document's path key: one whose document is not downloaded
@@ -57,7 +57,7 @@ extension SyncEngine {
                 let data = try Data(contentsOf: manifestURL)
                 guard let manifest = SharedConflict.parse(data, name: name) else {
                     logger.warning("a shared conflict manifest was refused", metadata: ["name": "\(name)"])
-                    try journal.markConflictSeen(name, path: nil)
+                    try await journal.markConflictSeen(name, path: nil)
                     continue
                 }
                 let path = SyncPath(manifest.path)
@@ -71,14 +71,14 @@ extension SyncEngine {
                     defer { unlink(url.path) }
                     guard hash == manifest.object else {
                         logger.warning("a shared conflict version does not match its name; refused", metadata: ["path": "\(path)"])
-                        try journal.markConflictSeen(name, path: nil)
+                        try await journal.markConflictSeen(name, path: nil)
                         continue
                     }
                     try versions.addVersion(ofItemAt: document, contentsOf: url.path, kind: .conflict, isConflict: true)
                     logger.notice("conflict version from another device kept", metadata: ["path": "\(path)", "device": "\(manifest.device)"])
                     imported += 1
                 }
-                try journal.markConflictSeen(name, path: path)
+                try await journal.markConflictSeen(name, path: path)
             } catch {
                 logger.info("a shared conflict version waits for the next pass", metadata: ["name": "\(name)", "error": "\(error)"])
             }
@@ -91,7 +91,7 @@ extension SyncEngine {
     /// removed is marked resolved here (its bytes stay, as a resolved version). Not in a merge (the
     /// server's area may be a restored or replaced one). Returns how many were resolved here.
     func settleSharedConflicts(_ run: Run, merging: Bool) async -> Int {
-        guard !merging, let seen = try? journal.conflictsSeen() else { return 0 }
+        guard !merging, let seen = try? await journal.conflictsSeen() else { return 0 }
         var resolvedHere = 0
         for (name, known) in seen {
             guard let path = known else { continue }
@@ -115,7 +115,7 @@ extension SyncEngine {
                         resolvedHere += 1
                     }
                 }
-                try journal.forgetConflictSeen(name)
+                try await journal.forgetConflictSeen(name)
             } catch {
                 logger.info("a shared conflict's resolution waits for the next pass", metadata: ["path": "\(path)", "error": "\(error)"])
             }

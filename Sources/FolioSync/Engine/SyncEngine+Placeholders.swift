@@ -33,7 +33,7 @@ extension SyncEngine {
     /// `progress`; returns the paths materialized. Cancelling the task stops it: what is not
     /// downloaded stays a placeholder, and a partial download leaves nothing behind.
     func materialize(_ paths: [SyncPath], progress: Progress) async throws -> [SyncPath] {
-        let base = try journal.base()
+        let base = try await journal.base()
         let targets = try Self.files(within: paths, base: base, replica: replica).filter { base[$0]?.isPlaceholder == true }
         // Bytes (at least one per file). Each download reports to a progress of its own, mirrored
         // into this one: Foundation here traps when a child progress's total is set to 0, which a
@@ -65,7 +65,7 @@ extension SyncEngine {
             await mirror.value
             completed += size
             progress.completedUnitCount = completed
-            try journal.record([
+            try await journal.record([
                 (path, BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash,
                     fingerprint: replica.fingerprint(path)))
             ])
@@ -78,9 +78,9 @@ extension SyncEngine {
     /// content only on the server. Refused (and left as it is) for a pinned file (``FileProviderError/Code/nonEvictable``)
     /// and for one whose content the server does not have (``FileProviderError/Code/unsyncedEdits``).
     /// Returns the paths evicted and the refusals.
-    func evict(_ paths: [SyncPath]) throws -> (evicted: [SyncPath], refused: [(SyncPath, FileProviderError)]) {
-        let base = try journal.base()
-        let pins = try journal.pins()
+    func evict(_ paths: [SyncPath]) async throws -> (evicted: [SyncPath], refused: [(SyncPath, FileProviderError)]) {
+        let base = try await journal.base()
+        let pins = try await journal.pins()
         var evicted: [SyncPath] = [], refused: [(SyncPath, FileProviderError)] = []
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         for path in try Self.files(within: paths, base: base, replica: replica) where base[path]?.isPlaceholder != true {
@@ -115,7 +115,7 @@ extension SyncEngine {
                 continue
             }
             unlink(moved)
-            try journal.record([
+            try await journal.record([
                 (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, fingerprint: replica.stubFingerprint(path),
                     isPlaceholder: true))
             ])
@@ -125,10 +125,10 @@ extension SyncEngine {
     }
 
     /// The status of the items at or below `paths`.
-    func status(_ paths: [SyncPath]) throws -> [(SyncPath, DriveItemStatus)] {
-        let base = try journal.base()
-        let pins = try journal.pins()
-        let errors = try journal.errors()
+    func status(_ paths: [SyncPath]) async throws -> [(SyncPath, DriveItemStatus)] {
+        let base = try await journal.base()
+        let pins = try await journal.pins()
+        let errors = try await journal.errors()
         let scan = try replica.scan(base: base)
         return scan.entries.keys.filter { path in paths.contains { path.isWithin($0) } }.sorted().map { path in
             let local = scan.entries[path]!
@@ -148,8 +148,8 @@ extension SyncEngine {
 
     /// Pins (or unpins) `paths`: a pinned file, and every file below a pinned folder, is kept
     /// downloaded: the next pass downloads their placeholders, and eviction is refused.
-    func setPinned(_ paths: [SyncPath], _ pinned: Bool) throws {
-        try journal.setPinned(paths, pinned)
+    func setPinned(_ paths: [SyncPath], _ pinned: Bool) async throws {
+        try await journal.setPinned(paths, pinned)
     }
 
     /// The files the journal or the replica knows at or below `paths`; a path neither knows is an error.

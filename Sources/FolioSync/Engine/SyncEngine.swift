@@ -48,7 +48,7 @@ actor SyncEngine {
     /// - Throws: ``SyncStop`` when the pass changed nothing because something must be looked at;
     ///   a provider error when the server could not be listed.
     func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
-        let known = try journal.marker()
+        let known = try await journal.marker()
         try checkReplica(syncedBefore: known != nil)
         let token = replicaToken()
         // A replica put back from an earlier copy: its files are not changes made since the base.
@@ -95,16 +95,16 @@ actor SyncEngine {
             report.merged = true
         }
         lap("read the marker")
-        let base = try journal.base()
+        let base = try await journal.base()
         if journaledUnfinishedUploads == nil {
-            let journaled = try journal.unfinishedUploads()
+            let journaled = try await journal.unfinishedUploads()
             unfinishedUploads.merge(journaled) { current, _ in current }
             journaledUnfinishedUploads = journaled
         }
         lap("read the journal")
         let scan = try await SyncFileWork.run { [replica] in try replica.scan(base: base) }
         lap("scan the replica")
-        let pins = try journal.pins()
+        let pins = try await journal.pins()
         let planned = SyncPlanner.plan(
             local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged,
             keepsLocal: { path in pins.contains { path.isWithin($0) } })
@@ -127,7 +127,7 @@ actor SyncEngine {
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
-        try recordUploadsAboutToBeSent(transfers, scan: scan)
+        try await recordUploadsAboutToBeSent(transfers, scan: scan)
         await withTaskGroup(of: (SyncAction, Outcome).self) { group in
             var pending = transfers[...]
             let snapshot = run
@@ -140,7 +140,7 @@ actor SyncEngine {
                 apply(outcome, action, &report, &changes, &serverChanged, &run)
                 // Progress is recorded as it goes, so a pass killed midway redoes little.
                 if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
-                    if (try? journal.record(changes)) != nil {
+                    if (try? await journal.record(changes)) != nil {
                         changedBases = changedBases || !changes.isEmpty
                         changes.removeAll()
                     }
@@ -178,10 +178,10 @@ actor SyncEngine {
         // An unfinished upload matters only while the file is as it was sent.
         unfinishedUploads = unfinishedUploads.filter { replica.fingerprint($0.key) == $0.value }
         let unfinished = unfinishedUploads == journaledUnfinishedUploads ? nil : unfinishedUploads
-        try journal.record(
+        try await journal.record(
             changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken), unfinished: unfinished)
         journaledUnfinishedUploads = unfinishedUploads
-        try journal.recordErrors(
+        try await journal.recordErrors(
             deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
             succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
         lap("record")
@@ -191,21 +191,21 @@ actor SyncEngine {
     /// Makes the next pass a merge: the journal is forgotten and the replica marked again, so both
     /// sides' items are kept (the same contents match, different ones are both kept) and nothing is
     /// deleted. The way out of ``SyncStop/replicaMarkerMissing`` and ``SyncStop/remoteMarkerMissing``.
-    func repair() throws {
-        try journal.reset()
+    func repair() async throws {
+        try await journal.reset()
         try checkReplica(syncedBefore: false)
     }
 
     /// Records the pass's uploads as unfinished before any is sent (in one transaction), so a
     /// daemon killed while they are in flight still knows, when it starts again, that the server may
     /// hold part of them. The pass's end records which are still unfinished.
-    private func recordUploadsAboutToBeSent(_ transfers: [SyncAction], scan: LocalReplica.Scan) throws {
+    private func recordUploadsAboutToBeSent(_ transfers: [SyncAction], scan: LocalReplica.Scan) async throws {
         var unfinished = unfinishedUploads
         for case .upload(let path, _, _) in transfers {
             if let fingerprint = scan.entries[path]?.fingerprint { unfinished[path] = fingerprint }
         }
         guard unfinished != journaledUnfinishedUploads else { return }
-        try journal.setUnfinishedUploads(unfinished)
+        try await journal.setUnfinishedUploads(unfinished)
         journaledUnfinishedUploads = unfinished
     }
 

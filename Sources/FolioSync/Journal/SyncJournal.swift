@@ -100,8 +100,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// The marker state, or nil when this domain never synced (or its journal was reset).
-    func marker() throws -> MarkerState? {
-        try database.read { db in
+    func marker() async throws -> MarkerState? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT epoch, generation, replica_token FROM sync_domains WHERE domain = ?", arguments: [domain]).map {
                 MarkerState(epoch: $0["epoch"], generation: $0["generation"], replicaToken: $0["replica_token"])
             }
@@ -109,8 +109,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// Every base entry.
-    func base() throws -> [SyncPath: BaseEntry] {
-        try database.read { db in
+    func base() async throws -> [SyncPath: BaseEntry] {
+        try await database.read { db in
             var result: [SyncPath: BaseEntry] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT * FROM sync_base WHERE domain = ?", arguments: [domain])
             while let row = try rows.next() {
@@ -129,8 +129,8 @@ package struct SyncJournal: Sendable {
 
     /// Records new bases (nil: the path's base is dropped) and, when given, the marker state and the
     /// unfinished uploads (all of them: those not given are forgotten), in one transaction.
-    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: LocalFingerprint]? = nil) throws {
-        try database.write { db in
+    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: LocalFingerprint]? = nil) async throws {
+        try await database.write { db in
             if let unfinished { try Self.replaceUnfinished(unfinished, domain: domain, db) }
             for (path, entry) in changes {
                 let key = Data(path.bytes)
@@ -158,8 +158,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// The uploads recorded as unfinished.
-    func unfinishedUploads() throws -> [SyncPath: LocalFingerprint] {
-        try database.read { db in
+    func unfinishedUploads() async throws -> [SyncPath: LocalFingerprint] {
+        try await database.read { db in
             var result: [SyncPath: LocalFingerprint] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT path, device, inode, size, modified FROM sync_unfinished WHERE domain = ?", arguments: [domain]) {
                 let path: Data = row["path"], device: Int64 = row["device"], inode: Int64 = row["inode"]
@@ -171,8 +171,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// Records `unfinished` as the domain's unfinished uploads (those not given are forgotten).
-    func setUnfinishedUploads(_ unfinished: [SyncPath: LocalFingerprint]) throws {
-        try database.write { db in try Self.replaceUnfinished(unfinished, domain: domain, db) }
+    func setUnfinishedUploads(_ unfinished: [SyncPath: LocalFingerprint]) async throws {
+        try await database.write { db in try Self.replaceUnfinished(unfinished, domain: domain, db) }
     }
 
     private static func replaceUnfinished(_ unfinished: [SyncPath: LocalFingerprint], domain: String, _ db: Database) throws {
@@ -188,8 +188,8 @@ package struct SyncJournal: Sendable {
 
     /// Forgets what the domain synced (its bases, marker state and errors; its pins stay, and so
     /// do its unfinished uploads: the server may still hold part of them).
-    func reset() throws {
-        try database.write { db in
+    func reset() async throws {
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM sync_base WHERE domain = ?", arguments: [domain])
             try db.execute(sql: "DELETE FROM sync_domains WHERE domain = ?", arguments: [domain])
             try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ?", arguments: [domain])
@@ -199,16 +199,16 @@ package struct SyncJournal: Sendable {
     // MARK: Pins and errors
 
     /// The pinned paths.
-    func pins() throws -> Set<SyncPath> {
-        try database.read { db in
+    func pins() async throws -> Set<SyncPath> {
+        try await database.read { db in
             let rows = try Data.fetchAll(db, sql: "SELECT path FROM sync_pins WHERE domain = ?", arguments: [domain])
             return Set(rows.map { SyncPath(String(decoding: $0, as: UTF8.self)) })
         }
     }
 
     /// Pins (or with `pinned` false, unpins) `paths`.
-    func setPinned(_ paths: [SyncPath], _ pinned: Bool) throws {
-        try database.write { db in
+    func setPinned(_ paths: [SyncPath], _ pinned: Bool) async throws {
+        try await database.write { db in
             for path in paths {
                 try db.execute(
                     sql: pinned ? "INSERT OR IGNORE INTO sync_pins (domain, path) VALUES (?, ?)" : "DELETE FROM sync_pins WHERE domain = ? AND path = ?",
@@ -219,8 +219,8 @@ package struct SyncJournal: Sendable {
 
     /// The shared conflict manifests this device made, took in (with the document's path) or
     /// refused (without).
-    func conflictsSeen() throws -> [String: SyncPath?] {
-        try database.read { db in
+    func conflictsSeen() async throws -> [String: SyncPath?] {
+        try await database.read { db in
             var result: [String: SyncPath?] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT name, path FROM sync_conflicts_seen WHERE domain = ?", arguments: [domain]) {
                 let path: Data? = row["path"]
@@ -230,20 +230,20 @@ package struct SyncJournal: Sendable {
         }
     }
 
-    func markConflictSeen(_ name: String, path: SyncPath?) throws {
-        try database.write { db in
+    func markConflictSeen(_ name: String, path: SyncPath?) async throws {
+        try await database.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO sync_conflicts_seen (domain, name, path) VALUES (?, ?, ?)", arguments: [domain, name, path.map { Data($0.bytes) }])
         }
     }
 
-    func forgetConflictSeen(_ name: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM sync_conflicts_seen WHERE domain = ? AND name = ?", arguments: [domain, name]) }
+    func forgetConflictSeen(_ name: String) async throws {
+        try await database.write { db in try db.execute(sql: "DELETE FROM sync_conflicts_seen WHERE domain = ? AND name = ?", arguments: [domain, name]) }
     }
 
     /// Why each path was deferred when last tried.
-    func errors() throws -> [SyncPath: String] {
-        try database.read { db in
+    func errors() async throws -> [SyncPath: String] {
+        try await database.read { db in
             var result: [SyncPath: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT path, reason FROM sync_errors WHERE domain = ?", arguments: [domain]) {
                 let path: Data = row["path"]
@@ -254,8 +254,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// Records the outcome of a pass's tries: `deferred` paths get their reason, `succeeded` ones lose theirs.
-    func recordErrors(deferred: [SyncPath: String], succeeded: [SyncPath]) throws {
-        try database.write { db in
+    func recordErrors(deferred: [SyncPath: String], succeeded: [SyncPath]) async throws {
+        try await database.write { db in
             for path in succeeded {
                 try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ? AND path = ?", arguments: [domain, Data(path.bytes)])
             }

@@ -77,10 +77,18 @@ enum CoordinationBenchmarks {
         // Four client processes hammering distinct files, then one shared file.
         let distinct = (0..<4).map { root + "/file-\($0).txt" }
         for path in distinct { _ = FileManager.default.createFile(atPath: path, contents: Data("x".utf8)) }
+        // Three runs of each, alternated; the median run's rate (one run of 2 s varied by a quarter
+        // from one to the next here).
         for (label, files) in [("4 processes, distinct files", distinct), ("4 processes, one shared file", Array(repeating: file, count: 4))] {
-            let coordinated = try hammer(executable, environment, mode: "coordinated", files: files, seconds: seconds)
-            let flocked = try hammer(executable, environment, mode: "flock", files: files, seconds: seconds)
-            harness.throughput("coordinated writes, \(label)", rate: coordinated, baselineName: "flock, same processes and files", baselineRate: flocked)
+            var coordinated: [Double] = [], flocked: [Double] = []
+            for _ in 0..<3 {
+                coordinated.append(try hammer(executable, environment, mode: "coordinated", files: files, seconds: seconds))
+                flocked.append(try hammer(executable, environment, mode: "flock", files: files, seconds: seconds))
+            }
+            print("(\(label): coordinated runs \(coordinated.map { BenchmarkHarness.format($0) }), flock runs \(flocked.map { BenchmarkHarness.format($0) }))")
+            harness.throughput(
+                "coordinated writes, \(label) (median of 3 runs)", rate: coordinated.sorted()[1], baselineName: "flock, same processes and files",
+                baselineRate: flocked.sorted()[1])
         }
 
         // Writer hand-off: a writer waits while another holds the file; the time from the holder's
