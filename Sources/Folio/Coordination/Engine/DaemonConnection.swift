@@ -30,6 +30,8 @@ final class DaemonConnection: @unchecked Sendable {
     private let writeLock = NSLock()
     /// Bytes read and not yet framed; only the thread holding the reading role touches them.
     private var buffered: [UInt8] = []
+    /// Where each read lands (kept: a fresh 64 KiB array per read cost a clear and an allocation).
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
     /// Guards the reading role, the waiters' count and the end of the stream; broadcast after each
     /// batch of frames when someone waits.
@@ -203,7 +205,6 @@ final class DaemonConnection: @unchecked Sendable {
 
     /// Reads more bytes into the buffer; false at end of stream.
     private func fill() throws(Error) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
