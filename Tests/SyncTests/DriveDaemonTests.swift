@@ -105,6 +105,40 @@ struct DriveDaemonTests {
         #expect(requested().count == 1, "\(daemon.log)")
     }
 
+    /// `folio drive setup` while the daemon runs: its next pass goes to the new server, with the
+    /// checks a pass of the command's own makes (a server without the drive's marker stops the
+    /// pass until `folio drive repair`), never to the old server it had made its drive for.
+    @Test func aNewSetupTakesEffectWithoutARestart() async throws {
+        let dir = try TemporaryDirectory("drive-daemon-setup")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        let first = dir.child("first").path, second = dir.child("second").path
+        for folder in [first, second] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        #expect(try ProcessRunner.folio(["drive", "setup", "folder", first], environment: environment).status == 0)
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        #expect(await eventually { daemon.log.contains("reason=start") }, "\(daemon.log)")
+        let drive = dir.child("data/folio/Drive").path
+        try Data("one".utf8).write(to: URL(fileURLWithPath: drive + "/one.txt"))
+        #expect(try ProcessRunner.folio(["drive", "sync"], environment: environment).status == 0)
+        #expect(FileManager.default.contents(atPath: first + "/one.txt") == Data("one".utf8))
+
+        #expect(try ProcessRunner.folio(["drive", "setup", "folder", second], environment: environment).status == 0)
+        try Data("two".utf8).write(to: URL(fileURLWithPath: drive + "/two.txt"))
+        let stopped = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(stopped.status == 3 && stopped.stderr.contains("marker"), "\(stopped.stdout)\(stopped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: first + "/two.txt"), "the daemon synced with the server it was set up with before")
+        #expect(daemon.log.contains("the drive's configuration changed"), "\(daemon.log)")
+
+        #expect(try ProcessRunner.folio(["drive", "repair"], environment: environment).status == 0)
+        let merged = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(FileManager.default.contents(atPath: second + "/one.txt") == Data("one".utf8))
+        #expect(FileManager.default.contents(atPath: second + "/two.txt") == Data("two".utf8))
+        #expect(!FileManager.default.fileExists(atPath: first + "/two.txt"))
+    }
+
     /// The daemon killed (SIGKILL) while its pass uploads: the next daemon finishes the work, and
     /// the server ends with each file once, byte for byte; nothing is deleted anywhere.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))

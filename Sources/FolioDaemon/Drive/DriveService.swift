@@ -6,14 +6,15 @@ import GRDB
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import SystemPackage
 import Synchronization
 
 /// The daemon's drive: a sync pass shortly after coordinated writes land in it (once they have
 /// been quiet for `quiet`), a pass every `interval` otherwise (remote changes, writers that do not
 /// coordinate), a pass when `folio drive sync` asks for one (`drive.sync`), and placeholders
 /// materialized for coordinated reads. Without a configured drive it
-/// does nothing (the configuration is looked at again at each pass, so `folio drive setup` needs no
-/// restart).
+/// does nothing. The configuration is looked at again at each pass, so `folio drive setup` needs no
+/// restart, also when it moves the drive to another server.
 final class DriveService: Service, Sendable {
     let paths: FolioPaths
     /// The daemon's pool on the index database, which the drive's journal shares (GRDB: one pool per
@@ -30,6 +31,8 @@ final class DriveService: Service, Sendable {
 
     private struct State {
         var drive: DriveSync?
+        /// The configuration files the drive was made from, as they were then.
+        var madeFrom: [FileStatus?] = []
         /// When the last coordinated write in the drive ended, while no pass has taken it.
         var dirtySince: ContinuousClock.Instant?
         /// The paths being materialized now.
@@ -148,20 +151,35 @@ final class DriveService: Service, Sendable {
         }
     }
 
-    /// `currentDrive()` for async callers: the first time (and while none is configured) it reads
-    /// the configuration and makes the provider on a blocking pool, not on Swift's cooperative pool.
+    /// `currentDrive()` for async callers, on a blocking pool (it reads files), not on Swift's
+    /// cooperative pool.
     private func preparedDrive() async throws -> DriveSync? {
-        if let drive = state.withLock({ $0.drive }) { return drive }
-        return try await NIOThreadPool.singleton.runIfActive { try self.currentDrive() }
+        try await NIOThreadPool.singleton.runIfActive { try self.currentDrive() }
     }
 
-    /// The drive, made on first use (nil while none is configured). Reads its configuration and
-    /// makes its provider the first time: blocking work, for a blocking pool.
+    /// The drive (nil while none is configured): made on first use, and made again when its
+    /// configuration changed since (`folio drive setup` while the daemon runs: the next pass goes to
+    /// the new server, with the same checks as a pass of the command's own). A pass still running on
+    /// the old drive finishes first: passes take the drive's lock file. Blocking work (a `stat` of
+    /// the configuration each time; reading it and making the provider when it changed), for a
+    /// blocking pool.
     func currentDrive() throws -> DriveSync? {
-        if let drive = state.withLock({ $0.drive }) { return drive }
-        guard let provider = try makeProvider() else { return nil }
+        let files = [paths.driveConfiguration, DriveConfiguration.secretPath(paths)].map { try? FileStatus(path: FilePath($0), followSymlinks: true) }
+        let (known, madeFrom) = state.withLock { ($0.drive, $0.madeFrom) }
+        if let known, madeFrom == files { return known }
+        if known != nil { logger.notice("the drive's configuration changed: the next pass uses the new one") }
+        guard let provider = try makeProvider() else {
+            state.withLock {
+                $0.drive = nil
+                $0.madeFrom = []
+            }
+            return nil
+        }
         let drive = try DriveSync(provider: provider, paths: paths, database: database)
-        state.withLock { $0.drive = $0.drive ?? drive }
-        return state.withLock { $0.drive }
+        state.withLock {
+            $0.drive = drive
+            $0.madeFrom = files
+        }
+        return drive
     }
 }
