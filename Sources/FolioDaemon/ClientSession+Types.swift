@@ -2,33 +2,29 @@ import Folio
 import Foundation
 
 extension ClientSession {
-    func typesShow(_ query: String) throws(CoordinationFailure) -> WireValue {
-        guard let type = context.types.type(matching: query) else {
-            throw CoordinationFailure(kind: .unknownType, message: "no type for \(query)")
+    func typesShow(_ request: TypesShow) throws(CoordinationFailure) -> TypeDescription {
+        guard let type = context.types.type(matching: request.type) else {
+            throw CoordinationFailure(kind: .unknownType, message: "no type for \(request.type)")
         }
         return describe(type)
     }
 
-    func typesOf(_ path: String) throws(CoordinationFailure) -> WireValue {
+    func typesOf(_ request: TypesOf) throws(CoordinationFailure) -> TypeDescription {
         let found: (type: UTType, source: UTType.DetectionSource)
         do {
-            found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path))
+            found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: request.path))
         } catch {
             throw CoordinationFailure(kind: .failed, message: "\(error)")
         }
-        guard case .object(var result) = describe(found.type) else { return describe(found.type) }
-        result["source"] = .string(found.source.rawValue)
-        return .object(result)
+        var description = describe(found.type)
+        description.source = found.source.rawValue
+        return description
     }
 
-    private func describe(_ type: UTType) -> WireValue {
-        var result: [String: WireValue] = [
-            "identifier": .string(type.identifier), "declared": .bool(type.isDeclared), "dynamic": .bool(type.isDynamic),
-        ]
-        if let mime = type.preferredMIMEType { result["mimeType"] = .string(mime) }
-        if let ext = type.preferredFilenameExtension { result["filenameExtension"] = .string(ext) }
-        if let text = type.localizedDescription { result["description"] = .string(text) }
-        result["supertypes"] = .array(type.supertypesNearestFirst.map { .string($0.identifier) })
-        return .object(result)
+    private func describe(_ type: UTType) -> TypeDescription {
+        TypeDescription(
+            identifier: type.identifier, declared: type.isDeclared, dynamic: type.isDynamic, mimeType: type.preferredMIMEType,
+            filenameExtension: type.preferredFilenameExtension, description: type.localizedDescription,
+            supertypes: type.supertypesNearestFirst.map(\.identifier))
     }
 }

@@ -155,8 +155,8 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         let arbiter = context.arbiter
         switch request {
         case .hello: return nil
-        case .typesShow(let query): return try typesShow(query)
-        case .typesOf(let path): return try typesOf(path)
+        case .typesShow(let request): return try WireValueEncoder().encode(try typesShow(request))
+        case .typesOf(let request): return try WireValueEncoder().encode(try typesOf(request))
         case .status: return arbiter.status()
         case .access(let request): return try access(request, id: id)
         case .index(let request): return try index(request, id: id)

@@ -27,8 +27,8 @@ struct ClientReadingTests {
                 defer { finished.signal() }
                 for round in 0..<300 {
                     do {
-                        let reply = try engine.request("types.show", params: ["type": .string(type)])
-                        if reply["identifier"]?.stringValue != type { mismatches.withLock { $0.append("\(type) got \(reply)") } }
+                        let reply = try engine.send(TypesShow(type: type))
+                        if reply.identifier != type { mismatches.withLock { $0.append("\(type) got \(reply)") } }
                     } catch {
                         mismatches.withLock { $0.append("\(type) round \(round): \(error)") }
                     }
@@ -38,8 +38,8 @@ struct ClientReadingTests {
         // Meanwhile async requests, which no caller reads for: the background thread or a waiting
         // caller must.
         for round in 0..<100 {
-            let reply = try await engine.request("types.show", params: ["type": "public.data"])
-            #expect(reply["identifier"]?.stringValue == "public.data", "async round \(round): \(reply)")
+            let reply = try await engine.send(TypesShow(type: "public.data"))
+            #expect(reply.identifier == "public.data", "async round \(round): \(reply)")
         }
         for semaphore in done {
             #expect(semaphore.wait(timeout: .now() + 120) == .success, "a caller thread did not finish")

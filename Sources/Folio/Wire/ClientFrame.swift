@@ -48,8 +48,8 @@ package enum ClientRequest: Sendable {
     case hello(protocolVersion: Int64?, name: String?, app: String?)
     case access(AccessRequest)
     case index(IndexRequest)
-    case typesShow(String)
-    case typesOf(String)
+    case typesShow(TypesShow)
+    case typesOf(TypesOf)
     case status
     case claim(ClaimRequest)
     case release(claim: UInt64)
@@ -74,10 +74,8 @@ package enum ClientRequest: Sendable {
             self = .hello(
                 protocolVersion: params?["protocol"]?.intValue, name: params?["name"]?.stringValue,
                 app: try params.flatMap { params throws(CoordinationFailure) in try AccessWire.optionalApp(params, "app") })
-        case "types.show":
-            self = .typesShow(try W.string(try object(), "type", limit: 1024))
-        case "types.of":
-            self = .typesOf(try W.path(try object(), "path"))
+        case TypesShow.method: self = .typesShow(try TypesShow(params: params))
+        case TypesOf.method: self = .typesOf(try TypesOf(params: params))
         case "status":
             self = .status
         case "claim":

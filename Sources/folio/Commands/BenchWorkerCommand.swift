@@ -59,17 +59,17 @@ struct BenchWorkerCommand: ParsableCommand {
     private func slow(kind: String, socket: String, target: String, stopFile: String) throws {
         let engine = try DaemonCoordinationEngine(socketPath: socket, app: nil)
         defer { engine.disconnect() }
-        let (method, params): (String, WireValue)
+        let send: () throws -> Void
         switch kind {
         case "bookmark":
             let data = try String(contentsOfFile: target, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            (method, params) = ("bookmark.resolve", ["data": .string(data)])
-        case "sniff": (method, params) = ("types.of", ["path": .string(target)])
+            send = { _ = try engine.request("bookmark.resolve", params: ["data": .string(data)]) }
+        case "sniff": send = { _ = try engine.send(TypesOf(path: target)) }
         default: throw ValidationError("unknown slow request \(kind)")
         }
         var count = 0
         while access(stopFile, F_OK) != 0 {
-            _ = try? engine.request(method, params: params)
+            try? send()
             count += 1
         }
         print(count)

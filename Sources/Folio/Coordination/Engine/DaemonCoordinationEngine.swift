@@ -217,6 +217,19 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         return try result.get()
     }
 
+    /// Sends a typed request and waits for its typed reply, at most `deadline`. Blocks the calling
+    /// thread: from async code use the `async` form.
+    package func send<Request: DaemonRequest>(_ request: Request, deadline: Deadline = .standard) throws(CoordinationFailure) -> Request.Reply {
+        let reply = try self.request(Request.method, params: try WireValueEncoder().encode(request), deadline: deadline)
+        return try WireValueDecoder(root: "the reply to \(Request.method)").decode(Request.Reply.self, from: reply)
+    }
+
+    /// Sends a typed request and suspends until its typed reply, at most `deadline`.
+    package func send<Request: DaemonRequest>(_ request: Request, deadline: Deadline = .standard) async throws(CoordinationFailure) -> Request.Reply {
+        let reply = try await self.request(Request.method, params: try WireValueEncoder().encode(request), deadline: deadline)
+        return try WireValueDecoder(root: "the reply to \(Request.method)").decode(Request.Reply.self, from: reply)
+    }
+
     /// Registers `completion` for a new request's reply and sends the request; returns its id.
     private func begin(
         _ method: String, _ params: WireValue, _ completion: @escaping @Sendable (Result<WireValue, CoordinationFailure>) -> Void

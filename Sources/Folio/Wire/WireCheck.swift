@@ -1,0 +1,14 @@
+/// The checks typed requests' `validate()` share, with the wire's limits and messages.
+package enum WireCheck {
+    /// At most `limit` bytes of UTF-8.
+    package static func length(_ text: String, _ name: String, limit: Int) throws(CoordinationFailure) {
+        guard text.utf8.count <= limit else { throw CoordinationWire.invalid("\(name) is longer than \(limit) bytes") }
+    }
+
+    /// An absolute path of at most PATH_MAX bytes, without NUL.
+    package static func absolutePath(_ path: String, _ name: String) throws(CoordinationFailure) {
+        try length(path, name, limit: CoordinationWire.maximumPathBytes)
+        guard path.hasPrefix("/") else { throw CoordinationWire.invalid("\(name) must be an absolute path") }
+        guard !path.utf8.contains(0) else { throw CoordinationWire.invalid("\(name) contains a NUL byte") }
+    }
+}

@@ -1,0 +1,57 @@
+import Folio
+import FolioTestTraits
+import Testing
+
+/// The typed requests' codec: `WireValue` ↔ `Codable`, with errors that name the member.
+@Suite("Typed requests: the wire codec", .elasticPool)
+struct WireCodableTests {
+    private struct Item: Codable, Equatable {
+        var path: String
+        var size: UInt64?
+    }
+
+    private struct Listing: Codable, Equatable {
+        var items: [Item]
+        var note: String?
+        var extra: WireValue?
+    }
+
+    private func failure(_ body: () throws(CoordinationFailure) -> Void) -> CoordinationFailure? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func valuesSurviveTheWireAndNilsStayOut() throws {
+        let listing = Listing(items: [Item(path: "/a", size: 3), Item(path: "/b", size: nil)], note: nil, extra: ["k": [1, "x", .null]])
+        let wire = try WireValueEncoder().encode(listing)
+        #expect(wire["note"] == nil && wire["items"]?.arrayValue?[1]["size"] == nil, "\(wire)")
+        let parsed = try WireValue(parsing: wire.serialized())
+        #expect(try WireValueDecoder().decode(Listing.self, from: parsed) == listing)
+
+        let type = TypeDescription(identifier: "public.png", declared: true, dynamic: false, mimeType: "image/png", supertypes: ["public.image"])
+        #expect(try WireValueDecoder().decode(TypeDescription.self, from: try WireValueEncoder().encode(type)) == type)
+    }
+
+    @Test func badParametersNameTheMember() {
+        let decoder = WireValueDecoder()
+        let cases: [(WireValue, String)] = [
+            (["items": [["path": "/a"], ["path": 5]]], "params.items[1].path must be a string, not 5"),
+            (["items": [["path": "/a", "size": -1]]], "params.items[0].size must be a non-negative integer, not -1"),
+            (["items": "none"], "params.items must be an array, not a string"),
+            ([:], "params.items is missing"),
+            (.array([]), "params must be an object, not an array"),
+        ]
+        for (value, message) in cases {
+            let error = failure { () throws(CoordinationFailure) in _ = try decoder.decode(Listing.self, from: value) }
+            #expect(error?.kind == .invalid && error?.message == message, "\(value) → \(String(describing: error))")
+        }
+        #expect(failure { () throws(CoordinationFailure) in _ = try TypesOf(params: ["path": "relative"]) }?.message == "params.path must be an absolute path")
+        #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: nil) }?.message == "params.type is missing")
+        let long = String(repeating: "x", count: 1025)
+        #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: ["type": .string(long)]) }?.message == "params.type is longer than 1024 bytes")
+    }
+}
