@@ -145,7 +145,12 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         consecutiveErrors += 1
         context.logger.debug("refused a frame", metadata: ["pid": "\(peerPID)", "code": "\(code)", "error": "\(message)"])
         let reply = WireFrame.error(id.map { .int($0) } ?? .null, code: code, message: message)
-        return ([reply], consecutiveErrors >= Self.maximumConsecutiveErrors)
+        let close = consecutiveErrors >= Self.maximumConsecutiveErrors
+        if close {
+            context.logger.warning(
+                "closing a connection after \(consecutiveErrors) refused frames in a row", metadata: ["pid": "\(peerPID)", "last": "\(message)"])
+        }
+        return ([reply], close)
     }
 
     /// Runs a request; returns its result, or nil when it has none to send now.

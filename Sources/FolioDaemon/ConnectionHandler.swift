@@ -65,7 +65,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        self.context.logger.debug("connection error", metadata: ["error": "\(error)"])
+        self.context.logger.notice("closing a connection after an error", metadata: ["error": "\(error)"])
         context.close(promise: nil)
     }
 
