@@ -36,7 +36,7 @@ struct WireCodableTests {
         #expect(try WireValueDecoder().decode(TypeDescription.self, from: try WireValueEncoder().encode(type)) == type)
     }
 
-    @Test func badParametersNameTheMember() {
+    @Test func badParametersNameTheMember() throws {
         let decoder = WireValueDecoder()
         let cases: [(WireValue, String)] = [
             (["items": [["path": "/a"], ["path": 5]]], "params.items[1].path must be a string, not 5"),
@@ -51,6 +51,17 @@ struct WireCodableTests {
         }
         #expect(failure { () throws(CoordinationFailure) in _ = try TypesOf(params: ["path": "relative"]) }?.message == "params.path must be an absolute path")
         #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: nil) }?.message == "params.type is missing")
+        #expect(failure { () throws(CoordinationFailure) in _ = try Search(params: ["text": ""]) }?.message == "params.text must not be empty")
+        #expect(failure { () throws(CoordinationFailure) in _ = try Recents(params: ["limit": 0]) }?.message == "params.limit must be 1 to 100000")
+        #expect(failure { () throws(CoordinationFailure) in _ = try RecentsAdd(params: ["path": "/a", "event": "eaten"]) }?.message == "params.event must be opened, created or modified")
+        // A query keeps its own checks (the predicate parser's error, the scopes' limits).
+        let query = failure { () throws(CoordinationFailure) in _ = try QueryStart(params: ["query": 1, "predicate": "kMDItemFSName ==", "scopes": ["/"]]) }
+        #expect(query?.kind == .invalid && query?.message.hasPrefix("predicate:") == true, "\(String(describing: query))")
+        #expect(failure { () throws(CoordinationFailure) in _ = try QueryStart(params: ["query": 1, "predicate": "TRUEPREDICATE", "scopes": []]) }?.message == "scopes must be an array of 1 to 64 folders")
+        // Paths come out normalized; a query survives the trip.
+        #expect(try IndexAdd(params: ["path": "/a//b/../c/"]).path == "/a/c")
+        let spec = try QueryStart(params: ["query": 7, "predicate": "kMDItemFSName == 'x'", "scopes": ["/tmp"], "interval": .double(0.5)]).spec
+        #expect(try QueryStart(params: try WireValueEncoder().encode(QueryStart(spec))).spec == spec)
         let long = String(repeating: "x", count: 1025)
         #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: ["type": .string(long)]) }?.message == "params.type is longer than 1024 bytes")
     }

@@ -125,7 +125,7 @@ extension URL {
 
     /// What the daemon's index knows of `path`, when a daemon runs and knows it.
     static func indexedFacts(_ path: String) -> MetadataFacts? {
-        guard let daemon = AccessClient.daemon, let reply = try? daemon.request("item", params: ["path": .string(path)]),
+        guard let daemon = AccessClient.daemon, let reply = try? daemon.send(ItemFacts(path: path)),
             let item = reply["item"]
         else { return nil }
         return IndexWire.decode(item)

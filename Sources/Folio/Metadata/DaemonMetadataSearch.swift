@@ -26,7 +26,7 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         }
         searches.withLock { $0[number] = search }
         do {
-            let reply = try daemon.request("query.start", params: search.spec.wireValue)
+            let reply = try daemon.send(QueryStart(search.spec))
             if reply["covered"]?.boolValue == true {
                 daemon.setReconnectHandler(for: search) { [weak search] in search?.resync(round: 0) }
                 return search
@@ -48,7 +48,7 @@ final class DaemonMetadataSearch: @unchecked Sendable {
         state.withLock { $0.stopped = true }
         daemon.setReconnectHandler(for: self, nil)
         Self.searches.withLock { $0[spec.id] = nil }
-        _ = try? daemon.request("query.stop", params: ["query": .int(spec.id)])
+        _ = try? daemon.send(QueryStop(query: UInt64(spec.id)))
     }
 
     /// Applies what `disableUpdates` held back.
@@ -58,7 +58,7 @@ final class DaemonMetadataSearch: @unchecked Sendable {
 
     /// Makes the daemon's index act on a lost-events report (tests).
     func simulateOverflow() {
-        _ = try? daemon.request("index.overflow")
+        _ = try? daemon.send(IndexOverflow())
     }
 
     /// After the daemon restarted: asks the new one to run the query (once its index covers the
@@ -72,7 +72,7 @@ final class DaemonMetadataSearch: @unchecked Sendable {
                 state.resyncing = [:]
                 return true
             }) else { return }
-            if (try? daemon.request("query.start", params: spec.wireValue))?["covered"]?.boolValue == true { return }
+            if (try? daemon.send(QueryStart(spec)))?["covered"]?.boolValue == true { return }
             state.withLock { $0.resyncing = nil }
             guard round < 600 else {
                 logger.warning("the restarted daemon did not take the query back; it no longer updates")

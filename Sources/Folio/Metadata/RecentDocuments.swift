@@ -9,6 +9,6 @@ enum RecentDocuments {
 
     static func note(_ url: URL, _ event: Event, engine: CoordinationEngine) {
         guard let daemon = engine as? DaemonCoordinationEngine else { return }
-        daemon.post("recents.add", params: ["path": .string(url.path), "event": .string(event.rawValue)])
+        daemon.post(RecentsAdd(path: url.path, event: event.rawValue))
     }
 }

@@ -27,41 +27,27 @@ package enum IndexRequest: Sendable, Equatable {
     /// Acts as if inotify lost events (tests).
     case simulateOverflow
 
-    /// Parses an index method; nil when `method` is not one.
+    /// Decodes an index method's typed request; nil when `method` is not one.
     package init?(method: String, params: WireValue?) throws(CoordinationFailure) {
-        typealias W = CoordinationWire
-        func object() throws(CoordinationFailure) -> WireValue {
-            guard let params, case .object = params else { throw W.invalid("\(method) needs a params object") }
-            return params
-        }
-        func limit(_ params: WireValue?, _ fallback: Int) throws(CoordinationFailure) -> Int {
-            guard let value = params?["limit"] else { return fallback }
-            guard let number = value.intValue, number > 0, number <= 100_000 else { throw W.invalid("limit must be 1 to 100000") }
-            return Int(number)
-        }
         switch method {
-        case "query.start": self = .startQuery(try IndexQuerySpec(wire: try object()))
-        case "query.stop": self = .stopQuery(id: Int64(try W.number(try object(), "query")))
-        case "search":
-            let params = try object()
-            let text = try W.string(params, "text", limit: 1024)
-            guard !text.isEmpty else { throw W.invalid("text must not be empty") }
-            self = .search(text: text, limit: try limit(params, 50))
-        case "index.status": self = .status
-        case "index.add": self = .addRoot(CoordinationPath.normalize(try W.path(try object(), "path")))
-        case "index.remove": self = .removeRoot(CoordinationPath.normalize(try W.path(try object(), "path")))
-        case "index.rebuild": self = .rebuild
-        case "index.overflow": self = .simulateOverflow
-        case "recents": self = .recents(limit: try limit(params, 50))
-        case "recents.add":
-            let params = try object()
-            let event = try W.string(params, "event", limit: 16)
-            guard ["opened", "created", "modified"].contains(event) else { throw W.invalid("event must be opened, created or modified") }
-            self = .used(path: CoordinationPath.normalize(try W.path(params, "path")), event: event)
-        case "favorites": self = .favorites
-        case "favorites.add": self = .addFavorite(CoordinationPath.normalize(try W.path(try object(), "path")))
-        case "favorites.remove": self = .removeFavorite(CoordinationPath.normalize(try W.path(try object(), "path")))
-        case "item": self = .item(CoordinationPath.normalize(try W.path(try object(), "path")))
+        case QueryStart.method: self = .startQuery(try QueryStart(params: params).spec)
+        case QueryStop.method: self = .stopQuery(id: Int64(try QueryStop(params: params).query))
+        case Search.method:
+            let search = try Search(params: params)
+            self = .search(text: search.text, limit: search.limit ?? 50)
+        case IndexStatus.method: self = .status
+        case IndexAdd.method: self = .addRoot(try IndexAdd(params: params).path)
+        case IndexRemove.method: self = .removeRoot(try IndexRemove(params: params).path)
+        case IndexRebuild.method: self = .rebuild
+        case IndexOverflow.method: self = .simulateOverflow
+        case Recents.method: self = .recents(limit: try Recents(params: params).limit ?? 50)
+        case RecentsAdd.method:
+            let used = try RecentsAdd(params: params)
+            self = .used(path: used.path, event: used.event)
+        case Favorites.method: self = .favorites
+        case FavoritesAdd.method: self = .addFavorite(try FavoritesAdd(params: params).path)
+        case FavoritesRemove.method: self = .removeFavorite(try FavoritesRemove(params: params).path)
+        case ItemFacts.method: self = .item(try ItemFacts(params: params).path)
         default: return nil
         }
     }

@@ -11,4 +11,16 @@ package enum WireCheck {
         guard path.hasPrefix("/") else { throw CoordinationWire.invalid("\(name) must be an absolute path") }
         guard !path.utf8.contains(0) else { throw CoordinationWire.invalid("\(name) contains a NUL byte") }
     }
+
+    /// An absolute path, checked as `absolutePath` and normalized.
+    package static func normalizedPath(_ path: String, _ name: String) throws(CoordinationFailure) -> String {
+        try absolutePath(path, name)
+        return CoordinationPath.normalize(path)
+    }
+
+    /// A result limit: absent, or 1 to 100,000.
+    package static func limit(_ limit: Int?) throws(CoordinationFailure) {
+        guard let limit else { return }
+        guard limit > 0, limit <= 100_000 else { throw CoordinationWire.invalid("params.limit must be 1 to 100000") }
+    }
 }

@@ -34,11 +34,11 @@ enum IndexBenchmarks {
         let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
         defer { engine.disconnect() }
         let started = DispatchTime.now().uptimeNanoseconds
-        _ = try engine.request("index.add", params: ["path": .string(tree)])
-        var status = try engine.request("index.status")
+        _ = try engine.send(IndexAdd(path: tree))
+        var status = try engine.send(IndexStatus())
         while status["state"]?.stringValue != "idle" {
             usleep(20_000)
-            status = try engine.request("index.status")
+            status = try engine.send(IndexStatus())
         }
         let crawlSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         let items = status["items"]?.intValue ?? 0
@@ -52,7 +52,7 @@ enum IndexBenchmarks {
         let needles = (0..<200).map { _ in String(format: "%04x", Int.random(in: 0..<0xFFFF, using: &generator)) }
         var found = 0
         let search = needles.map { needle in
-            timed { found += (try? engine.request("search", params: ["text": .string(needle), "limit": 50]))?["items"]?.arrayValue?.count ?? 0 }
+            timed { found += (try? engine.send(Search(text: needle, limit: 50)))?["items"]?.arrayValue?.count ?? 0 }
         }
         let findName = needles.prefix(3).map { needle in timed { BenchmarkTree.runQuietly(["/usr/bin/find", tree, "-name", "*\(needle)*"]) } }
         harness.latency(
@@ -84,8 +84,8 @@ enum IndexBenchmarks {
         defer { stitchingEngine.disconnect() }
         let stitched = root + "/stitched"
         try FileManager.default.createDirectory(atPath: stitched, withIntermediateDirectories: true)
-        _ = try stitchingEngine.request("index.add", params: ["path": .string(stitched)])
-        while try stitchingEngine.request("index.status")["state"]?.stringValue != "idle" { usleep(10_000) }
+        _ = try stitchingEngine.send(IndexAdd(path: stitched))
+        while try stitchingEngine.send(IndexStatus())["state"]?.stringValue != "idle" { usleep(10_000) }
         let coordinated = try updateLatencies(stitched, stitchingEngine, coordinated: true)
         let pingPong = try PingPong(socket: daemon.echoSocket, requestSize: 200)
         let roundTrips = (0..<coordinated.count).map { _ in timed { pingPong.roundTrip() } }

@@ -16,11 +16,11 @@ struct IndexCommand: ParsableCommand {
 
         func run() throws {
             let status = try withDaemon("index status") { daemon -> WireValue in
-                var status = try daemon.request("index.status")
+                var status = try daemon.send(IndexStatus())
                 while wait, status["state"]?.stringValue != "idle" {
                     printError("crawling: \(status["items"]?.intValue ?? 0) items, \(status["pending_folders"]?.intValue ?? 0) folders to go")
                     Thread.sleep(forTimeInterval: 0.5)
-                    status = try daemon.request("index.status")
+                    status = try daemon.send(IndexStatus())
                 }
                 return status
             }
@@ -46,7 +46,7 @@ struct IndexCommand: ParsableCommand {
 
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("index add") { try $0.request("index.add", params: ["path": .string(path)]) }
+            _ = try withDaemon("index add") { try $0.send(IndexAdd(path: path)) }
             print("indexing \(path)")
         }
     }
@@ -58,7 +58,7 @@ struct IndexCommand: ParsableCommand {
 
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("index remove") { try $0.request("index.remove", params: ["path": .string(path)]) }
+            _ = try withDaemon("index remove") { try $0.send(IndexRemove(path: path)) }
             print("no longer indexing \(path)")
         }
     }
@@ -68,7 +68,7 @@ struct IndexCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Forget the index and crawl every root again.")
 
         func run() throws {
-            _ = try withDaemon("index rebuild") { try $0.request("index.rebuild") }
+            _ = try withDaemon("index rebuild") { try $0.send(IndexRebuild()) }
             print("rebuilding the index (see `folio index status`)")
         }
     }
@@ -83,7 +83,7 @@ struct SearchCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let reply = try withDaemon("search") { try $0.request("search", params: ["text": .string(text), "limit": .int(Int64(limit))]) }
+        let reply = try withDaemon("search") { try $0.send(Search(text: text, limit: limit)) }
         let items = reply["items"]?.arrayValue ?? []
         if json {
             print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
@@ -102,7 +102,7 @@ struct RecentsCommand: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let reply = try withDaemon("recents") { try $0.request("recents", params: ["limit": .int(Int64(limit))]) }
+        let reply = try withDaemon("recents") { try $0.send(Recents(limit: limit)) }
         let items = reply["items"]?.arrayValue ?? []
         if json {
             print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
@@ -134,7 +134,7 @@ struct FavoritesCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The favorites, first first.")
         func run() throws {
-            let reply = try withDaemon("favorites") { try $0.request("favorites") }
+            let reply = try withDaemon("favorites") { try $0.send(Favorites()) }
             for item in reply["items"]?.arrayValue ?? [] { print(item["path"]?.stringValue ?? "?") }
         }
     }
@@ -144,7 +144,7 @@ struct FavoritesCommand: ParsableCommand {
         @Argument(help: "The folder.") var folder: String
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("favorites add") { try $0.request("favorites.add", params: ["path": .string(path)]) }
+            _ = try withDaemon("favorites add") { try $0.send(FavoritesAdd(path: path)) }
         }
     }
 
@@ -153,7 +153,7 @@ struct FavoritesCommand: ParsableCommand {
         @Argument(help: "The folder.") var folder: String
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("favorites remove") { try $0.request("favorites.remove", params: ["path": .string(path)]) }
+            _ = try withDaemon("favorites remove") { try $0.send(FavoritesRemove(path: path)) }
         }
     }
 }

@@ -132,8 +132,14 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         }
     }
 
-    /// Sends a notification (no reply; a failure is logged).
-    package func post(_ method: String, params: WireValue) { notify(method, params) }
+    /// Sends a typed request as a notification (no reply; a failure is logged).
+    package func post<Request: DaemonRequest>(_ request: Request) {
+        do {
+            notify(Request.method, try WireValueEncoder().encode(request))
+        } catch {
+            logger.warning("daemon notification not encoded", metadata: ["method": "\(Request.method)", "error": "\(error.message)"])
+        }
+    }
 
     private func notify(_ method: String, _ params: WireValue) {
         do { try send(["method": .string(method), "params": params]) } catch {

@@ -1,0 +1,144 @@
+/// The metadata index's requests (docs/protocol.md, "Index and queries"), typed on both sides.
+/// Their replies are still the index's own wire values (`IndexWire` items), so `Reply` is `WireValue`.
+
+/// `query.start`: a live query — results, then updates, as `query` events.
+package struct QueryStart: DaemonRequest {
+    package static let method = "query.start"
+    package typealias Reply = WireValue
+
+    /// The query as the daemon runs it (its predicate parsed, its scopes checked).
+    package var spec: IndexQuerySpec
+
+    package init(_ spec: IndexQuerySpec) { self.spec = spec }
+
+    package init(from decoder: any Decoder) throws { spec = try IndexQuerySpec(wire: try WireValue(from: decoder)) }
+    package func encode(to encoder: any Encoder) throws { try spec.wireValue.encode(to: encoder) }
+}
+
+/// `query.stop`: stops live query `query`.
+package struct QueryStop: DaemonRequest {
+    package static let method = "query.stop"
+    package typealias Reply = WireValue
+    package var query: UInt64
+    package init(query: UInt64) { self.query = query }
+}
+
+/// `search`: names containing `text`, best first, at most `limit` (50 by default).
+package struct Search: DaemonRequest {
+    package static let method = "search"
+    package typealias Reply = WireValue
+    package var text: String
+    package var limit: Int?
+
+    package init(text: String, limit: Int? = nil) {
+        self.text = text
+        self.limit = limit
+    }
+
+    package func validate() throws(CoordinationFailure) {
+        try WireCheck.length(text, "params.text", limit: 1024)
+        guard !text.isEmpty else { throw CoordinationWire.invalid("params.text must not be empty") }
+        try WireCheck.limit(limit)
+    }
+}
+
+/// `index.status`: what the index holds and is doing.
+package struct IndexStatus: DaemonRequest {
+    package static let method = "index.status"
+    package typealias Reply = WireValue
+    package init() {}
+}
+
+/// `index.add`: adds a root the user chose.
+package struct IndexAdd: DaemonRequest {
+    package static let method = "index.add"
+    package typealias Reply = WireValue
+    package var path: String
+    package init(path: String) { self.path = path }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
+
+/// `index.remove`: removes a root.
+package struct IndexRemove: DaemonRequest {
+    package static let method = "index.remove"
+    package typealias Reply = WireValue
+    package var path: String
+    package init(path: String) { self.path = path }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
+
+/// `index.rebuild`: forgets everything and crawls again.
+package struct IndexRebuild: DaemonRequest {
+    package static let method = "index.rebuild"
+    package typealias Reply = WireValue
+    package init() {}
+}
+
+/// `index.overflow`: acts as if inotify lost events (tests).
+package struct IndexOverflow: DaemonRequest {
+    package static let method = "index.overflow"
+    package typealias Reply = WireValue
+    package init() {}
+}
+
+/// `recents`: the items used most recently, at most `limit` (50 by default).
+package struct Recents: DaemonRequest {
+    package static let method = "recents"
+    package typealias Reply = WireValue
+    package var limit: Int?
+    package init(limit: Int? = nil) { self.limit = limit }
+    package func validate() throws(CoordinationFailure) { try WireCheck.limit(limit) }
+}
+
+/// `recents.add`: records that an item was opened, created or modified.
+package struct RecentsAdd: DaemonRequest {
+    package static let method = "recents.add"
+    package typealias Reply = WireValue
+    package var path: String
+    /// `opened`, `created` or `modified`.
+    package var event: String
+
+    package init(path: String, event: String) {
+        self.path = path
+        self.event = event
+    }
+
+    package mutating func validate() throws(CoordinationFailure) {
+        guard ["opened", "created", "modified"].contains(event) else { throw CoordinationWire.invalid("params.event must be opened, created or modified") }
+        path = try WireCheck.normalizedPath(path, "params.path")
+    }
+}
+
+/// `favorites`: the favorite folders.
+package struct Favorites: DaemonRequest {
+    package static let method = "favorites"
+    package typealias Reply = WireValue
+    package init() {}
+}
+
+/// `favorites.add`: adds a favorite folder.
+package struct FavoritesAdd: DaemonRequest {
+    package static let method = "favorites.add"
+    package typealias Reply = WireValue
+    package var path: String
+    package init(path: String) { self.path = path }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
+
+/// `favorites.remove`: removes a favorite folder.
+package struct FavoritesRemove: DaemonRequest {
+    package static let method = "favorites.remove"
+    package typealias Reply = WireValue
+    package var path: String
+    package init(path: String) { self.path = path }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
+
+/// `item`: what the index knows of one item (`{"item": …}` or `{"item": null}`).
+package struct ItemFacts: DaemonRequest {
+    package static let method = "item"
+    package typealias Reply = WireValue
+    package var path: String
+    package init(path: String) { self.path = path }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
