@@ -166,15 +166,14 @@ package enum CoordinationWire {
 
     package static func string(_ object: WireValue, _ key: String, limit: Int) throws(CoordinationFailure) -> String {
         guard let value = object[key]?.stringValue else { throw invalid("\(key) must be a string") }
-        guard value.utf8.count <= limit else { throw invalid("\(key) is longer than \(limit) bytes") }
+        try WireCheck.length(value, key, limit: limit)
         return value
     }
 
     /// An absolute path of at most PATH_MAX bytes, without NUL.
     package static func path(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> String {
-        let value = try string(object, key, limit: maximumPathBytes)
-        guard value.hasPrefix("/") else { throw invalid("\(key) must be an absolute path") }
-        guard !value.utf8.contains(0) else { throw invalid("\(key) contains a NUL byte") }
+        guard let value = object[key]?.stringValue else { throw invalid("\(key) must be a string") }
+        try WireCheck.absolutePath(value, key)
         return value
     }
 
