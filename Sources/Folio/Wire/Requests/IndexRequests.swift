@@ -1,6 +1,15 @@
 /// The metadata index's requests (docs/protocol.md, "Index and queries"), typed on both sides.
 /// Their replies are still the index's own wire values (`IndexWire` items), so `Reply` is `WireValue`.
 
+/// A request naming one item by its absolute path, which it normalizes.
+package protocol PathRequest: DaemonRequest where Reply == WireValue {
+    var path: String { get set }
+}
+
+extension PathRequest {
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+}
+
 /// `query.start`: a live query — results, then updates, as `query` events.
 package struct QueryStart: DaemonRequest {
     package static let method = "query.start"
@@ -50,21 +59,17 @@ package struct IndexStatus: DaemonRequest {
 }
 
 /// `index.add`: adds a root the user chose.
-package struct IndexAdd: DaemonRequest {
+package struct IndexAdd: PathRequest {
     package static let method = "index.add"
-    package typealias Reply = WireValue
     package var path: String
     package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
 /// `index.remove`: removes a root.
-package struct IndexRemove: DaemonRequest {
+package struct IndexRemove: PathRequest {
     package static let method = "index.remove"
-    package typealias Reply = WireValue
     package var path: String
     package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
 /// `index.rebuild`: forgets everything and crawls again.
@@ -117,28 +122,22 @@ package struct Favorites: DaemonRequest {
 }
 
 /// `favorites.add`: adds a favorite folder.
-package struct FavoritesAdd: DaemonRequest {
+package struct FavoritesAdd: PathRequest {
     package static let method = "favorites.add"
-    package typealias Reply = WireValue
     package var path: String
     package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
 /// `favorites.remove`: removes a favorite folder.
-package struct FavoritesRemove: DaemonRequest {
+package struct FavoritesRemove: PathRequest {
     package static let method = "favorites.remove"
-    package typealias Reply = WireValue
     package var path: String
     package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
 /// `item`: what the index knows of one item (`{"item": …}` or `{"item": null}`).
-package struct ItemFacts: DaemonRequest {
+package struct ItemFacts: PathRequest {
     package static let method = "item"
-    package typealias Reply = WireValue
     package var path: String
     package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
