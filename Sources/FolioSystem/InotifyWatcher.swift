@@ -4,7 +4,7 @@
 #elseif canImport(Musl)
 @preconcurrency import Musl
 #endif
-import Foundation
+public import Foundation
 public import Logging
 import Synchronization
 public import SystemPackage
@@ -133,6 +133,22 @@ public final class InotifyWatcher: Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "folio-inotify"
         thread.start()
+    }
+
+    /// Hands each batch of `events` to `handle` on `queue` (an owner's serial queue), taking the
+    /// next batch only once `handle` has returned there, so the sequence's back-pressure reaches
+    /// the kernel's queue. Ends when the sequence ends or `handle` returns false (its owner has
+    /// gone). Iterates `events`: use one or the other.
+    public func deliver(on queue: DispatchQueue, _ handle: @escaping @Sendable ([Event]) -> Bool) {
+        let events = events
+        Task {
+            for await batch in events {
+                let goOn = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                    queue.async { done.resume(returning: handle(batch)) }
+                }
+                guard goOn else { return }
+            }
+        }
     }
 
     /// Stops the thread, closes the descriptors and ends `events` (after the batches it holds).

@@ -56,11 +56,10 @@ final class LocalMetadataSearch: @unchecked Sendable {
                 do {
                     let watcher = try InotifyWatcher(logger: logger)
                     self.watcher = watcher
-                    Task { [weak self] in
-                        for await events in watcher.events {
-                            guard let self else { return }
-                            await handleOnQueue(events)
-                        }
+                    watcher.deliver(on: work) { [weak self] events in
+                        guard let self else { return false }
+                        handle(events)
+                        return true
                     }
                 } catch {
                     logger.warning("the query cannot watch the file system; it hears only coordinated writes", metadata: ["error": "\(error)"])
@@ -140,15 +139,6 @@ final class LocalMetadataSearch: @unchecked Sendable {
 
     /// Handles a batch on the search's queue; returns once it is handled, so the watcher reads
     /// the kernel's queue only as fast as the search keeps up.
-    private func handleOnQueue(_ events: [InotifyWatcher.Event]) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            work.async { [self] in
-                handle(events)
-                done.resume()
-            }
-        }
-    }
-
     private func handle(_ events: [InotifyWatcher.Event]) {
         guard !stopped else { return }
         for event in events {

@@ -71,11 +71,10 @@ final class MetadataIndex: @unchecked Sendable {
                 do {
                     let watcher = try InotifyWatcher(logger: logger)
                     self.watcher = watcher
-                    Task { [weak self] in
-                        for await events in watcher.events {
-                            guard let self else { return }
-                            await handleOnQueue(events)
-                        }
+                    watcher.deliver(on: work) { [weak self] events in
+                        guard let self else { return false }
+                        handle(events)
+                        return true
                     }
                 } catch {
                     logger.error("the index cannot watch the file system; it is updated by crawls and coordinated writes only", metadata: ["error": "\(error)"])
@@ -316,15 +315,6 @@ final class MetadataIndex: @unchecked Sendable {
     /// Handles a batch on the index queue; returns once it is applied, so the watcher reads the
     /// kernel's queue only as fast as the index keeps up (past that, the kernel's queue overflows
     /// and everything is listed again).
-    private func handleOnQueue(_ events: [InotifyWatcher.Event]) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            work.async { [self] in
-                handle(events)
-                done.resume()
-            }
-        }
-    }
-
     private func handle(_ events: [InotifyWatcher.Event]) {
         guard !stopped else { return }
         var operations: [Operation] = []
