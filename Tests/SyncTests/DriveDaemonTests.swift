@@ -14,17 +14,8 @@ import Testing
 @Suite("The daemon's drive", .elasticPool)
 struct DriveDaemonTests {
     @Test func coordinatedAccessSyncsAndMaterializes() async throws {
-        let dir = try TemporaryDirectory("drive-daemon")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "1"
-        let server = dir.child("server").path
-        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
-        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
-        #expect(setup.status == 0, "\(setup.stderr)")
-        // At the info level, the daemon logs each pass that did something ("drive synced").
-        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon", interval: 1)
         defer { daemon.stop() }
-        _ = try daemon.waitForListening()
         let drive = dir.child("data/folio/Drive").path
 
         // A coordinated write in the drive reaches the server without a `folio drive sync`.
@@ -65,17 +56,9 @@ struct DriveDaemonTests {
     /// runs it (and logs it as asked for) and the command prints its report; with none, the
     /// command runs the pass itself.
     @Test func driveSyncAsksTheRunningDaemon() async throws {
-        let dir = try TemporaryDirectory("drive-daemon-request")
-        var environment = dir.xdgEnvironment()
         // No pass of the daemon's own but the first: only the asked-for pass can send the file.
-        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
-        let server = dir.child("server").path
-        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
-        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
-        #expect(setup.status == 0, "\(setup.stderr)")
-        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon-request", interval: 3600)
         defer { daemon.stop() }
-        _ = try daemon.waitForListening()
         // The first pass merges (so it is logged) and is over before the file is written.
         #expect(await eventually { daemon.log.contains("reason=start") }, "\(daemon.log)")
         let drive = dir.child("data/folio/Drive").path
@@ -109,15 +92,10 @@ struct DriveDaemonTests {
     /// checks a pass of the command's own makes (a server without the drive's marker stops the
     /// pass until `folio drive repair`), never to the old server it had made its drive for.
     @Test func aNewSetupTakesEffectWithoutARestart() async throws {
-        let dir = try TemporaryDirectory("drive-daemon-setup")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
-        let first = dir.child("first").path, second = dir.child("second").path
-        for folder in [first, second] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        #expect(try ProcessRunner.folio(["drive", "setup", "folder", first], environment: environment).status == 0)
-        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        let (dir, environment, first, daemon) = try Self.driveOnFolder("drive-daemon-setup", interval: 3600, server: "first")
         defer { daemon.stop() }
-        _ = try daemon.waitForListening()
+        let second = dir.child("second").path
+        try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
         #expect(await eventually { daemon.log.contains("reason=start") }, "\(daemon.log)")
         let drive = dir.child("data/folio/Drive").path
         try Data("one".utf8).write(to: URL(fileURLWithPath: drive + "/one.txt"))
@@ -248,6 +226,22 @@ struct DriveDaemonTests {
 
     /// A drive set up on Apache through a fault proxy (its replica made, a pass every second): the
     /// server, the proxy, the XDG folders and their environment.
+    /// A drive set up on a folder `server` (the local folder provider) under a fresh scratch folder,
+    /// whose daemon passes every `interval` seconds and is started logging at the info level (each
+    /// pass that did something is logged, "drive synced").
+    private static func driveOnFolder(_ name: String, interval: Int, server: String = "server") throws -> (TemporaryDirectory, [String: String], String, DaemonProcess) {
+        let dir = try TemporaryDirectory(name)
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "\(interval)"
+        let folder = dir.child(server).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let setup = try ProcessRunner.folio(["drive", "setup", "folder", folder], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        _ = try daemon.waitForListening()
+        return (dir, environment, folder, daemon)
+    }
+
     private static func driveOnApache(_ name: String) throws -> (TestServer, FaultProxy, TemporaryDirectory, [String: String]) {
         let server = try TestServer(.apache)
         let proxy = try FaultProxy(upstreamPort: server.port)
