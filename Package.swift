@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "FolioProviders", targets: ["FolioProviders"]),
         // The drive's sync engine: a product so that the fuzz targets reach its formats.
         .library(name: "FolioSync", targets: ["FolioSync"]),
+        // The daemon: a product so that the wire-frame fuzz target decodes frames through its routes.
+        .library(name: "FolioDaemon", targets: ["FolioDaemon"]),
         .executable(name: "folio", targets: ["folio"]),
     ],
     dependencies: [

@@ -19,9 +19,10 @@ let package = Package(
         // shared-mime-info database files (globs2, subclasses, aliases, magic), dynamic identifiers, mimeapps.list.
         .executableTarget(
             name: "FuzzMimeDatabase", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
-        // The daemon's wire protocol: client frames (claims, presenters, answers) and daemon events.
+        // The daemon's wire protocol: client frames, decoded through the daemon's routes into every
+        // request type, and daemon events.
         .executableTarget(
-            name: "FuzzWireFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+            name: "FuzzWireFrame", dependencies: ["FuzzSupport", .product(name: "FolioDaemon", package: folio)]),
         // The provider protocol: replies of out-of-process providers (items, pages, anchors, errors).
         .executableTarget(
             name: "FuzzProviderFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

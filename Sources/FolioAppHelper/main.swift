@@ -171,8 +171,8 @@ case "container":
 case "check":
     do {
         guard let daemon = AccessClient.daemon else { throw CocoaError(.featureUnsupported) }
-        let reply = try AccessClient.request(daemon, "access.check", ["path": .string(rest[0]), "write": .bool(rest.contains("--write"))])
-        emit(["ok": true, "allowed": reply["allowed"] ?? .null, "reason": reply["reason"] ?? .null])
+        let reply = try AccessClient.send(daemon, AccessCheck(path: rest[0], write: rest.contains("--write")))
+        emit(["ok": true, "allowed": .bool(reply.allowed), "reason": .string(reply.reason)])
     } catch { emit(failure(error)) }
 case _ where command.hasPrefix("/"):
     // Started by `folio open` with a document's path.

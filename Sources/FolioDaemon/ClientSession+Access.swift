@@ -5,109 +5,136 @@ import Logging
 import NIOCore
 
 extension ClientSession {
-    /// Runs an access request (docs/protocol.md, "Access"); nil when the reply comes later (the picker).
-    func access(_ request: AccessRequest, id: Int64?) throws(CoordinationFailure) -> WireValue? {
-        let access = context.access
-        switch request {
-        case .check(let path, let write):
-            guard let app else { return ["allowed": true, "reason": "not an app", "path": .string(path)] }
-            let decision = access.policy.check(app: app, path: path, write: write)
-            return ["allowed": .bool(decision.allowed), "reason": .string(decision.reason), "path": .string(decision.path)]
-        case .listGrants(let asked):
-            if let app, asked != nil, asked != app { throw CoordinationFailure(kind: .denied, message: "an app sees only its own grants") }
-            let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
-            return ["grants": .array(access.currentGrants(of: app ?? asked).map { $0.wireValue(home: home) })]
-        case .revoke(let number, let target, let path):
-            try userOnly("revoke grants")
-            let real = path.map { (try? FileStatus.canonicalPath($0)) ?? CoordinationPath.normalize($0) }
-            let removed: [Grant]
-            do {
-                removed = try access.grants.revoke { grant in
-                    if let number { return grant.id == Int64(number) }
-                    return grant.app == target && (real == nil || grant.path == real)
-                }
-            } catch {
-                throw CoordinationFailure(kind: .failed, message: "cannot revoke: \(error)")
-            }
-            guard !removed.isEmpty else { throw CoordinationFailure(kind: .notFound, message: "no such grant") }
-            for grant in removed { context.logger.info("grant revoked", metadata: ["grant": "\(grant.id)", "app": "\(grant.app)"]) }
-            return ["revoked": .array(removed.map { .int($0.id) })]
-        case .grant(let target, let path, let write, let persistent):
-            try userOnly("grant access")
-            return try access.grant(app: target, path: path, write: write, persistent: persistent, source: .user, session: nil)
-                .wireValue(home: ProcessInfo.processInfo.environment["HOME"] ?? "")
-        case .createBookmark(let path, let options, let keys, let base):
-            let decision = try access.require(app: app, path: path, write: false)
-            if let app, let grant = decision?.grant, !grant.isPersistent {
-                // Bookmarking a granted item keeps the grant: the app may come back to it after relaunch.
-                var kept = grant
-                kept.isPersistent = true
-                kept.session = nil
-                do { try access.grants.save(kept) } catch { throw CoordinationFailure(kind: .failed, message: "cannot keep the grant: \(error)") }
-                context.logger.debug("grant kept by a bookmark", metadata: ["app": "\(app)", "grant": "\(grant.id)"])
-            }
-            let data: Data
-            do {
-                data = try BookmarkService.make(
-                    path: decision?.path ?? path, options: options, keys: Set(keys.map(URLResourceKey.init(rawValue:))), base: base,
-                    key: try access.key())
-            } catch let failure as CoordinationFailure {
-                throw failure
-            } catch {
-                throw CoordinationFailure(kind: .notFound, message: "\(path): \((error as NSError).localizedDescription)")
-            }
-            return ["data": .string(data.base64EncodedString())]
-        case .resolveBookmark(let data, let base):
-            let resolution: BookmarkService.Resolution
-            do {
-                resolution = try BookmarkService.resolve(data, base: base, key: try access.key())
-            } catch let failure as CoordinationFailure {
-                throw failure
-            } catch let error as CocoaError where error.code == .fileReadCorruptFile {
-                throw CoordinationFailure(kind: .corrupt, message: error.localizedDescription)
-            } catch {
-                throw CoordinationFailure(kind: .notFound, message: (error as NSError).localizedDescription)
-            }
-            let readOnly = resolution.isReadOnly
-            try access.require(app: app, path: resolution.path, write: false)
-            let writable = app.map { access.policy.check(app: $0, path: resolution.path, write: true).allowed } ?? true
-            return [
-                "path": .string(resolution.path), "stale": .bool(resolution.isStale), "directory": .bool(resolution.isDirectory),
-                "readOnly": .bool(readOnly || !writable),
-            ]
-        case .bookmarkValues(let data):
-            guard let values = BookmarkService.storedValues(data, key: try access.key()) else {
+    /// The access requests (docs/protocol.md, "Access"). Every one touches files or the grant
+    /// table, so none runs on the event loop; bookmark resolution (and a grant list's relocation of
+    /// moved items) may walk a whole tree, so those run on the slow pool.
+    static let accessRoutes = [
+        RequestRoute(AccessCheck.self, on: .quick) { session, request, _ in session.check(request) },
+        RequestRoute(GrantList.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.listGrants(request) },
+        RequestRoute(GrantRevoke.self, on: .quick) { session, request, _ throws(CoordinationFailure) in try session.revoke(request) },
+        RequestRoute(GrantAdd.self, on: .quick) { session, request, _ throws(CoordinationFailure) in
+            try session.userOnly("grant access")
+            return try session.context.access.grant(
+                app: request.app, path: request.path, write: request.write ?? false, persistent: request.persistent ?? true, source: .user,
+                session: nil
+            ).wireValue(home: ClientSession.home)
+        },
+        RequestRoute(BookmarkCreate.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.createBookmark(request) },
+        RequestRoute(BookmarkResolve.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.resolveBookmark(request) },
+        RequestRoute(BookmarkValues.self, on: .quick) { session, request, _ throws(CoordinationFailure) in
+            guard let values = BookmarkService.storedValues(request.bytes, key: try session.context.access.key()) else {
                 throw CoordinationFailure(kind: .corrupt, message: "not valid bookmark data")
             }
             return ["values": .object(values)]
-        case .pick(let request):
+        },
+        RequestRoute(PickerRequest.self, on: .quick) { session, request, id throws(CoordinationFailure) in
             guard let id else { throw CoordinationFailure(kind: .invalid, message: "picker.pick is a request: give it an id") }
-            try access.picker.pick(request, from: self, reply: id)
+            try session.context.access.picker.pick(request, from: session, reply: id)
             return nil
-        case .attachPicker:
-            try userOnly("serve as the picker")
-            try access.picker.attach(self)
-        case .choose(let number, let paths):
-            try access.picker.choose(number, paths: paths, from: self)
-        case .appSocket(let target):
-            try userOnly("open app sockets")
-            guard let id else { throw CoordinationFailure(kind: .invalid, message: "app.socket is a request: give it an id") }
-            guard access.catalog.manifest(target) != nil else { throw CoordinationFailure(kind: .notFound, message: "no app \(target) is registered") }
-            try context.appSockets.socket(for: target).whenComplete { result in
-                switch result {
-                case .success(let path): self.write([WireFrame.result(.int(id), ["path": .string(path)])])
-                case .failure(let error):
-                    self.write([WireFrame.error(.int(id), CoordinationFailure(kind: .failed, message: "cannot listen for \(target): \(error)"))])
-                }
-            }
-            return nil
-        case .container:
-            guard let app else { throw CoordinationFailure(kind: .invalid, message: "this connection is not an app") }
-            do { return ["path": .string(try access.catalog.container(app).url.path)] } catch {
+        },
+        RequestRoute(PickerAttach.self, on: .quick) { session, _, _ throws(CoordinationFailure) in
+            try session.userOnly("serve as the picker")
+            try session.context.access.picker.attach(session)
+            return Acknowledged()
+        },
+        RequestRoute(PickerChoose.self, on: .quick) { session, request, _ throws(CoordinationFailure) in
+            try session.context.access.picker.choose(request.request, paths: request.chosen, from: session)
+            return Acknowledged()
+        },
+        RequestRoute(AppContainerRequest.self, on: .quick) { session, _, _ throws(CoordinationFailure) in
+            guard let app = session.app else { throw CoordinationFailure(kind: .invalid, message: "this connection is not an app") }
+            do { return PathReply(path: try session.context.access.catalog.container(app).url.path) } catch {
                 throw CoordinationFailure(kind: .failed, message: "cannot make the container: \(error)")
             }
+        },
+        RequestRoute(AppSocketRequest.self, on: .quick) { session, request, id throws(CoordinationFailure) in try session.appSocket(request, id: id) },
+    ]
+
+    private static var home: String { ProcessInfo.processInfo.environment["HOME"] ?? "" }
+
+    private func check(_ request: AccessCheck) -> AccessDecision {
+        guard let app else { return AccessDecision(allowed: true, reason: "not an app", path: request.path) }
+        let decision = context.access.policy.check(app: app, path: request.path, write: request.write ?? false)
+        return AccessDecision(allowed: decision.allowed, reason: decision.reason, path: decision.path)
+    }
+
+    private func listGrants(_ request: GrantList) throws(CoordinationFailure) -> WireValue {
+        if let app, request.app != nil, request.app != app { throw CoordinationFailure(kind: .denied, message: "an app sees only its own grants") }
+        return ["grants": .array(context.access.currentGrants(of: app ?? request.app).map { $0.wireValue(home: ClientSession.home) })]
+    }
+
+    private func revoke(_ request: GrantRevoke) throws(CoordinationFailure) -> WireValue {
+        try userOnly("revoke grants")
+        let real = request.path.map { (try? FileStatus.canonicalPath($0)) ?? CoordinationPath.normalize($0) }
+        let removed: [Grant]
+        do {
+            removed = try context.access.grants.revoke { grant in
+                if let number = request.grant { return grant.id == Int64(number) }
+                return grant.app == request.app && (real == nil || grant.path == real)
+            }
+        } catch {
+            throw CoordinationFailure(kind: .failed, message: "cannot revoke: \(error)")
         }
-        return [:]
+        guard !removed.isEmpty else { throw CoordinationFailure(kind: .notFound, message: "no such grant") }
+        for grant in removed { context.logger.info("grant revoked", metadata: ["grant": "\(grant.id)", "app": "\(grant.app)"]) }
+        return ["revoked": .array(removed.map { .int($0.id) })]
+    }
+
+    private func createBookmark(_ request: BookmarkCreate) throws(CoordinationFailure) -> BookmarkData {
+        let access = context.access
+        let decision = try access.require(app: app, path: request.path, write: false)
+        if let app, let grant = decision?.grant, !grant.isPersistent {
+            // Bookmarking a granted item keeps the grant: the app may come back to it after relaunch.
+            var kept = grant
+            kept.isPersistent = true
+            kept.session = nil
+            do { try access.grants.save(kept) } catch { throw CoordinationFailure(kind: .failed, message: "cannot keep the grant: \(error)") }
+            context.logger.debug("grant kept by a bookmark", metadata: ["app": "\(app)", "grant": "\(grant.id)"])
+        }
+        do {
+            return BookmarkData(
+                try BookmarkService.make(
+                    path: decision?.path ?? request.path, options: request.options ?? 0,
+                    keys: Set((request.keys ?? []).map(URLResourceKey.init(rawValue:))), base: request.base, key: try access.key()))
+        } catch let failure as CoordinationFailure {
+            throw failure
+        } catch {
+            throw CoordinationFailure(kind: .notFound, message: "\(request.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    private func resolveBookmark(_ request: BookmarkResolve) throws(CoordinationFailure) -> BookmarkResolution {
+        let access = context.access
+        let resolution: BookmarkService.Resolution
+        do {
+            resolution = try BookmarkService.resolve(request.bytes, base: request.base, key: try access.key())
+        } catch let failure as CoordinationFailure {
+            throw failure
+        } catch let error as CocoaError where error.code == .fileReadCorruptFile {
+            throw CoordinationFailure(kind: .corrupt, message: error.localizedDescription)
+        } catch {
+            throw CoordinationFailure(kind: .notFound, message: (error as NSError).localizedDescription)
+        }
+        try access.require(app: app, path: resolution.path, write: false)
+        let writable = app.map { access.policy.check(app: $0, path: resolution.path, write: true).allowed } ?? true
+        return BookmarkResolution(
+            path: resolution.path, stale: resolution.isStale, directory: resolution.isDirectory, readOnly: resolution.isReadOnly || !writable)
+    }
+
+    private func appSocket(_ request: AppSocketRequest, id: Int64?) throws(CoordinationFailure) -> PathReply? {
+        try userOnly("open app sockets")
+        guard let id else { throw CoordinationFailure(kind: .invalid, message: "app.socket is a request: give it an id") }
+        guard context.access.catalog.manifest(request.app) != nil else {
+            throw CoordinationFailure(kind: .notFound, message: "no app \(request.app) is registered")
+        }
+        try context.appSockets.socket(for: request.app).whenComplete { result in
+            switch result {
+            case .success(let path): self.write([WireFrame.result(.int(id), ["path": .string(path)])])
+            case .failure(let error):
+                self.write([WireFrame.error(.int(id), CoordinationFailure(kind: .failed, message: "cannot listen for \(request.app): \(error)"))])
+            }
+        }
+        return nil
     }
 
     /// Refuses a request only the user's own tools may make.

@@ -2,6 +2,14 @@ import Folio
 import FolioSync
 
 extension ClientSession {
+    /// `drive.sync` reads the drive's configuration and makes its provider; the pass then runs as
+    /// the drive's own work, and its reply comes when it ends.
+    static let driveRoutes = [
+        RequestRoute(DriveSyncRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
+            try session.driveSync(confirmingDeletions: request.confirmDeletions ?? false, id: id)
+        }
+    ]
+
     /// Runs a pass of the drive for `folio drive sync` (docs/protocol.md, "Drive"). Here, on the
     /// slow pool, the drive is made ready (its configuration read, its provider made); the pass
     /// then runs as the drive's own passes do (after one under way), and its report, or why it

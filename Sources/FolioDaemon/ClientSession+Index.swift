@@ -2,95 +2,139 @@ import Folio
 import Foundation
 
 extension ClientSession: QueryEventSink {
-    /// Runs an index request (docs/protocol.md, "Index and queries"). Access is checked here; the
-    /// work runs on the index's queue and its reply is written from there, so a long crawl step
-    /// never holds up the connection's event loop (and every other client's coordination). Returns
-    /// nil: the reply always comes later.
-    func index(_ request: IndexRequest, id: Int64?) throws(CoordinationFailure) -> WireValue? {
-        let index = context.index
-        switch request {
-        case .startQuery(let spec):
-            for folder in spec.folders { _ = try context.access.require(app: app, path: folder, write: false) }
-            index.startQuery(spec, requestID: id, sink: self)
+    /// The index's requests (docs/protocol.md, "Index and queries"). Access is checked on the
+    /// connection's side (on a pool for an app, whose paths are checked on disk); the work runs on
+    /// the index's queue and its reply is written from there, so a long crawl step never holds up
+    /// the event loop (and every other client's coordination).
+    static let indexRoutes = [
+        RequestRoute(QueryStart.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
+            let spec = request.spec
+            for folder in spec.folders { _ = try session.context.access.require(app: session.app, path: folder, write: false) }
+            session.context.index.startQuery(spec, requestID: id, sink: session)
             return nil
-        case .stopQuery(let query):
-            index.stopQuery(query, sink: self)
+        },
+        RequestRoute(QueryStop.self, on: .eventLoop) { session, request, _ in
+            session.context.index.stopQuery(Int64(request.query), sink: session)
             return [:]
-        case .status, .rebuild, .simulateOverflow: try userOnly("read or change the index")
-        case .addRoot, .removeRoot: try userOnly("change what is indexed")
-        case .addFavorite, .removeFavorite: try userOnly("change the favorites")
-        case .used(let path, _), .item(let path): _ = try context.access.require(app: app, path: path, write: false)
-        case .search, .recents, .favorites: break
-        }
+        },
+        RequestRoute(Search.self, on: .eventLoop) { session, request, id in
+            session.onIndexQueue(id) { index in
+                let results = try index.search(request.text, limit: request.limit ?? 50, allowed: session.visible)
+                return ["items": .array(results.map { IndexWire.encode($0.facts) })]
+            }
+        },
+        RequestRoute(IndexStatus.self, on: .eventLoop) { session, _, id throws(CoordinationFailure) in
+            try session.userOnly("read the index's status")
+            return session.onIndexQueue(id) { index in try index.status() }
+        },
+        RequestRoute(IndexAdd.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change what is indexed")
+            return session.onIndexQueue(id) { index in
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: request.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw CoordinationFailure(kind: .notFound, message: "\(request.path) is not a folder")
+                }
+                try index.addRoot(request.path)
+                return [:]
+            }
+        },
+        RequestRoute(IndexRemove.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change what is indexed")
+            return session.onIndexQueue(id) { index in
+                guard try index.removeRoot(request.path) else {
+                    throw CoordinationFailure(kind: .notFound, message: "\(request.path) is not a folder added to the index")
+                }
+                return [:]
+            }
+        },
+        RequestRoute(IndexRebuild.self, on: .eventLoop) { session, _, id throws(CoordinationFailure) in
+            try session.userOnly("rebuild the index")
+            return session.onIndexQueue(id) { index in
+                try index.rebuild()
+                return [:]
+            }
+        },
+        RequestRoute(IndexOverflow.self, on: .eventLoop) { session, _, id throws(CoordinationFailure) in
+            try session.userOnly("change the index")
+            return session.onIndexQueue(id) { index in
+                index.simulateOverflow()
+                return [:]
+            }
+        },
+        RequestRoute(Recents.self, on: .eventLoop) { session, request, id in
+            session.onIndexQueue(id) { index in
+                let limit = request.limit ?? 50
+                let recents = try index.recents(limit: limit * 2).filter { session.visible($0.path) }.prefix(limit)
+                return ["items": .array(recents.map(ClientSession.wireValue(of:)))]
+            }
+        },
+        RequestRoute(RecentsAdd.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
+            _ = try session.context.access.require(app: session.app, path: request.path, write: false)
+            return session.onIndexQueue(id) { index in
+                try index.recordUse(request.path, event: request.event, app: session.app)
+                return [:]
+            }
+        },
+        RequestRoute(Favorites.self, on: .eventLoop) { session, _, id in
+            session.onIndexQueue(id) { index in
+                ["items": .array(try index.favorites().filter { session.visible($0.path) }.map { ["path": .string($0.path), "rank": .int($0.rank)] })]
+            }
+        },
+        RequestRoute(FavoritesAdd.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change the favorites")
+            return session.onIndexQueue(id) { index in
+                try index.addFavorite(request.path)
+                return [:]
+            }
+        },
+        RequestRoute(FavoritesRemove.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change the favorites")
+            return session.onIndexQueue(id) { index in
+                guard try index.removeFavorite(request.path) else { throw CoordinationFailure(kind: .notFound, message: "\(request.path) is not a favorite") }
+                return [:]
+            }
+        },
+        RequestRoute(ItemFacts.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
+            _ = try session.context.access.require(app: session.app, path: request.path, write: false)
+            return session.onIndexQueue(id) { index in
+                guard let record = try index.item(at: request.path) else {
+                    throw CoordinationFailure(kind: .notFound, message: "the index has no \(request.path)")
+                }
+                return ["item": IndexWire.encode(record.facts)]
+            }
+        },
+    ]
+
+    /// For a request whose paths an app's grants are checked against (realpath, stat): a pool for
+    /// an app, the event loop for the user's own tools (which are not checked).
+    var appChecksPlacement: RequestPlacement { declaredApp != nil ? .quick : .eventLoop }
+
+    /// Runs `work` on the index's queue and writes its reply (or its error) from there. Returns
+    /// nil: the reply always comes later. A notification gets a reply only when it failed.
+    private func onIndexQueue(_ id: Int64?, _ work: @escaping @Sendable (MetadataIndex) throws -> WireValue) -> WireValue? {
+        let index = context.index
         index.work.async { [self] in
+            let replyID = id.map { WireValue.int($0) } ?? .null
             let reply: WireValue
             do {
-                let result = try run(request)
-                reply = WireFrame.result(id.map { .int($0) } ?? .null, result)
+                reply = WireFrame.result(replyID, try work(index))
             } catch let failure as CoordinationFailure {
-                reply = WireFrame.error(id.map { .int($0) } ?? .null, failure)
+                reply = WireFrame.error(replyID, failure)
             } catch {
-                reply = WireFrame.error(
-                    id.map { .int($0) } ?? .null, CoordinationFailure(kind: .failed, message: "the index failed: \(error)"))
+                reply = WireFrame.error(replyID, CoordinationFailure(kind: .failed, message: "the index failed: \(error)"))
             }
-            // A notification gets a reply only when it failed.
             if id != nil || reply["error"] != nil { write([reply]) }
         }
         return nil
     }
 
-    /// The work of an index request, on the index's queue.
-    private func run(_ request: IndexRequest) throws -> WireValue {
-        let index = context.index
-        switch request {
-        case .startQuery, .stopQuery:
-            return [:]
-        case .search(let text, let limit):
-            let results = try index.search(text, limit: limit, allowed: visible)
-            return ["items": .array(results.map { IndexWire.encode($0.facts) })]
-        case .status:
-            return try index.status()
-        case .addRoot(let path):
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw CoordinationFailure(kind: .notFound, message: "\(path) is not a folder")
-            }
-            try index.addRoot(path)
-        case .removeRoot(let path):
-            guard try index.removeRoot(path) else {
-                throw CoordinationFailure(kind: .notFound, message: "\(path) is not a folder added to the index")
-            }
-        case .rebuild:
-            try index.rebuild()
-        case .simulateOverflow:
-            index.simulateOverflow()
-        case .recents(let limit):
-            let recents = try index.recents(limit: limit * 2).filter { visible($0.path) }.prefix(limit)
-            return [
-                "items": .array(
-                    recents.map { recent in
-                        var item: [String: WireValue] = [
-                            "path": .string(recent.path), "used": .double(recent.used), "event": .string(recent.event),
-                            "source": .string(recent.source),
-                        ]
-                        if let app = recent.app { item["app"] = .string(app) }
-                        if let record = recent.record { item["item"] = IndexWire.encode(record.facts) }
-                        return .object(item)
-                    })
-            ]
-        case .used(let path, let event):
-            try index.recordUse(path, event: event, app: app)
-        case .favorites:
-            return ["items": .array(try index.favorites().filter { visible($0.path) }.map { ["path": .string($0.path), "rank": .int($0.rank)] })]
-        case .addFavorite(let path):
-            try index.addFavorite(path)
-        case .removeFavorite(let path):
-            guard try index.removeFavorite(path) else { throw CoordinationFailure(kind: .notFound, message: "\(path) is not a favorite") }
-        case .item(let path):
-            guard let record = try index.item(at: path) else { throw CoordinationFailure(kind: .notFound, message: "the index has no \(path)") }
-            return ["item": IndexWire.encode(record.facts)]
-        }
-        return [:]
+    private static func wireValue(of recent: (path: String, used: Double, event: String, app: String?, source: String, record: IndexRecord?)) -> WireValue {
+        var item: [String: WireValue] = [
+            "path": .string(recent.path), "used": .double(recent.used), "event": .string(recent.event), "source": .string(recent.source),
+        ]
+        if let app = recent.app { item["app"] = .string(app) }
+        if let record = recent.record { item["item"] = IndexWire.encode(record.facts) }
+        return .object(item)
     }
 
     /// Whether this connection may see `path` (everything for the user's own tools).

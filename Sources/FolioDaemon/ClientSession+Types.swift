@@ -2,6 +2,13 @@ import Folio
 import Foundation
 
 extension ClientSession {
+    /// The type registry's requests: a lookup answers from memory; `types.of` opens the file and
+    /// may read its head for magic.
+    static let typeRoutes = [
+        RequestRoute(TypesShow.self, on: .eventLoop) { session, request, _ throws(CoordinationFailure) in try session.typesShow(request) },
+        RequestRoute(TypesOf.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.typesOf(request) },
+    ]
+
     func typesShow(_ request: TypesShow) throws(CoordinationFailure) -> TypeDescription {
         guard let type = context.types.type(matching: request.type) else {
             throw CoordinationFailure(kind: .unknownType, message: "no type for \(request.type)")

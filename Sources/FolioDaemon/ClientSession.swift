@@ -8,8 +8,8 @@ import Synchronization
 #endif
 
 /// One client connection's state: whether it said hello, its arbiter client number, and how to
-/// write to it. Frames are decoded and validated (`ClientFrame`) and handled on the connection's
-/// event loop; the arbiter's outputs for this client may arrive from any thread and are written
+/// write to it. Frames are parsed (`ClientFrame`), decoded and checked by their route
+/// (`RequestRoute`), and handled on the connection's event loop or the pool the route names; the arbiter's outputs for this client may arrive from any thread and are written
 /// through the channel (thread-safe).
 final class ClientSession: ArbiterClient, @unchecked Sendable {
     let context: DaemonContext
@@ -98,39 +98,39 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         /// frames in a row).
         case replied([WireValue], close: Bool)
         /// Run the request on the pool for its placement, then pass its outcome to `finish`.
-        case blocking(RequestPlacement, Request)
-    }
-
-    /// A decoded request waiting for its pool.
-    struct Request: Sendable {
-        var id: Int64?
-        var request: ClientRequest
+        case blocking(PreparedRequest)
     }
 
     /// Decodes one frame and either handles it here (it answers from memory) or hands it back to
-    /// run on the blocking pool its request declares (`ClientRequest.placement`). On the event loop.
+    /// run on the blocking pool its route declares (`RequestRoute`). On the event loop.
     func handle(frame: ByteBufferView) -> Step {
-        let decoded: ClientFrame
-        do {
-            decoded = try ClientFrame(decoding: frame)
+        let request: PreparedRequest
+        do throws(ClientFrameError) {
+            let decoded = try ClientFrame(decoding: frame)
+            guard let route = Self.routes[decoded.method] else {
+                throw ClientFrameError(id: decoded.id, code: CoordinationFailure.Kind.unknownMethod.rawValue, message: "no method \(decoded.method)")
+            }
+            do {
+                request = try route.prepare(self, decoded.id, decoded.params)
+            } catch {
+                throw ClientFrameError(id: decoded.id, code: error.kind.rawValue, message: error.message)
+            }
         } catch {
             let (replies, close) = refused(error.id, code: error.code, message: error.message)
             return .replied(replies, close: close)
         }
-        let request = Request(id: decoded.id, request: decoded.request)
-        let placement = decoded.request.placement(app: forcedApp ?? app, drive: context.drive)
-        if placement != .eventLoop, !context.inlineRequests { return .blocking(placement, request) }
+        if request.placement != .eventLoop, !context.inlineRequests { return .blocking(request) }
         let (replies, close) = finish(request, run(request))
         return .replied(replies, close: close)
     }
 
     /// Runs a request's handler (on the event loop or a pool, as it declares).
-    func run(_ request: Request) -> Result<WireValue?, CoordinationFailure> {
-        Result { () throws(CoordinationFailure) in try execute(request.request, id: request.id) }
+    func run(_ request: PreparedRequest) -> Result<WireValue?, CoordinationFailure> {
+        Result { () throws(CoordinationFailure) in try request.run() }
     }
 
     /// The replies for a request's outcome, on the event loop.
-    func finish(_ request: Request, _ outcome: Result<WireValue?, CoordinationFailure>) -> (replies: [WireValue], close: Bool) {
+    func finish(_ request: PreparedRequest, _ outcome: Result<WireValue?, CoordinationFailure>) -> (replies: [WireValue], close: Bool) {
         switch outcome {
         case .success(let result):
             consecutiveErrors = 0
@@ -153,85 +153,45 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
         return ([reply], close)
     }
 
-    /// Runs a request; returns its result, or nil when it has none to send now.
-    private func execute(_ request: ClientRequest, id: Int64?) throws(CoordinationFailure) -> WireValue? {
-        if case .hello(let version, let name, let app) = request { return try hello(version: version, name: name, app: app) }
+    /// The app the connection is or will be (its socket's, or the one its hello declares).
+    var declaredApp: String? { forcedApp ?? app }
+
+    /// The arbiter's number for this connection; refused before hello.
+    func helloed() throws(CoordinationFailure) -> UInt32 {
         guard let client else { throw CoordinationFailure(kind: .invalid, message: "say hello first") }
-        let arbiter = context.arbiter
-        switch request {
-        case .hello: return nil
-        case .typesShow(let request): return try WireValueEncoder().encode(try typesShow(request))
-        case .typesOf(let request): return try WireValueEncoder().encode(try typesOf(request))
-        case .status: return arbiter.status()
-        case .access(let request): return try access(request, id: id)
-        case .index(let request): return try index(request, id: id)
-        case .claim(let claim):
-            if let app {
-                for item in claim.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
-            }
-            // A placeholder is materialized before the claim is granted (Apple: a coordinated read
-            // or write of a dataless file downloads it first).
-            if let drive = context.drive {
-                let placeholders = claim.items.map(\.path).filter(drive.isPlaceholder)
-                if !placeholders.isEmpty {
-                    materialize(placeholders, drive: drive, then: claim, client: client)
-                    return nil
-                }
-            }
-            try arbiter.submit(claim, from: client)
-            return nil
-        case .release(let claim): try arbiter.release(claim, from: client)
-        case .cancel(let claim): arbiter.cancel(claim, from: client)
-        case .moved(let claim, let from, let to): try arbiter.moved(from: from, to: to, claim: claim, client: client)
-        case .addPresenter(let presenter, let purpose, let path):
-            if let app, let path { try context.access.require(app: app, path: path, write: false) }
-            try arbiter.addPresenter(presenter, purpose: purpose, path: path, client: client)
-        case .updatePresenter(let presenter, let path): try arbiter.updatePresenter(presenter, path: path, client: client)
-        case .removePresenter(let presenter): arbiter.removePresenter(presenter, client: client)
-        case .answer(let answer): try arbiter.answer(answer, from: client)
-        case .ubiquityChanged(let path, let keys): arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: client)
-        case .driveSync(let confirmingDeletions): return try driveSync(confirmingDeletions: confirmingDeletions, id: id)
-        }
-        return [:]
+        return client
     }
 
-    /// Downloads the placeholders, then submits the claim; a failed download fails the claim.
-    private func materialize(_ placeholders: [String], drive: DriveService, then claim: ClaimRequest, client: UInt32) {
-        let arbiter = context.arbiter
-        Task {
-            do {
-                for path in placeholders { try await drive.materialize(path) }
-                try arbiter.submit(claim, from: client)
-            } catch let failure as CoordinationFailure {
-                self.receive([.failed(claim: claim.claim, failure: failure)])
-            } catch {
-                self.receive([.failed(claim: claim.claim, failure: CoordinationFailure(kind: .failed, message: "the placeholder could not be downloaded: \(error)"))])
-            }
-        }
-    }
-
-    private func hello(version: Int64?, name: String?, app: String?) throws(CoordinationFailure) -> WireValue {
+    /// Opens the session: the arbiter's client number, and the app this connection is.
+    func hello(_ hello: Hello) throws(CoordinationFailure) -> HelloReply {
         guard client == nil else { throw CoordinationFailure(kind: .invalid, message: "hello was already said on this connection") }
-        if let version, version != Int64(WireFrame.protocolVersion) {
+        if let version = hello.protocol, version != Int64(WireFrame.protocolVersion) {
             throw CoordinationFailure(kind: .invalid, message: "this daemon speaks protocol \(WireFrame.protocolVersion), not \(version)")
         }
-        if let forcedApp, app != nil, app != forcedApp {
-            throw CoordinationFailure(kind: .denied, message: "this socket belongs to \(forcedApp); it cannot be \(app ?? "")")
+        if let forcedApp, let declared = hello.app, declared != forcedApp {
+            throw CoordinationFailure(kind: .denied, message: "this socket belongs to \(forcedApp); it cannot be \(declared)")
         }
-        if let app = forcedApp ?? app {
+        if let app = forcedApp ?? hello.app {
             guard context.access.catalog.manifest(app) != nil else {
                 throw CoordinationFailure(kind: .notFound, message: "no app \(app) is registered: run `folio app register` with its manifest")
             }
             self.app = app
         }
-        let label = String((name ?? "pid \(peerPID)").prefix(256))
+        let label = String((hello.name ?? "pid \(peerPID)").prefix(256))
         let number = context.arbiter.addClient(self, pid: peerPID, name: label)
         client = number
-        var reply: [String: WireValue] = [
-            "protocol": .int(Int64(WireFrame.protocolVersion)), "daemon": "folio", "pid": .int(Int64(getpid())),
-            "uid": .int(Int64(getuid())), "client": .int(Int64(number)),
-        ]
-        if let app = self.app { reply["app"] = .string(app) }
-        return .object(reply)
+        return HelloReply(
+            protocol: Int64(WireFrame.protocolVersion), daemon: "folio", pid: Int64(getpid()), uid: Int64(getuid()), client: Int64(number),
+            app: self.app)
     }
+}
+
+extension ClientSession {
+    /// The session's requests: hello (an app's reads its manifest) and the arbiter's status.
+    static let sessionRoutes = [
+        RequestRoute(Hello.self, beforeHello: true, placement: { session, hello in session.declaredApp ?? hello.app != nil ? .quick : .eventLoop }) {
+            session, hello, _ throws(CoordinationFailure) in try session.hello(hello)
+        },
+        RequestRoute(DaemonStatus.self, on: .eventLoop) { session, _, _ in session.context.arbiter.status() },
+    ]
 }

@@ -101,9 +101,9 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             case .replied(let frameReplies, let close):
                 replies += frameReplies
                 if close { return closeAfter(replies, context: context, session: session) }
-            case .blocking(let placement, let request):
+            case .blocking(let request):
                 session.write(replies)
-                runBlocking(request, on: placement, context: context, session: session)
+                runBlocking(request, context: context, session: session)
                 return
             }
         }
@@ -117,11 +117,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     /// Runs a request on its pool, then writes its replies and goes on with the frames after it.
-    private func runBlocking(_ request: ClientSession.Request, on placement: RequestPlacement, context: ChannelHandlerContext, session: ClientSession) {
+    private func runBlocking(_ request: PreparedRequest, context: ChannelHandlerContext, session: ClientSession) {
         busy = true
         context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        self.context.pools.run(placement, on: context.eventLoop) { session.run(request) }.whenComplete { result in
+        self.context.pools.run(request.placement, on: context.eventLoop) { session.run(request) }.whenComplete { result in
             let (this, context) = loopBound.value
             this.busy = false
             let outcome: Result<WireValue?, CoordinationFailure>

@@ -232,7 +232,7 @@ final class Scenario: @unchecked Sendable {
         if let localEngine { return localEngine.arbiter.status()["claims"]?.arrayValue ?? [] }
         let engine = try DaemonCoordinationEngine(socketPath: socketPath!, app: nil)
         defer { engine.disconnect() }
-        return try engine.request("status")["claims"]?.arrayValue ?? []
+        return try engine.send(DaemonStatus())["claims"]?.arrayValue ?? []
     }
 
     /// Waits until the arbiter holds a claim on `path` in `phase` — `waiting` behind another claim,

@@ -78,7 +78,7 @@ struct BlockingRequestTests {
             #expect(error.message.contains("did not answer status within"))
         }
         do {
-            _ = try await engine.request("status")
+            _ = try await engine.send(DaemonStatus())
             Issue.record("an async request to a stopped daemon returned")
         } catch {
             #expect(error.kind == .timedOut)
@@ -93,7 +93,7 @@ struct BlockingRequestTests {
 
         kill(pid, SIGCONT)
         // Resumed, the daemon answers the same connection again.
-        #expect(try await engine.request("status")["clients"] != nil)
+        #expect(try await engine.send(DaemonStatus())["clients"] != nil)
         engine.disconnect()
     }
 }
@@ -106,7 +106,7 @@ private func processState(_ pid: Int32) -> Character? {
 
 /// A request through the blocking form (an async caller would get the async one).
 private func blockingStatus(_ engine: DaemonCoordinationEngine) throws(CoordinationFailure) -> WireValue {
-    try engine.request("status")
+    try engine.send(DaemonStatus())
 }
 
 /// Another process holding SQLite's write lock on a database (`BEGIN EXCLUSIVE` in Python's sqlite3)

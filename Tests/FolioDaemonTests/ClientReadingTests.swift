@@ -64,7 +64,7 @@ struct ClientReadingTests {
         FileCoordinator.addFilePresenter(presenter, engine: engine)
         defer { FileCoordinator.removeFilePresenter(presenter, engine: engine) }
         // The blocking form: these callers read their own replies.
-        let call = { () throws -> WireValue in try engine.request("status") }
+        let call = { () throws -> WireValue in try engine.send(DaemonStatus()) }
         for _ in 0..<200 { #expect(try call()["clients"] != nil) }
 
         var error: NSError?

@@ -65,4 +65,39 @@ struct WireCodableTests {
         let long = String(repeating: "x", count: 1025)
         #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: ["type": .string(long)]) }?.message == "params.type is longer than 1024 bytes")
     }
+
+    @Test func coordinationAndAccessRequestsCheckTheirParameters() throws {
+        // A claim survives the trip to the arbiter's form with its options, paths normalized.
+        let claim = ClaimRequest(
+            claim: 9, purpose: "p", presenter: 4,
+            items: [ClaimItem(path: "/a", access: .write(.forDeleting)), ClaimItem(path: "/b/../c", access: .read(.withoutChanges))],
+            includesContents: true)
+        let decoded = try SubmitClaim(params: try WireValueEncoder().encode(SubmitClaim(claim))).request(claim: 9)
+        #expect(decoded.items == [ClaimItem(path: "/a", access: .write(.forDeleting)), ClaimItem(path: "/c", access: .read(.withoutChanges))])
+        #expect(decoded.purpose == "p" && decoded.presenter == 4 && decoded.includesContents)
+
+        let cases: [(() throws(CoordinationFailure) -> Void, String)] = [
+            ({ () throws(CoordinationFailure) in _ = try SubmitClaim(params: ["purpose": "p", "items": []]) }, "claim needs items"),
+            ({ () throws(CoordinationFailure) in _ = try SubmitClaim(params: ["purpose": "p", "items": [["path": "x", "access": "read", "options": 0]]]) },
+             "params.items[0].path must be an absolute path"),
+            ({ () throws(CoordinationFailure) in _ = try SubmitClaim(params: ["purpose": "p", "items": [["path": "/x", "access": "read"]]]) },
+             "params.items[0].options is missing"),
+            ({ () throws(CoordinationFailure) in _ = try Release(params: ["claim": -1]) }, "params.claim must be a non-negative integer, not -1"),
+            ({ () throws(CoordinationFailure) in _ = try BookmarkResolve(params: ["data": "%%%"]) }, "params.data must be base64"),
+            ({ () throws(CoordinationFailure) in _ = try PickerRequest(params: ["mode": "steal"]) }, "mode must be one of import, open, export, move"),
+            ({ () throws(CoordinationFailure) in _ = try PickerRequest(params: ["mode": "export"]) }, "export needs the documents to export in urls"),
+            ({ () throws(CoordinationFailure) in _ = try GrantRevoke(params: [:]) }, "grant.revoke needs a grant number, or an app (and a path)"),
+            ({ () throws(CoordinationFailure) in _ = try GrantAdd(params: ["app": "x", "path": "/a"]) },
+             "params.app must be an app identifier (reverse DNS: letters, digits, '-' and '.')"),
+            ({ () throws(CoordinationFailure) in _ = try UbiquityChanged(params: ["path": "/a", "keys": [1]]) }, "params.keys[0] must be a string, not 1"),
+        ]
+        for (decode, message) in cases {
+            let error = failure(decode)
+            #expect(error?.kind == .invalid && error?.message == message, "\(message) → \(String(describing: error))")
+        }
+        // A cancelled choice and a picker request keep their meaning on the trip.
+        #expect(try PickerChoose(params: try WireValueEncoder().encode(PickerChoose(request: 3, paths: nil))).chosen == nil)
+        let pick = PickerRequest(mode: .open, types: ["public.text"], allowsMultipleSelection: true, directory: "/d")
+        #expect(try PickerRequest(params: pick.wireValue) == pick)
+    }
 }

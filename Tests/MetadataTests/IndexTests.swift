@@ -57,7 +57,7 @@ struct DaemonQueryTests {
         #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(later.path) } })
         #expect(await recorder.wait { query.resultCount == 5003 }, "\(query.resultCount)")
         query.stop()
-        #expect(await recorder.wait { (try? world.request("index.status")["queries"]?.intValue) == 0 })
+        #expect(await recorder.wait { (try? world.send(IndexStatus())["queries"]?.intValue) == 0 })
     }
 
     /// 40 across processes: another process's coordinated create reaches the query through the
@@ -91,16 +91,16 @@ struct DaemonQueryTests {
         #expect(await recorder.wait(60) { recorder.updates.contains { $0.added.contains(marker.path) } })
         #expect(!recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("unseen.txt").path) }, "\(recorder.updates)")
         // A lost-events report makes the index list everything again, and the write is found.
-        _ = try world.request("index.overflow")
+        _ = try world.send(IndexOverflow())
         #expect(await recorder.wait(10) { recorder.updates.contains { $0.added.contains(world.docs.appendingPathComponent("unseen.txt").path) } })
         // A coordinated move keeps the item (and what the index knows of it, such as its last use).
-        _ = try world.request("recents.add", ["path": .string(target.path), "event": "opened"])
+        _ = try world.send(RecentsAdd(path: target.path, event: "opened"))
         let moved = world.docs.appendingPathComponent("moved.txt")
         let mover = try ProcessRunner.folio(
             ["coordinate", "move", target.path, moved.path, "--", "mv", target.path, moved.path], environment: world.environment)
         #expect(mover.status == 0, "\(mover.stderr)")
         #expect(await recorder.wait(20) { recorder.updates.contains { $0.added.contains(moved.path) } })
-        let item = try world.request("item", ["path": .string(moved.path)])["item"]
+        let item = try world.send(ItemFacts(path: moved.path))["item"]
         #expect(item?["u"] != nil, "the moved item lost its last-used date: \(String(describing: item))")
         query.stop()
     }
@@ -318,10 +318,10 @@ struct IndexCrawlTests {
         }
         // Kill once some folders are listed and some are not.
         let deadline = Date().addingTimeInterval(60)
-        var status = try world.request("index.status")
+        var status = try world.send(IndexStatus())
         while Date() < deadline, (status["items"]?.intValue ?? 0) < 1000 {
             try await Task.sleep(for: .milliseconds(10))
-            status = try world.request("index.status")
+            status = try world.send(IndexStatus())
         }
         world.kill()
         #expect((status["pending_folders"]?.intValue ?? 0) > 0, "the crawl finished before the kill: \(status)")
@@ -341,7 +341,7 @@ struct IndexCrawlTests {
         try await world.waitUntilIdle()
         let count = try world.sql("SELECT count(*) FROM items WHERE path >= '\(world.docs.path)/' AND path < '\(world.docs.path)0'")
         #expect(count.first?.first == String(folders + folders * perFolder))
-        let found = try world.request("search", ["text": .string("n4.txt"), "limit": 5000])["items"]?.arrayValue ?? []
+        let found = try world.send(Search(text: "n4.txt", limit: 5000))["items"]?.arrayValue ?? []
         #expect(found.count == folders)
     }
 
@@ -354,7 +354,7 @@ struct IndexCrawlTests {
         try await world.waitUntilIdle(300)
         let inBig = try world.sql("SELECT count(*) FROM items WHERE parent = (SELECT id FROM items WHERE path = '\(world.docs.path)/big')")
         #expect(inBig.first?.first == "100000")
-        let newline = try world.request("search", ["text": "line\nbreak", "limit": 5])["items"]?.arrayValue ?? []
+        let newline = try world.send(Search(text: "line\nbreak", limit: 5))["items"]?.arrayValue ?? []
         #expect(newline.count == 1)
         #expect(try world.sql("SELECT count(*) FROM items WHERE name = 'deep.txt'").first?.first == "0", "a path beyond PATH_MAX was indexed")
         #expect(try world.sql("SELECT count(*) FROM items WHERE name LIKE 'bad-%'").first?.first == "0")
@@ -402,7 +402,7 @@ struct IndexCrawlTests {
         let world = try await IndexWorld("index-identity") { dir in try dir.write("docs/notes.txt", "v1") }
         try await world.waitUntilIdle()
         let path = world.docs.appendingPathComponent("notes.txt").path
-        _ = try world.request("recents.add", ["path": .string(path), "event": "modified"])
+        _ = try world.send(RecentsAdd(path: path, event: "modified"))
         let before = try #require(try world.sql("SELECT id, last_used FROM items WHERE path = '\(path)'").first)
         let temporary = try world.dir.write("docs/.notes.txt.tmp", "v2, saved by rename")
         #expect(rename(temporary.path, path) == 0)
@@ -433,12 +433,12 @@ struct IndexCommandTests {
         #expect(search.status == 0 && search.stdout == world.docs.path + "/archive/old report.txt\n" + world.docs.path + "/Quarterly Report.txt\n", "\(search)")
         let none = try ProcessRunner.folio(["search", "zzz"], environment: world.environment)
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.contains("nothing found"))
-        _ = try world.request("recents.add", ["path": .string(world.docs.path + "/other.md"), "event": "opened"])
+        _ = try world.send(RecentsAdd(path: world.docs.path + "/other.md", event: "opened"))
         let recents = try ProcessRunner.folio(["recents"], environment: world.environment)
         #expect(recents.stdout.contains("opened") && recents.stdout.contains("/other.md"), "\(recents)")
         #expect(try ProcessRunner.folio(["favorites", "add", world.docs.path + "/archive"], environment: world.environment).status == 0)
         #expect(try ProcessRunner.folio(["favorites"], environment: world.environment).stdout == world.docs.path + "/archive\n")
-        let rank = try world.request("item", ["path": .string(world.docs.path + "/archive")])["item"]?["f"]?.intValue
+        let rank = try world.send(ItemFacts(path: world.docs.path + "/archive"))["item"]?["f"]?.intValue
         #expect(rank == 1)
         #expect(try ProcessRunner.folio(["index", "rebuild"], environment: world.environment).status == 0)
         try await world.waitUntilIdle()
@@ -473,7 +473,7 @@ struct RecentsTests {
             try Data(gtkRecents.utf8).write(to: URL(fileURLWithPath: dir.path + "/data/recently-used.xbel"))
         }
         try await world.waitUntilIdle()
-        func recents() throws -> [WireValue] { try world.request("recents", ["limit": 50])["items"]?.arrayValue ?? [] }
+        func recents() throws -> [WireValue] { try world.send(Recents(limit: 50))["items"]?.arrayValue ?? [] }
         // Read at start.
         let first = try recents()
         #expect(first.first?["path"]?.stringValue == "/home/u/a&b.odt" && first.first?["app"]?.stringValue == "Evince" && first.first?["source"]?.stringValue == "gtk", "\(first)")
@@ -492,7 +492,7 @@ struct RecentsTests {
         }
         let afterRewrite = try recents()
         #expect(found, "\(afterRewrite)")
-        let item = try world.request("item", ["path": .string(report)])["item"]
+        let item = try world.send(ItemFacts(path: report))["item"]
         #expect(item?["u"] != nil, "the item's last-used date was not set")
         // A broken list is refused whole and changes nothing.
         let before = try recents()

@@ -30,7 +30,7 @@ final class IndexWorld: @unchecked Sendable {
         daemon = try DaemonProcess(environment: environment, arguments: arguments)
         let socket = try daemon.waitForListening()
         engine = try DaemonCoordinationEngine(socketPath: socket, app: nil)
-        _ = try request("index.add", ["path": .string(docs.path)])
+        _ = try send(IndexAdd(path: docs.path))
     }
 
     deinit {
@@ -38,18 +38,18 @@ final class IndexWorld: @unchecked Sendable {
         daemon.stop()
     }
 
-    func request(_ method: String, _ params: WireValue = [:]) throws -> WireValue {
-        try engine.request(method, params: params)
+    func send<Request: DaemonRequest>(_ request: Request) throws -> Request.Reply {
+        try engine.send(request)
     }
 
     /// Waits (suspending) until the index has nothing left to crawl.
     func waitUntilIdle(_ seconds: Double = 180) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if try request("index.status")["state"]?.stringValue == "idle" { return }
+            if try send(IndexStatus())["state"]?.stringValue == "idle" { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw TestFailure("the index did not finish crawling in \(seconds) s: \(try request("index.status"))")
+        throw TestFailure("the index did not finish crawling in \(seconds) s: \(try send(IndexStatus()))")
     }
 
     /// Kills the daemon with SIGKILL (no shutdown at all); `disconnecting`: this world's connection
@@ -82,10 +82,10 @@ final class IndexWorld: @unchecked Sendable {
 
     /// Starts `query` on the daemon, and checks that the daemon (not this process) runs it.
     func start(_ query: MetadataQuery) throws {
-        let before = try request("index.status")["queries"]?.intValue ?? 0
+        let before = try send(IndexStatus())["queries"]?.intValue ?? 0
         let started = CoordinationEngine.$override.withValue(engine) { query.start() }
         guard started else { throw TestFailure("the query did not start") }
-        let after = try request("index.status")["queries"]?.intValue ?? 0
+        let after = try send(IndexStatus())["queries"]?.intValue ?? 0
         guard after == before + 1 else { throw TestFailure("the daemon does not run the query (it ran in process)") }
     }
 

@@ -1,11 +1,11 @@
 import FuzzSupport
-@_spi(Fuzzing) import Folio
+@_spi(Fuzzing) import FolioDaemon
 
 /// Frames a client might send the daemon (and events the daemon sends clients): decoding must never
 /// trap, and what parses must round-trip.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    WireFuzzing.exercise(Array(UnsafeRawBufferPointer(start: start, count: count)))
+    DaemonFuzzing.exercise(Array(UnsafeRawBufferPointer(start: start, count: count)))
     return 0
 }
 

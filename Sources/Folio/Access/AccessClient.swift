@@ -15,14 +15,14 @@ package enum AccessClient {
     package static var verifier: ((String) -> Bool)? {
         guard let daemon, daemon.app != nil else { return nil }
         return { path in
-            (try? daemon.request("access.check", params: ["path": .string(path)]))?["allowed"]?.boolValue ?? false
+            (try? daemon.send(AccessCheck(path: path)))?.allowed ?? false
         }
     }
 
     /// Sends an access request; a refusal becomes the error Apple's API would throw.
-    package static func request(_ daemon: DaemonCoordinationEngine, _ method: String, _ params: WireValue) throws -> WireValue {
+    package static func send<Request: DaemonRequest>(_ daemon: DaemonCoordinationEngine, _ request: Request) throws -> Request.Reply {
         do {
-            return try daemon.request(method, params: params)
+            return try daemon.send(request)
         } catch {
             throw error.publicError
         }

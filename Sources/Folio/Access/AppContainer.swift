@@ -43,7 +43,7 @@ public struct AppContainer: Sendable, Hashable {
 package enum AppIdentity {
     /// `FOLIO_APP_ID`, when it is a valid app identifier.
     package static let current: String? = {
-        guard let value = ProcessInfo.processInfo.environment["FOLIO_APP_ID"], AccessWire.isValidApp(value) else { return nil }
+        guard let value = ProcessInfo.processInfo.environment["FOLIO_APP_ID"], WireCheck.isValidApp(value) else { return nil }
         return value
     }()
 }

@@ -53,12 +53,9 @@ extension URL {
         guard let daemon = AccessClient.daemon else {
             return try BookmarkService.make(path: path, options: options.rawValue, keys: keys, base: basePath, key: try BookmarkKeys.current())
         }
-        var params: [String: WireValue] = [
-            "path": .string(path), "options": .int(Int64(options.rawValue)), "keys": .array((keys ?? []).map { .string($0.rawValue) }),
-        ]
-        if let basePath { params["base"] = .string(basePath) }
-        let reply = try AccessClient.request(daemon, "bookmark.create", .object(params))
-        guard let text = reply["data"]?.stringValue, let data = Data(base64Encoded: text) else {
+        let reply = try AccessClient.send(
+            daemon, BookmarkCreate(path: path, options: options.rawValue, keys: (keys ?? []).map(\.rawValue), base: basePath))
+        guard let data = Data(base64Encoded: reply.data) else {
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the Folio daemon sent no bookmark data"])
         }
         return data
@@ -80,19 +77,14 @@ extension URL {
         let isDirectory: Bool
         let readOnly: Bool
         if let daemon = AccessClient.daemon {
-            guard data.count <= AccessRequest.maximumBookmarkBytes * 3 / 4 else {
+            guard data.count <= BookmarkData.maximumBytes * 3 / 4 else {
                 throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "not valid bookmark data: too large"])
             }
-            var params: [String: WireValue] = ["data": .string(data.base64EncodedString())]
-            if let basePath { params["base"] = .string(basePath) }
-            let reply = try AccessClient.request(daemon, "bookmark.resolve", .object(params))
-            guard let found = reply["path"]?.stringValue else {
-                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the Folio daemon sent no path"])
-            }
-            path = found
-            bookmarkDataIsStale = reply["stale"]?.boolValue ?? false
-            isDirectory = reply["directory"]?.boolValue ?? false
-            readOnly = reply["readOnly"]?.boolValue ?? false
+            let reply = try AccessClient.send(daemon, BookmarkResolve(data: data, base: basePath))
+            path = reply.path
+            bookmarkDataIsStale = reply.stale
+            isDirectory = reply.directory
+            readOnly = reply.readOnly
         } else {
             let resolution = try BookmarkService.resolve(data, base: basePath, key: try BookmarkKeys.current())
             path = resolution.path
@@ -110,8 +102,8 @@ extension URL {
     public static func resourceValues(forKeys keys: Set<URLResourceKey>, fromBookmarkData data: Data) -> ItemResourceValues? {
         let stored: [String: WireValue]?
         if let daemon = AccessClient.daemon {
-            guard data.count <= AccessRequest.maximumBookmarkBytes * 3 / 4 else { return nil }
-            stored = (try? AccessClient.request(daemon, "bookmark.values", ["data": .string(data.base64EncodedString())]))?["values"]?.objectValue
+            guard data.count <= BookmarkData.maximumBytes * 3 / 4 else { return nil }
+            stored = (try? AccessClient.send(daemon, BookmarkValues(data: data)))?["values"]?.objectValue
         } else {
             stored = (try? BookmarkKeys.current()).flatMap { BookmarkService.storedValues(data, key: $0) }
         }

@@ -100,7 +100,7 @@ open class DocumentPicker: @unchecked Sendable {
         }
         let reply: WireValue
         do {
-            reply = try await daemon.request("picker.pick", params: request.wireValue, deadline: .person)
+            reply = try await daemon.send(request, deadline: .person)
         } catch {
             throw error.publicError
         }

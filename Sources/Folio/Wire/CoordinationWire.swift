@@ -1,5 +1,5 @@
-/// The coordination part of the wire protocol (docs/protocol.md): how claims, presenter
-/// registrations, answers and presenter messages look as JSON, with the limits both sides enforce.
+/// The coordination part of the wire protocol (docs/protocol.md) that is not a request: the limits
+/// both sides enforce, failures as replies carry them, and presenter messages as events.
 package enum CoordinationWire {
     /// The longest path accepted (Linux's PATH_MAX).
     package static let maximumPathBytes = 4096
@@ -10,72 +10,12 @@ package enum CoordinationWire {
 
     // MARK: Claims
 
-    package static func params(of request: ClaimRequest) -> WireValue {
-        var params: [String: WireValue] = [
-            "purpose": .string(request.purpose),
-            "items": .array(request.items.map(value(of:))),
-        ]
-        if let presenter = request.presenter { params["presenter"] = .int(Int64(presenter)) }
-        if request.includesContents { params["contents"] = true }
-        return .object(params)
-    }
-
-    /// One claim item: `{"path", "access": "read"|"write", "options"}`.
+    /// One claim item as `status` shows it: `{"path", "access": "read"|"write", "options"}`.
     package static func value(of item: ClaimItem) -> WireValue {
         switch item.access {
         case .read(let options): ["path": .string(item.path), "access": "read", "options": .int(Int64(options.rawValue))]
         case .write(let options): ["path": .string(item.path), "access": "write", "options": .int(Int64(options.rawValue))]
         }
-    }
-
-    /// Decodes a `claim` request's params; the request's id names the claim.
-    package static func claimRequest(id: UInt64, params: WireValue?) throws(CoordinationFailure) -> ClaimRequest {
-        guard let params, case .object = params else { throw invalid("claim needs params") }
-        let purpose = try string(params, "purpose", limit: maximumPurposeBytes)
-        guard !purpose.isEmpty else { throw invalid("claim needs a non-empty purpose") }
-        let presenter = try optionalNumber(params, "presenter")
-        guard let items = params["items"]?.arrayValue, !items.isEmpty else { throw invalid("claim needs items") }
-        guard items.count <= maximumItems else { throw invalid("a claim may name at most \(maximumItems) items") }
-        var claimItems: [ClaimItem] = []
-        for item in items {
-            let path = try self.path(item, "path")
-            let options = try number(item, "options")
-            guard options <= 0xFF else { throw invalid("unknown option bits \(options)") }
-            switch item["access"]?.stringValue {
-            case "read": claimItems.append(ClaimItem(path: path, access: .read(.init(rawValue: UInt(options)))))
-            case "write": claimItems.append(ClaimItem(path: path, access: .write(.init(rawValue: UInt(options)))))
-            default: throw invalid("an item's access is \"read\" or \"write\"")
-            }
-        }
-        let contents = params["contents"]?.boolValue ?? false
-        return ClaimRequest(claim: id, purpose: purpose, presenter: presenter, items: claimItems, includesContents: contents)
-    }
-
-    // MARK: Answers
-
-    package static func params(of answer: PresenterAnswer) -> WireValue {
-        var params: [String: WireValue] = ["token": .int(Int64(answer.token)), "reacquirer": .bool(answer.hasReacquirer)]
-        if let error = answer.error {
-            params["error"] = [
-                "domain": .string(error.domain ?? "NSCocoaErrorDomain"), "code": .int(Int64(error.code ?? 0)),
-                "message": .string(error.message),
-            ]
-        }
-        return .object(params)
-    }
-
-    package static func answer(params: WireValue?) throws(CoordinationFailure) -> PresenterAnswer {
-        guard let params, case .object = params else { throw invalid("presenter.answer needs params") }
-        let token = try number(params, "token")
-        let reacquirer = params["reacquirer"]?.boolValue ?? false
-        var error: CoordinationFailure?
-        if let object = params["error"], object != .null {
-            guard case .object = object else { throw invalid("error must be an object") }
-            error = CoordinationFailure(
-                kind: .presenterError, message: try string(object, "message", limit: 4096),
-                domain: try string(object, "domain", limit: 256), code: Int(object["code"]?.intValue ?? 0))
-        }
-        return PresenterAnswer(token: token, error: error, hasReacquirer: reacquirer)
     }
 
     // MARK: Failures
@@ -164,22 +104,11 @@ package enum CoordinationWire {
         CoordinationFailure(kind: .invalid, message: message)
     }
 
-    package static func string(_ object: WireValue, _ key: String, limit: Int) throws(CoordinationFailure) -> String {
-        guard let value = object[key]?.stringValue else { throw invalid("\(key) must be a string") }
-        try WireCheck.length(value, key, limit: limit)
-        return value
-    }
-
     /// An absolute path of at most PATH_MAX bytes, without NUL.
     package static func path(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> String {
         guard let value = object[key]?.stringValue else { throw invalid("\(key) must be a string") }
         try WireCheck.absolutePath(value, key)
         return value
-    }
-
-    package static func optionalPath(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> String? {
-        guard let value = object[key], value != .null else { return nil }
-        return try path(object, key)
     }
 
     package static func number(_ object: WireValue, _ key: String) throws(CoordinationFailure) -> UInt64 {

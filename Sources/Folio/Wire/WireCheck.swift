@@ -24,3 +24,33 @@ package enum WireCheck {
         guard limit > 0, limit <= 100_000 else { throw CoordinationWire.invalid("params.limit must be 1 to 100000") }
     }
 }
+
+extension WireCheck {
+    /// Whether `text` is an app identifier: reverse DNS (letters, digits, '-' and '.'), at most 255 bytes.
+    package static func isValidApp(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.count <= 255, text.contains("."), !text.hasPrefix("."), !text.hasSuffix("."),
+            !text.contains("..")
+        else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
+    }
+
+    /// An app identifier (`isValidApp`).
+    package static func app(_ text: String, _ name: String) throws(CoordinationFailure) {
+        guard isValidApp(text) else {
+            throw CoordinationWire.invalid("\(name) must be an app identifier (reverse DNS: letters, digits, '-' and '.')")
+        }
+    }
+
+    /// At most `limit` absolute paths, each checked as `absolutePath` and normalized.
+    package static func normalizedPaths(_ paths: [String], _ name: String, limit: Int) throws(CoordinationFailure) -> [String] {
+        guard paths.count <= limit else { throw CoordinationWire.invalid("\(name) must hold at most \(limit) paths") }
+        var normalized: [String] = []
+        normalized.reserveCapacity(paths.count)
+        for (index, path) in paths.enumerated() { normalized.append(try normalizedPath(path, "\(name)[\(index)]")) }
+        return normalized
+    }
+}

@@ -48,7 +48,7 @@ private struct WireDecoding: Decoder {
         return text
     }
 
-    static func mismatch(_ path: [any CodingKey], _ expected: String, _ found: WireValue) -> CoordinationFailure {
+    static func mismatch(_ path: @autoclosure () -> [any CodingKey], _ expected: String, _ found: WireValue) -> CoordinationFailure {
         let kind: String
         switch found {
         case .null: kind = "null"
@@ -59,39 +59,41 @@ private struct WireDecoding: Decoder {
         case .array: kind = "an array"
         case .object: kind = "an object"
         }
-        return CoordinationWire.invalid("\(name(path)) must be \(expected), not \(kind)")
+        return CoordinationWire.invalid("\(name(path())) must be \(expected), not \(kind)")
     }
 
-    static func decodeScalar<T: Decodable>(_ type: T.Type, _ value: WireValue, _ path: [any CodingKey]) throws -> T {
+    /// Decodes a scalar (or, through `T.init(from:)`, anything else). The coding path is built only
+    /// for an error or a nested value: most members are scalars that decode without it.
+    static func decodeScalar<T: Decodable>(_ type: T.Type, _ value: WireValue, _ path: @autoclosure () -> [any CodingKey]) throws -> T {
         switch type {
         case is String.Type:
-            guard case .string(let text) = value else { throw mismatch(path, "a string", value) }
+            guard case .string(let text) = value else { throw mismatch(path(), "a string", value) }
             return text as! T
         case is Bool.Type:
-            guard case .bool(let flag) = value else { throw mismatch(path, "true or false", value) }
+            guard case .bool(let flag) = value else { throw mismatch(path(), "true or false", value) }
             return flag as! T
         case is Int64.Type:
-            guard let number = value.intValue else { throw mismatch(path, "an integer", value) }
+            guard let number = value.intValue else { throw mismatch(path(), "an integer", value) }
             return number as! T
         case is Int.Type:
-            guard let number = value.intValue else { throw mismatch(path, "an integer", value) }
+            guard let number = value.intValue else { throw mismatch(path(), "an integer", value) }
             return Int(number) as! T
         case is UInt64.Type:
-            guard let number = value.intValue, number >= 0 else { throw mismatch(path, "a non-negative integer", value) }
+            guard let number = value.intValue, number >= 0 else { throw mismatch(path(), "a non-negative integer", value) }
             return UInt64(number) as! T
         case is UInt.Type:
-            guard let number = value.intValue, number >= 0 else { throw mismatch(path, "a non-negative integer", value) }
+            guard let number = value.intValue, number >= 0 else { throw mismatch(path(), "a non-negative integer", value) }
             return UInt(number) as! T
         case is Double.Type:
             switch value {
             case .int(let number): return Double(number) as! T
             case .double(let number): return number as! T
-            default: throw mismatch(path, "a number", value)
+            default: throw mismatch(path(), "a number", value)
             }
         case is WireValue.Type:
             return value as! T
         default:
-            return try T(from: WireDecoding(value: value, codingPath: path))
+            return try T(from: WireDecoding(value: value, codingPath: path()))
         }
     }
 }
@@ -158,8 +160,8 @@ private struct UnkeyedWireContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let path = codingPath + [indexKey]
-        return try WireDecoding.decodeScalar(type, try next(), path)
+        let key = indexKey
+        return try WireDecoding.decodeScalar(type, try next(), codingPath + [key])
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {

@@ -40,6 +40,7 @@ private final class WireNode {
     func child(_ key: String) -> WireNode {
         let node = WireNode()
         if case .object(var members) = content {
+            content = .unset  // the dictionary is then uniquely referenced, and grows in place
             members[key] = node
             content = .object(members)
         } else {
@@ -51,6 +52,7 @@ private final class WireNode {
     func append() -> WireNode {
         let node = WireNode()
         if case .array(var items) = content {
+            content = .unset
             items.append(node)
             content = .array(items)
         } else {
@@ -77,21 +79,21 @@ private struct WireEncoding: Encoder {
 
     func singleValueContainer() -> any SingleValueEncodingContainer { SingleWireEncoding(node: node, codingPath: codingPath) }
 
-    static func encodeScalar<T: Encodable>(_ value: T, into node: WireNode, path: [any CodingKey]) throws {
+    static func encodeScalar<T: Encodable>(_ value: T, into node: WireNode, path: @autoclosure () -> [any CodingKey]) throws {
         switch value {
         case let text as String: node.content = .value(.string(text))
         case let flag as Bool: node.content = .value(.bool(flag))
         case let number as Int64: node.content = .value(.int(number))
         case let number as Int: node.content = .value(.int(Int64(number)))
         case let number as UInt64:
-            guard let exact = Int64(exactly: number) else { throw CoordinationWire.invalid("\(path) is beyond 64-bit signed range") }
+            guard let exact = Int64(exactly: number) else { throw CoordinationWire.invalid("\(path()) is beyond 64-bit signed range") }
             node.content = .value(.int(exact))
         case let number as UInt:
-            guard let exact = Int64(exactly: number) else { throw CoordinationWire.invalid("\(path) is beyond 64-bit signed range") }
+            guard let exact = Int64(exactly: number) else { throw CoordinationWire.invalid("\(path()) is beyond 64-bit signed range") }
             node.content = .value(.int(exact))
         case let number as Double: node.content = .value(.double(number))
         case let wire as WireValue: node.content = .value(wire)
-        default: try value.encode(to: WireEncoding(node: node, codingPath: path))
+        default: try value.encode(to: WireEncoding(node: node, codingPath: path()))
         }
     }
 }
@@ -129,8 +131,8 @@ private struct UnkeyedWireEncoding: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { node.append().content = .value(.null) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        let path = codingPath + [WireIndexKey(intValue: count)]
-        try WireEncoding.encodeScalar(value, into: node.append(), path: path)
+        let index = count
+        try WireEncoding.encodeScalar(value, into: node.append(), path: codingPath + [WireIndexKey(intValue: index)])
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

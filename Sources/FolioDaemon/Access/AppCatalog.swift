@@ -17,7 +17,7 @@ final class AppCatalog: Sendable {
 
     /// The manifest of app `identifier`, or nil when no such app is registered.
     func manifest(_ identifier: String) -> AppManifest? {
-        guard AccessWire.isValidApp(identifier) else { return nil }
+        guard WireCheck.isValidApp(identifier) else { return nil }
         for suffix in ["json", "plist"] {
             let file = "\(paths.appsDirectory)/\(identifier).\(suffix)"
             guard let status = try? FileStatus(path: FilePath(file), followSymlinks: true) else { continue }

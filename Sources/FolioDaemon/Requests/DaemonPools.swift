@@ -74,7 +74,7 @@ final class DaemonPools: Sendable {
     }
 }
 
-/// Where a request's handler runs. Declared once per request (`ClientRequest.placement`), so a
+/// Where a request's handler runs. Declared once per request, with its route (`RequestRoute`), so a
 /// handler that may block can never run on an event loop by accident.
 enum RequestPlacement: Sendable, Equatable {
     /// Answers from memory: parsing, the arbiter's lock table, the type registry.

@@ -32,7 +32,7 @@ enum BookmarkBenchmarks {
         try Data(#"{"CFBundleIdentifier": "\#(app)"}"#.utf8).write(to: URL(fileURLWithPath: apps + "/\(app).json"))
         try FileManager.default.createDirectory(atPath: root + "/docs", withIntermediateDirectories: true)
         let user = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
-        _ = try user.request("grant.add", params: ["app": .string(app), "path": .string(root + "/docs"), "write": true])
+        _ = try user.send(GrantAdd(app: app, path: root + "/docs", write: true, persistent: true))
         user.disconnect()
         let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: app)
         defer { engine.disconnect() }

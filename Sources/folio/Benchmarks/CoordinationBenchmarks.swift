@@ -29,9 +29,9 @@ enum CoordinationBenchmarks {
         print("coordination round trips: \(iterations) each, after \(iterations / 10) warm-up; a daemon process and an echo process on this machine")
 
         // The raw socket ping-pong carries frames of the sizes a claim and its grant have.
-        let claimFrame = CoordinationWire.params(
-            of: ClaimRequest(claim: 1_000_000, purpose: UUID().uuidString, presenter: nil, items: [ClaimItem(path: file, access: .write([]))]))
-        let requestSize = WireValue.object(["id": 1_000_000, "method": "claim", "params": claimFrame]).serialized().count + 1
+        let claimFrame = try WireValueEncoder().encode(
+            SubmitClaim(ClaimRequest(claim: 1_000_000, purpose: UUID().uuidString, presenter: nil, items: [ClaimItem(path: file, access: .write([]))])))
+        let requestSize = WireValue.object(["id": 1_000_000, "method": .string(SubmitClaim.method), "params": claimFrame]).serialized().count + 1
         let raw = try PingPong(socket: echoSocket, requestSize: requestSize)
         print("(raw frame: \(requestSize) bytes out, \(PingPong.replySize) back)")
 
@@ -63,7 +63,7 @@ enum CoordinationBenchmarks {
             // The transport alone: a request the daemon answers from memory, no arbiter.
             harness.alternated(
                 "status request via daemon (transport only) \(suffix)", blocks: blocks, count: perBlock,
-                baselineName: "raw Unix-socket ping-pong", work: { _ = try? engine.request("status") }, baseline: { raw.roundTrip() })
+                baselineName: "raw Unix-socket ping-pong", work: { _ = try? engine.send(DaemonStatus()) }, baseline: { raw.roundTrip() })
         }
         CorePlacement.free.apply(servers: [daemon.daemonPID, daemon.echoPID])
         let writes = measure(iterations, write)

@@ -82,7 +82,7 @@ enum StallBenchmarks {
             daemon = try BenchmarkDaemon(root: root, environment: environment)
             engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
             _ = FileManager.default.createFile(atPath: gone, contents: Data("x".utf8))
-            let bookmark = try engine.request("bookmark.create", params: ["path": .string(gone)])["data"]?.stringValue ?? ""
+            let bookmark = try engine.send(BookmarkCreate(path: gone, options: 0, keys: [], base: nil)).data
             try FileManager.default.removeItem(atPath: gone)
             bookmarkFile = root + "/bookmark.b64"
             try Data(bookmark.utf8).write(to: URL(fileURLWithPath: bookmarkFile))
@@ -105,7 +105,7 @@ enum StallBenchmarks {
             }
             // The load is on once the daemon lists the workers among its clients.
             let deadline = Date().addingTimeInterval(30)
-            while ((try? engine.request("status"))?["clients"]?.arrayValue?.count ?? 0) < 9, Date() < deadline { usleep(20_000) }
+            while ((try? engine.send(DaemonStatus()))?["clients"]?.arrayValue?.count ?? 0) < 9, Date() < deadline { usleep(20_000) }
             usleep(300_000)
             // At most 20 s: behind slow requests on one loop, each coordination can wait seconds.
             var busy: [UInt64] = []

@@ -94,7 +94,7 @@ struct AppCommand: ParsableCommand {
             for suffix in ["json", "plist"] { try? FileManager.default.removeItem(atPath: "\(paths.appsDirectory)/\(bundleIdentifier).\(suffix)") }
             if let engine = try? DaemonCoordinationEngine(socketPath: paths.socketPath) {
                 defer { engine.disconnect() }
-                _ = try? engine.request("grant.revoke", params: ["app": .string(bundleIdentifier)])
+                _ = try? engine.send(GrantRevoke(app: bundleIdentifier))
             }
             let container = AppContainer(appIdentifier: bundleIdentifier, paths: paths)
             if deleteContainer {

@@ -63,7 +63,8 @@ struct BenchWorkerCommand: ParsableCommand {
         switch kind {
         case "bookmark":
             let data = try String(contentsOfFile: target, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            send = { _ = try engine.request("bookmark.resolve", params: ["data": .string(data)]) }
+            guard let bytes = Data(base64Encoded: data) else { throw ValidationError("\(target) holds no base64 bookmark") }
+            send = { _ = try engine.send(BookmarkResolve(data: bytes, base: nil)) }
         case "sniff": send = { _ = try engine.send(TypesOf(path: target)) }
         default: throw ValidationError("unknown slow request \(kind)")
         }

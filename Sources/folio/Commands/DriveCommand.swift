@@ -127,7 +127,7 @@ struct DriveCommand: AsyncParsableCommand {
             defer { daemon.disconnect() }
             let result: WireValue
             do throws(CoordinationFailure) {
-                result = try await daemon.request("drive.sync", params: ["confirmDeletions": .bool(confirmingDeletions)], deadline: .after(daemonDeadline))
+                result = try await daemon.send(DriveSyncRequest(confirmDeletions: confirmingDeletions), deadline: .after(daemonDeadline))
             } catch {
                 if error.kind == .unknownMethod || error.kind == .notFound { return nil }
                 throw error

@@ -16,7 +16,7 @@ struct GrantsCommand: ParsableCommand {
 
         func run() throws {
             let reply = try withDaemon("grants") { daemon in
-                try daemon.request("grant.list", params: app.map { ["app": .string($0)] } ?? [:])
+                try daemon.send(GrantList(app: app))
             }
             let grants = reply["grants"]?.arrayValue ?? []
             if json {
@@ -44,8 +44,7 @@ struct GrantsCommand: ParsableCommand {
         func run() throws {
             let full = URL(fileURLWithPath: path).standardizedFileURL.path
             let reply = try withDaemon("grants") { daemon in
-                try daemon.request(
-                    "grant.add", params: ["app": .string(app), "path": .string(full), "write": .bool(write), "persistent": .bool(!session)])
+                try daemon.send(GrantAdd(app: app, path: full, write: write, persistent: !session))
             }
             print("grant \(reply["grant"]?.intValue ?? 0): \(app) may \(write ? "read and write" : "read") \(reply["displayPath"]?.stringValue ?? full)")
         }
@@ -64,14 +63,14 @@ struct GrantsCommand: ParsableCommand {
         }
 
         func run() throws {
-            var params: [String: WireValue] = [:]
+            var revoke = GrantRevoke()
             if let app {
-                params["app"] = .string(app)
-                if let target { params["path"] = .string(URL(fileURLWithPath: target).standardizedFileURL.path) }
-            } else if let target, let number = Int64(target) {
-                params["grant"] = .int(number)
+                revoke.app = app
+                revoke.path = target.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            } else if let target, let number = UInt64(target) {
+                revoke.grant = number
             }
-            let reply = try withDaemon("grants") { try $0.request("grant.revoke", params: .object(params)) }
+            let reply = try withDaemon("grants") { try $0.send(revoke) }
             let numbers = (reply["revoked"]?.arrayValue ?? []).compactMap(\.intValue).map(String.init)
             print("revoked grant\(numbers.count == 1 ? "" : "s") \(numbers.joined(separator: ", "))")
         }

@@ -44,8 +44,7 @@ struct OpenCommand: ParsableCommand {
         let handed: String
         if manifest.supportsOpeningDocumentsInPlace {
             try withDaemon("open") { daemon in
-                _ = try daemon.request(
-                    "grant.add", params: ["app": .string(chosen), "path": .string(path), "write": .bool(!readOnly), "persistent": true])
+                _ = try daemon.send(GrantAdd(app: chosen, path: path, write: !readOnly, persistent: true))
             }
             handed = path
         } else {

@@ -57,12 +57,12 @@ struct PickCommand: ParsableCommand {
             daemon.onEvent = { event in
                 if event["event"]?.stringValue == "picker" { requests.push(event) }
             }
-            _ = try daemon.request("picker.attach")
+            _ = try daemon.send(PickerAttach())
             printError("folio pick: serving the document picker (interrupt to stop)")
             var next = 0
             while let event = requests.pop() {
                 guard let number = event["request"]?.intValue, let params = event["params"],
-                    let request = try? PickerRequest(wire: params)
+                    let request = try? PickerRequest(params: params)
                 else { continue }
                 var answer: [String]?
                 if var script = answers {
@@ -86,13 +86,11 @@ struct PickCommand: ParsableCommand {
                         output: { FileHandle.standardError.write(Data($0.utf8)) })
                     answer = picker.run()
                 }
-                var reply: [String: WireValue] = ["request": .int(number)]
-                if let answer { reply["paths"] = .array(answer.map { .string($0) }) } else { reply["cancel"] = true }
                 do {
-                    _ = try daemon.request("picker.choose", params: .object(reply))
+                    _ = try daemon.send(PickerChoose(request: UInt64(number), paths: answer))
                 } catch {
                     printError("folio pick: the daemon refused the choice: \((error as? CoordinationFailure)?.message ?? "\(error)")")
-                    _ = try? daemon.request("picker.choose", params: ["request": .int(number), "cancel": true])
+                    _ = try? daemon.send(PickerChoose(request: UInt64(number), paths: nil))
                 }
             }
         }

@@ -12,7 +12,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let status = try withDaemon("status") { try $0.request("status") }
+        let status = try withDaemon("status") { try $0.send(DaemonStatus()) }
         if json {
             print(String(decoding: status.serialized(), as: UTF8.self))
             return

@@ -31,7 +31,7 @@ struct AppLauncher {
 
     /// Runs `command` as the app and returns its exit status (128 + the signal when it was killed).
     func run(_ command: [String], sandbox: Bool) throws -> Int32 {
-        guard AccessWire.isValidApp(app), AppManifest.registered(app, in: paths.appsDirectory) != nil else {
+        guard WireCheck.isValidApp(app), AppManifest.registered(app, in: paths.appsDirectory) != nil else {
             printError("folio: no app \(app) is registered (folio app register <manifest>)")
             throw ExitCode.failure
         }

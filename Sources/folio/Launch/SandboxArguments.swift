@@ -28,8 +28,8 @@ struct SandboxArguments {
             throw ExitCode(127)
         }
         let (socket, grants) = try withDaemon("run") { daemon -> (String, [WireValue]) in
-            let socket = try daemon.request("app.socket", params: ["app": .string(app)])["path"]?.stringValue ?? ""
-            let grants = try daemon.request("grant.list", params: ["app": .string(app)])["grants"]?.arrayValue ?? []
+            let socket = try daemon.send(AppSocketRequest(app: app)).path
+            let grants = try daemon.send(GrantList(app: app))["grants"]?.arrayValue ?? []
             return (socket, grants)
         }
         var arguments = [bwrap, "--die-with-parent", "--unshare-all", "--share-net", "--new-session"]

@@ -53,16 +53,14 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     /// Opens a connection and says hello.
     private static func connect(_ socketPath: String, app: String?, deadlines: DaemonConnection.Deadlines) throws -> DaemonConnection {
         let connection = try DaemonConnection(socketPath: socketPath, deadlines: deadlines)
-        var params: [String: WireValue] = [
-            "protocol": .int(Int64(DaemonConnection.protocolVersion)), "pid": .int(Int64(getpid())),
-            "name": .string(ProcessInfo.processInfo.processName),
-        ]
-        if let app { params["app"] = .string(app) }
-        let reply = try connection.handshake(["id": 0, "method": "hello", "params": .object(params)])
+        let hello = Hello(
+            protocol: Int64(DaemonConnection.protocolVersion), pid: Int64(getpid()), name: ProcessInfo.processInfo.processName, app: app)
+        let reply = try connection.handshake(["id": 0, "method": .string(Hello.method), "params": try WireValueEncoder().encode(hello)])
         if let error = reply["error"] {
             throw DaemonConnection.Error(message: "the daemon at \(socketPath) refused this process: \(error["message"]?.stringValue ?? "\(error)")")
         }
-        guard reply["result"]?["protocol"]?.intValue == Int64(DaemonConnection.protocolVersion) else {
+        let accepted = try? WireValueDecoder(root: "the reply to hello").decode(HelloReply.self, from: reply["result"])
+        guard accepted?.protocol == Int64(DaemonConnection.protocolVersion) else {
             throw DaemonConnection.Error(
                 message: "the daemon at \(socketPath) does not speak protocol \(DaemonConnection.protocolVersion): \(reply)")
         }
@@ -134,17 +132,14 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
 
     /// Sends a typed request as a notification (no reply; a failure is logged).
     package func post<Request: DaemonRequest>(_ request: Request) {
-        do {
-            notify(Request.method, try WireValueEncoder().encode(request))
-        } catch {
-            logger.warning("daemon notification not encoded", metadata: ["method": "\(Request.method)", "error": "\(error.message)"])
+        do { try notify(request) } catch {
+            logger.warning("daemon notification not sent", metadata: ["method": "\(Request.method)", "error": "\(error.message)"])
         }
     }
 
-    private func notify(_ method: String, _ params: WireValue) {
-        do { try send(["method": .string(method), "params": params]) } catch {
-            logger.warning("daemon notification not sent", metadata: ["method": "\(method)", "error": "\(error.message)"])
-        }
+    /// Sends a typed request as a notification; throws when it could not be written.
+    private func notify<Request: DaemonRequest>(_ request: Request) throws(CoordinationFailure) {
+        try send(["method": .string(Request.method), "params": try WireValueEncoder().encode(request)])
     }
 
     /// How long a request may wait for its reply.
@@ -170,7 +165,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     /// most `deadline`. Blocks the calling thread: from async code use the `async` form.
     ///
     /// - Throws: `CoordinationFailure` with kind `timedOut` when no reply came in time.
-    package func request(_ method: String, params: WireValue = [:], deadline: Deadline = .standard) throws(CoordinationFailure) -> WireValue {
+    private func request(_ method: String, params: WireValue, deadline: Deadline) throws(CoordinationFailure) -> WireValue {
         let box = ResultBox()
         let id = try begin(method, params) { box.set($0) }
         let limit = limit(deadline)
@@ -203,7 +198,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     }
 
     /// Sends a request and suspends until its reply, at most `deadline`. No thread waits meanwhile.
-    package func request(_ method: String, params: WireValue = [:], deadline: Deadline = .standard) async throws(CoordinationFailure) -> WireValue {
+    private func request(_ method: String, params: WireValue, deadline: Deadline) async throws(CoordinationFailure) -> WireValue {
         let limit = limit(deadline)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<WireValue, CoordinationFailure>, Never>) in
             let once = ResumeOnce(continuation)
@@ -262,40 +257,31 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     }
 
     override func transportSubmit(_ request: ClaimRequest) throws(CoordinationFailure) {
-        try send(["id": .int(Int64(request.claim)), "method": "claim", "params": CoordinationWire.params(of: request)])
+        let params = try WireValueEncoder().encode(SubmitClaim(request))
+        try send(["id": .int(Int64(request.claim)), "method": .string(SubmitClaim.method), "params": params])
     }
 
-    override func release(claim: UInt64) { notify("release", ["claim": .int(Int64(claim))]) }
+    override func release(claim: UInt64) { post(Release(claim: claim)) }
 
-    override func cancel(claim: UInt64) { notify("cancel", ["claim": .int(Int64(claim))]) }
+    override func cancel(claim: UInt64) { post(Cancel(claim: claim)) }
 
     override func moved(from: String, to: String, claim: UInt64) throws(CoordinationFailure) {
-        try send(["method": "moved", "params": ["claim": .int(Int64(claim)), "from": .string(from), "to": .string(to)]])
+        try notify(Moved(claim: claim, from: from, to: to))
     }
 
     override func transportAddPresenter(_ presenter: UInt64, purpose: String, path: String?) throws(CoordinationFailure) {
-        var params: [String: WireValue] = ["presenter": .int(Int64(presenter)), "purpose": .string(purpose)]
-        if let path { params["path"] = .string(path) }
         // A request, not a notification: once `addFilePresenter` returns, every process's
         // coordinations see the presenter.
-        _ = try request("presenter.add", params: .object(params))
+        _ = try send(PresenterAdd(presenter: presenter, purpose: purpose, path: path))
     }
 
-    override func transportUpdatePresenter(_ presenter: UInt64, path: String?) {
-        notify("presenter.update", ["presenter": .int(Int64(presenter)), "path": path.map { .string($0) } ?? .null])
-    }
+    override func transportUpdatePresenter(_ presenter: UInt64, path: String?) { post(PresenterUpdate(presenter: presenter, path: path)) }
 
-    override func transportRemovePresenter(_ presenter: UInt64) {
-        notify("presenter.remove", ["presenter": .int(Int64(presenter))])
-    }
+    override func transportRemovePresenter(_ presenter: UInt64) { post(PresenterRemove(presenter: presenter)) }
 
-    override func transportAnswer(_ answer: PresenterAnswer) {
-        notify("presenter.answer", CoordinationWire.params(of: answer))
-    }
+    override func transportAnswer(_ answer: PresenterAnswer) { post(PresenterReply(answer)) }
 
-    override func ubiquityAttributesChanged(at path: String, keys: [String]) {
-        notify("ubiquity.changed", ["path": .string(path), "keys": .array(keys.map { .string($0) })])
-    }
+    override func ubiquityAttributesChanged(at path: String, keys: [String]) { post(UbiquityChanged(path: path, keys: keys)) }
 
     // MARK: Receiving
 

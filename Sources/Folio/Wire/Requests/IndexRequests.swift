@@ -15,13 +15,45 @@ package struct QueryStart: DaemonRequest {
     package static let method = "query.start"
     package typealias Reply = WireValue
 
-    /// The query as the daemon runs it (its predicate parsed, its scopes checked).
-    package var spec: IndexQuerySpec
+    /// The client's number for the query (events carry it).
+    package var query: UInt64
+    /// The predicate, in Apple's format syntax.
+    package var predicate: String
+    /// Folders (absolute paths) to search, resolved from Apple's scope constants.
+    package var scopes: [String]
+    /// Seconds updates are collected before one event reports them (1 by default).
+    package var interval: Double?
+    /// The predicate parsed (by `validate()`).
+    private var parsed: MetadataPredicate?
 
-    package init(_ spec: IndexQuerySpec) { self.spec = spec }
+    private enum CodingKeys: String, CodingKey { case query, predicate, scopes, interval }
 
-    package init(from decoder: any Decoder) throws { spec = try IndexQuerySpec(wire: try WireValue(from: decoder)) }
-    package func encode(to encoder: any Encoder) throws { try spec.wireValue.encode(to: encoder) }
+    package init(_ spec: IndexQuerySpec) {
+        query = UInt64(spec.id)
+        predicate = spec.predicate.predicateFormat
+        scopes = spec.folders
+        interval = spec.interval
+        parsed = spec.predicate
+    }
+
+    package mutating func validate() throws(CoordinationFailure) {
+        try WireCheck.length(predicate, "params.predicate", limit: 16 * 1024)
+        do {
+            parsed = try MetadataPredicate(format: predicate, argumentArray: nil)
+        } catch {
+            throw CoordinationWire.invalid("predicate: \(error.description)")
+        }
+        guard !scopes.isEmpty, scopes.count <= 64 else { throw CoordinationWire.invalid("scopes must be an array of 1 to 64 folders") }
+        scopes = try WireCheck.normalizedPaths(scopes, "params.scopes", limit: 64)
+        guard (0...3600).contains(interval ?? 1) else { throw CoordinationWire.invalid("interval must be 0 to 3600 seconds") }
+    }
+
+    /// The query as the daemon runs it (after `validate()`).
+    package var spec: IndexQuerySpec {
+        IndexQuerySpec(
+            id: Int64(query), predicate: parsed ?? (try? MetadataPredicate(format: predicate, argumentArray: nil)) ?? .falsePredicate,
+            folders: scopes, interval: interval ?? 1)
+    }
 }
 
 /// `query.stop`: stops live query `query`.

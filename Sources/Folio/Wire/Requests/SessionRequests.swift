@@ -1,0 +1,67 @@
+/// The session's requests (docs/protocol.md, "Session"): the hello that opens every connection,
+/// the daemon's status, and a pass of the drive.
+
+/// `hello`: the first frame of a connection. An app says which it is (its socket may say it
+/// instead); the user's own tools say nothing.
+package struct Hello: DaemonRequest {
+    package static let method = "hello"
+    package typealias Reply = HelloReply
+
+    /// The protocol the client speaks (`DaemonConnection.protocolVersion`).
+    package var `protocol`: Int64?
+    package var pid: Int64?
+    /// A name for `folio status` (the first 256 bytes are kept).
+    package var name: String?
+    /// The app's identifier, for an app.
+    package var app: String?
+
+    package init(protocol: Int64?, pid: Int64?, name: String?, app: String?) {
+        self.protocol = `protocol`
+        self.pid = pid
+        self.name = name
+        self.app = app
+    }
+
+    package func validate() throws(CoordinationFailure) {
+        if let name { try WireCheck.length(name, "params.name", limit: 4096) }
+        if let app { try WireCheck.app(app, "params.app") }
+    }
+}
+
+/// The daemon's answer to `hello`.
+package struct HelloReply: Codable, Sendable {
+    package var `protocol`: Int64
+    /// Always `folio`.
+    package var daemon: String
+    package var pid: Int64
+    package var uid: Int64
+    /// The arbiter's number for this connection.
+    package var client: Int64
+    /// The app this connection is, if one.
+    package var app: String?
+
+    package init(protocol: Int64, daemon: String, pid: Int64, uid: Int64, client: Int64, app: String?) {
+        self.protocol = `protocol`
+        self.daemon = daemon
+        self.pid = pid
+        self.uid = uid
+        self.client = client
+        self.app = app
+    }
+}
+
+/// `status`: the arbiter's clients, claims and presenters (`folio status`).
+package struct DaemonStatus: DaemonRequest {
+    package static let method = "status"
+    package typealias Reply = WireValue
+    package init() {}
+}
+
+/// `drive.sync`: runs a pass of the drive now and replies with its report (`folio drive sync`).
+package struct DriveSyncRequest: DaemonRequest {
+    package static let method = "drive.sync"
+    package typealias Reply = WireValue
+    /// Lets the pass delete on the server what was deleted here beyond the safety limit.
+    package var confirmDeletions: Bool?
+    package init(confirmDeletions: Bool) { self.confirmDeletions = confirmDeletions }
+}

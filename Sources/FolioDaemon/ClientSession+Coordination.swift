@@ -1,0 +1,89 @@
+import Folio
+
+extension ClientSession {
+    /// The coordination requests. They answer from the arbiter's table on the event loop, except
+    /// where an app's paths are checked on disk or a drive placeholder is looked for.
+    static let coordinationRoutes = [
+        RequestRoute(SubmitClaim.self, placement: { session, claim in session.claimPlacement(claim) }) {
+            session, claim, id throws(CoordinationFailure) in try session.claim(claim, id: id)
+        },
+        RequestRoute(Release.self, on: .eventLoop) { session, release, _ throws(CoordinationFailure) in
+            try session.context.arbiter.release(release.claim, from: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(Cancel.self, on: .eventLoop) { session, cancel, _ throws(CoordinationFailure) in
+            session.context.arbiter.cancel(cancel.claim, from: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(Moved.self, on: .eventLoop) { session, moved, _ throws(CoordinationFailure) in
+            try session.context.arbiter.moved(from: moved.from, to: moved.to, claim: moved.claim, client: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(PresenterAdd.self, placement: { session, add in session.declaredApp != nil && add.path != nil ? .quick : .eventLoop }) {
+            session, add, _ throws(CoordinationFailure) in
+            let client = try session.helloed()
+            if let app = session.app, let path = add.path { try session.context.access.require(app: app, path: path, write: false) }
+            try session.context.arbiter.addPresenter(add.presenter, purpose: add.purpose, path: add.path, client: client)
+            return Acknowledged()
+        },
+        RequestRoute(PresenterUpdate.self, on: .eventLoop) { session, update, _ throws(CoordinationFailure) in
+            try session.context.arbiter.updatePresenter(update.presenter, path: update.path, client: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(PresenterRemove.self, on: .eventLoop) { session, remove, _ throws(CoordinationFailure) in
+            session.context.arbiter.removePresenter(remove.presenter, client: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(PresenterReply.self, on: .eventLoop) { session, reply, _ throws(CoordinationFailure) in
+            try session.context.arbiter.answer(reply.answer, from: try session.helloed())
+            return Acknowledged()
+        },
+        RequestRoute(UbiquityChanged.self, on: .eventLoop) { session, changed, _ throws(CoordinationFailure) in
+            session.context.arbiter.ubiquityAttributesChanged(at: changed.path, keys: changed.keys, client: try session.helloed())
+            return Acknowledged()
+        },
+    ]
+
+    /// An app's paths are checked (realpath, stat); a placeholder in the drive is looked for.
+    private func claimPlacement(_ claim: SubmitClaim) -> RequestPlacement {
+        if declaredApp != nil { return .quick }
+        if let drive = context.drive, claim.items.contains(where: { drive.contains($0.path) }) { return .quick }
+        return .eventLoop
+    }
+
+    /// Submits a claim, named by its frame's id; its reply is its grant, from the arbiter.
+    private func claim(_ claim: SubmitClaim, id: Int64?) throws(CoordinationFailure) -> ClaimGrant? {
+        guard let id, id > 0 else { throw CoordinationFailure(kind: .invalid, message: "a claim needs a positive \"id\", which names the claim") }
+        let client = try helloed()
+        let request = claim.request(claim: UInt64(id))
+        if let app {
+            for item in request.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
+        }
+        // A placeholder is materialized before the claim is granted (Apple: a coordinated read or
+        // write of a dataless file downloads it first).
+        if let drive = context.drive {
+            let placeholders = request.items.map(\.path).filter(drive.isPlaceholder)
+            if !placeholders.isEmpty {
+                materialize(placeholders, drive: drive, then: request, client: client)
+                return nil
+            }
+        }
+        try context.arbiter.submit(request, from: client)
+        return nil
+    }
+
+    /// Downloads the placeholders, then submits the claim; a failed download fails the claim.
+    private func materialize(_ placeholders: [String], drive: DriveService, then claim: ClaimRequest, client: UInt32) {
+        let arbiter = context.arbiter
+        Task {
+            do {
+                for path in placeholders { try await drive.materialize(path) }
+                try arbiter.submit(claim, from: client)
+            } catch let failure as CoordinationFailure {
+                self.receive([.failed(claim: claim.claim, failure: failure)])
+            } catch {
+                self.receive([.failed(claim: claim.claim, failure: CoordinationFailure(kind: .failed, message: "the placeholder could not be downloaded: \(error)"))])
+            }
+        }
+    }
+}
