@@ -100,4 +100,22 @@ struct WireCodableTests {
         let pick = PickerRequest(mode: .open, types: ["public.text"], allowsMultipleSelection: true, directory: "/d")
         #expect(try PickerRequest(params: pick.wireValue) == pick)
     }
+
+    /// The claim and the release read their members directly (the hot path): they must agree with
+    /// their `Codable` forms on good and bad parameters alike, messages included.
+    @Test func hotPathRequestsAgreeWithTheirCodableForms() {
+        let item: WireValue = ["path": "/a/../b", "access": "write", "options": 1]
+        let claims: [WireValue?] = [
+            nil, ["purpose": "p", "items": [item]], ["purpose": "p", "presenter": 3, "contents": true, "items": [item, item]],
+            ["purpose": "p", "presenter": .null, "contents": .null, "items": [item]], ["purpose": 5, "items": [item]],
+            ["purpose": "p"], ["purpose": "p", "items": .null], ["purpose": "p", "items": [5]], ["purpose": "p", "items": [["path": "/a"]]],
+            ["purpose": "p", "items": [["path": "/a", "access": "read", "options": -1]]],
+            ["purpose": "p", "items": [["path": "/a", "access": "read", "options": .double(2)]]],
+            ["purpose": "p", "presenter": "x", "items": [item]], ["purpose": "p", "contents": 1, "items": [item]],
+            ["purpose": "", "items": [item]], ["purpose": "p", "items": []], .array([]), "text",
+        ]
+        for params in claims { #expect(SubmitClaim.disagreement(params) == nil, "\(String(describing: params))") }
+        let releases: [WireValue?] = [nil, ["claim": 4], ["claim": -4], ["claim": "4"], ["claim": .null], [:], .array([])]
+        for params in releases { #expect(Release.disagreement(params) == nil, "\(String(describing: params))") }
+    }
 }

@@ -9,6 +9,22 @@ package struct WireValueDecoder {
 
     package init(root: String = "params") { self.root = root }
 
+    /// The error for a member `name` that is not `expected` (`params.items[1].path must be a
+    /// string, not 5`).
+    package static func mismatch(_ name: String, _ expected: String, _ found: WireValue) -> CoordinationFailure {
+        let kind: String
+        switch found {
+        case .null: kind = "null"
+        case .bool: kind = "a boolean"
+        case .int(let number): kind = "\(number)"
+        case .double(let number): kind = "\(number)"
+        case .string: kind = "a string"
+        case .array: kind = "an array"
+        case .object: kind = "an object"
+        }
+        return CoordinationWire.invalid("\(name) must be \(expected), not \(kind)")
+    }
+
     /// Decodes `type` from `value` (nil: an absent `params`, decoded as an empty object).
     package func decode<T: Decodable>(_ type: T.Type, from value: WireValue?) throws(CoordinationFailure) -> T {
         do {
@@ -49,17 +65,7 @@ private struct WireDecoding: Decoder {
     }
 
     static func mismatch(_ path: @autoclosure () -> [any CodingKey], _ expected: String, _ found: WireValue) -> CoordinationFailure {
-        let kind: String
-        switch found {
-        case .null: kind = "null"
-        case .bool: kind = "a boolean"
-        case .int(let number): kind = "\(number)"
-        case .double(let number): kind = "\(number)"
-        case .string: kind = "a string"
-        case .array: kind = "an array"
-        case .object: kind = "an object"
-        }
-        return CoordinationWire.invalid("\(name(path())) must be \(expected), not \(kind)")
+        WireValueDecoder.mismatch(name(path()), expected, found)
     }
 
     /// Decodes a scalar (or, through `T.init(from:)`, anything else). The coding path is built only

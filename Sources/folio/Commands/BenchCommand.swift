@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, coordination, stall, documents, bookmarks, metadata, index, sync.")
+    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -34,6 +34,7 @@ struct BenchCommand: AsyncParsableCommand {
             guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
             try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, folioOnly: syncFolioOnly)
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
+        case "wire": WireBenchmarks.run(iterations: min(iterations, 200_000), rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
         case "stall": try StallBenchmarks.run(samples: min(iterations, 5_000), rounds: min(rounds, 5), entries: entries)
         case "documents": try DocumentBenchmarks.run(rounds: rounds)
@@ -43,7 +44,7 @@ struct BenchCommand: AsyncParsableCommand {
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
             guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
             try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        default: throw ValidationError("unknown benchmark \(name); available: types, coordination, stall, documents, bookmarks, metadata, index, sync")
+        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync")
         }
     }
 }

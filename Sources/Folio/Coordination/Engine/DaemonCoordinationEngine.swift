@@ -55,7 +55,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
         let connection = try DaemonConnection(socketPath: socketPath, deadlines: deadlines)
         let hello = Hello(
             protocol: Int64(DaemonConnection.protocolVersion), pid: Int64(getpid()), name: ProcessInfo.processInfo.processName, app: app)
-        let reply = try connection.handshake(["id": 0, "method": .string(Hello.method), "params": try WireValueEncoder().encode(hello)])
+        let reply = try connection.handshake(["id": 0, "method": .string(Hello.method), "params": try hello.encodedParams()])
         if let error = reply["error"] {
             throw DaemonConnection.Error(message: "the daemon at \(socketPath) refused this process: \(error["message"]?.stringValue ?? "\(error)")")
         }
@@ -139,7 +139,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
 
     /// Sends a typed request as a notification; throws when it could not be written.
     private func notify<Request: DaemonRequest>(_ request: Request) throws(CoordinationFailure) {
-        try send(["method": .string(Request.method), "params": try WireValueEncoder().encode(request)])
+        try send(["method": .string(Request.method), "params": try request.encodedParams()])
     }
 
     /// How long a request may wait for its reply.
@@ -221,13 +221,13 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     /// Sends a typed request and waits for its typed reply, at most `deadline`. Blocks the calling
     /// thread: from async code use the `async` form.
     package func send<Request: DaemonRequest>(_ request: Request, deadline: Deadline = .standard) throws(CoordinationFailure) -> Request.Reply {
-        let reply = try self.request(Request.method, params: try WireValueEncoder().encode(request), deadline: deadline)
+        let reply = try self.request(Request.method, params: try request.encodedParams(), deadline: deadline)
         return try WireValueDecoder(root: "the reply to \(Request.method)").decode(Request.Reply.self, from: reply)
     }
 
     /// Sends a typed request and suspends until its typed reply, at most `deadline`.
     package func send<Request: DaemonRequest>(_ request: Request, deadline: Deadline = .standard) async throws(CoordinationFailure) -> Request.Reply {
-        let reply = try await self.request(Request.method, params: try WireValueEncoder().encode(request), deadline: deadline)
+        let reply = try await self.request(Request.method, params: try request.encodedParams(), deadline: deadline)
         return try WireValueDecoder(root: "the reply to \(Request.method)").decode(Request.Reply.self, from: reply)
     }
 
@@ -257,7 +257,7 @@ package final class DaemonCoordinationEngine: CoordinationEngine, @unchecked Sen
     }
 
     override func transportSubmit(_ request: ClaimRequest) throws(CoordinationFailure) {
-        let params = try WireValueEncoder().encode(SubmitClaim(request))
+        let params = SubmitClaim(request).encodedParams()
         try send(["id": .int(Int64(request.claim)), "method": .string(SubmitClaim.method), "params": params])
     }
 

@@ -252,7 +252,7 @@ package struct PickerRequest: DaemonRequest, Equatable {
 
     /// The request's wire form, as the daemon hands it to the front end (strings and flags only,
     /// which always encode).
-    package var wireValue: WireValue { (try? WireValueEncoder().encode(self)) ?? [:] }
+    package var wireValue: WireValue { (try? encodedParams()) ?? [:] }
 
     package mutating func validate() throws(CoordinationFailure) {
         guard types.count <= 256 else { throw CoordinationWire.invalid("params.types must hold at most 256 identifiers") }

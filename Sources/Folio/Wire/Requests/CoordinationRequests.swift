@@ -4,7 +4,7 @@
 
 /// `claim`: a claim on one or more items, granted atomically. The frame's `id` names the claim;
 /// the reply is its grant (`ClaimGrant`) or its failure, which may come much later.
-package struct SubmitClaim: DaemonRequest {
+package struct SubmitClaim: HotPathRequest {
     package static let method = "claim"
     package typealias Reply = ClaimGrant
 
@@ -13,6 +13,12 @@ package struct SubmitClaim: DaemonRequest {
         package var path: String
         package var access: String
         package var options: UInt
+
+        init(path: String, access: String, options: UInt) {
+            self.path = path
+            self.access = access
+            self.options = options
+        }
 
         package init(_ item: ClaimItem) {
             path = item.path
@@ -34,6 +40,28 @@ package struct SubmitClaim: DaemonRequest {
     package var items: [Item]
     /// Presenters inside the named folders get the folders' messages (`prepare(forReadingItemsAt:…)`).
     package var contents: Bool?
+
+    package init(members params: WireValue?) throws(CoordinationFailure) {
+        let members = try WireMembers(params)
+        purpose = try members.string("purpose")
+        presenter = try members.optionalUnsigned("presenter")
+        items = []
+        for (index, value) in try members.array("items").enumerated() {
+            let item = try WireMembers(value, name: "params.items[\(index)]")
+            items.append(Item(path: try item.string("path"), access: try item.string("access"), options: UInt(try item.unsigned("options"))))
+        }
+        contents = try members.optionalBool("contents")
+    }
+
+    package func encodedParams() -> WireValue {
+        var params: [String: WireValue] = [
+            "purpose": .string(purpose),
+            "items": .array(items.map { ["path": .string($0.path), "access": .string($0.access), "options": .int(Int64($0.options))] }),
+        ]
+        if let presenter { params["presenter"] = .int(Int64(presenter)) }
+        if let contents { params["contents"] = .bool(contents) }
+        return .object(params)
+    }
 
     package init(_ request: ClaimRequest) {
         purpose = request.purpose
@@ -82,11 +110,13 @@ package struct Acknowledged: Codable, Sendable, Equatable {
 }
 
 /// `release`: ends claim `claim` (a notification).
-package struct Release: DaemonRequest {
+package struct Release: HotPathRequest {
     package static let method = "release"
     package typealias Reply = Acknowledged
     package var claim: UInt64
     package init(claim: UInt64) { self.claim = claim }
+    package init(members params: WireValue?) throws(CoordinationFailure) { claim = try WireMembers(params).unsigned("claim") }
+    package func encodedParams() -> WireValue { ["claim": .int(Int64(claim))] }
 }
 
 /// `cancel`: withdraws claim `claim`, granted or waiting (a notification).
