@@ -69,6 +69,8 @@ struct CommandLineTests {
         #expect(out.status == 0)
         #expect(out.stdout.contains("UTType(filenameExtension:)"))
         #expect(out.stdout.contains("baseline Dictionary<String, String> lookup"))
+        let wire = try ProcessRunner.folio(["bench", "wire", "--iterations", "2000", "--rounds", "1"])
+        #expect(wire.status == 0 && wire.stdout.contains("claim frame, typed") && wire.stdout.contains("release notification, typed"), "\(wire.stderr)")
     }
 
     @Test func bookmarksFromTheCommandLine() throws {
