@@ -52,10 +52,19 @@ extension ClientSession {
 
     private static var home: String { ProcessInfo.processInfo.environment["HOME"] ?? "" }
 
+    /// An app learns whether it may reach the path, and nothing more of a path it may not reach
+    /// (not where a link leads, nor whether the item exists): the reason for a refusal goes to the
+    /// daemon's log only.
     private func check(_ request: AccessCheck) -> AccessDecision {
-        guard let app else { return AccessDecision(allowed: true, reason: "not an app", path: request.path) }
-        let decision = context.access.policy.check(app: app, path: request.path, write: request.write ?? false)
-        return AccessDecision(allowed: decision.allowed, reason: decision.reason, path: decision.path)
+        let path = CoordinationPath.normalize(request.path)
+        guard let app else { return AccessDecision(allowed: true, reason: "not an app", path: path) }
+        let write = request.write ?? false
+        let decision = context.access.policy.check(app: app, path: path, write: write)
+        guard decision.allowed else {
+            context.logger.debug("access.check refused", metadata: ["app": "\(app)", "path": "\(path)", "reason": "\(decision.reason)"])
+            return AccessDecision(allowed: false, reason: "\(app) may not \(write ? "write" : "read") it", path: path)
+        }
+        return AccessDecision(allowed: true, reason: decision.reason, path: path)
     }
 
     private func listGrants(_ request: GrantList) throws(CoordinationFailure) -> WireValue {

@@ -15,8 +15,12 @@ extension ClientSession {
             session.context.arbiter.cancel(cancel.claim, from: try session.helloed())
             return Acknowledged()
         },
-        RequestRoute(Moved.self, on: .eventLoop) { session, moved, _ throws(CoordinationFailure) in
-            try session.context.arbiter.moved(from: moved.from, to: moved.to, claim: moved.claim, client: try session.helloed())
+        RequestRoute(Moved.self, placement: { session, _ in session.appChecksPlacement }) { session, moved, _ throws(CoordinationFailure) in
+            let client = try session.helloed()
+            // The arbiter checks that `from` is held by the sender's granted write; where it went
+            // must be a place the app may write.
+            if let app = session.app { try session.context.access.require(app: app, path: moved.to, write: true) }
+            try session.context.arbiter.moved(from: moved.from, to: moved.to, claim: moved.claim, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterAdd.self, placement: { session, add in session.declaredApp != nil && add.path != nil ? .quick : .eventLoop }) {
@@ -26,8 +30,12 @@ extension ClientSession {
             try session.context.arbiter.addPresenter(add.presenter, purpose: add.purpose, path: add.path, client: client)
             return Acknowledged()
         },
-        RequestRoute(PresenterUpdate.self, on: .eventLoop) { session, update, _ throws(CoordinationFailure) in
-            try session.context.arbiter.updatePresenter(update.presenter, path: update.path, client: try session.helloed())
+        RequestRoute(PresenterUpdate.self, placement: { session, update in session.declaredApp != nil && update.path != nil ? .quick : .eventLoop }) {
+            session, update, _ throws(CoordinationFailure) in
+            let client = try session.helloed()
+            // As for presenter.add: an app presents only what it may read.
+            if let app = session.app, let path = update.path { try session.context.access.require(app: app, path: path, write: false) }
+            try session.context.arbiter.updatePresenter(update.presenter, path: update.path, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterRemove.self, on: .eventLoop) { session, remove, _ throws(CoordinationFailure) in
@@ -38,8 +46,11 @@ extension ClientSession {
             try session.context.arbiter.answer(reply.answer, from: try session.helloed())
             return Acknowledged()
         },
-        RequestRoute(UbiquityChanged.self, on: .eventLoop) { session, changed, _ throws(CoordinationFailure) in
-            session.context.arbiter.ubiquityAttributesChanged(at: changed.path, keys: changed.keys, client: try session.helloed())
+        RequestRoute(UbiquityChanged.self, placement: { session, _ in session.appChecksPlacement }) { session, changed, _ throws(CoordinationFailure) in
+            let client = try session.helloed()
+            // Other processes' presenters hear it: an app may announce changes only to what it may write.
+            if let app = session.app { try session.context.access.require(app: app, path: changed.path, write: true) }
+            session.context.arbiter.ubiquityAttributesChanged(at: changed.path, keys: changed.keys, client: client)
             return Acknowledged()
         },
     ]

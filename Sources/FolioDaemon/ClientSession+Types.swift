@@ -17,6 +17,8 @@ extension ClientSession {
     }
 
     func typesOf(_ request: TypesOf) throws(CoordinationFailure) -> TypeDescription {
+        // Sniffing reads the file: an app learns the type only of what it may read.
+        try context.access.require(app: app, path: request.path, write: false)
         let found: (type: UTType, source: UTType.DetectionSource)
         do {
             found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: request.path))

@@ -84,8 +84,7 @@ public struct DirectoryScanner: Sendable {
                 }
                 return true
             }
-            withUnsafeBytes(of: record.pointee.d_name) { raw in
-                let bytes = raw.prefix { $0 != 0 }
+            DirectoryRecord.withName(record) { bytes, cName in
                 if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return }
                 if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return }
                 guard let name = String(validating: bytes, as: UTF8.self) else {
@@ -99,7 +98,7 @@ public struct DirectoryScanner: Sendable {
                 }
                 let status: FileStatus
                 do {
-                    status = try raw.withMemoryRebound(to: CChar.self) { try FileStatus(in: descriptor, name: $0.baseAddress!) }
+                    status = try FileStatus(in: descriptor, name: cName)
                 } catch {
                     skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
                     return

@@ -37,7 +37,7 @@ public enum ProcOpenFiles {
         defer { closedir(stream) }
         var names: [String] = []
         while let record = readdir(stream) {
-            let name = withUnsafeBytes(of: record.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = DirectoryRecord.name(record)
             if name != ".", name != ".." { names.append(name) }
         }
         return names

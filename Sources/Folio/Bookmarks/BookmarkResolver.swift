@@ -77,9 +77,7 @@ package enum BookmarkResolver {
             defer { closedir(stream) }
             while let entry = readdir(stream), remaining > 0 {
                 remaining -= 1
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
+                let name = DirectoryRecord.name(entry)
                 if name == "." || name == ".." { continue }
                 let path = directory == "/" ? "/" + name : directory + "/" + name
                 let candidate = byInode ? UInt64(entry.pointee.d_ino) == bookmark.inode : true

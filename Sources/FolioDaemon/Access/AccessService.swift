@@ -43,8 +43,9 @@ final class AccessService: Sendable {
         let decision = policy.check(app: app, path: path, write: write)
         guard decision.allowed else {
             logger.notice("access refused", metadata: ["app": "\(app)", "path": "\(path)", "write": "\(write)", "reason": "\(decision.reason)"])
+            // The reason stays in the log: it may name where a link leads or what exists.
             throw CoordinationFailure(
-                kind: .denied, message: "\(app) may not \(write ? "write" : "read") \(path): \(decision.reason)",
+                kind: .denied, message: "\(app) may not \(write ? "write" : "read") \(path)",
                 code: (write ? CocoaError.Code.fileWriteNoPermission : CocoaError.Code.fileReadNoPermission).rawValue)
         }
         return decision

@@ -134,7 +134,7 @@ enum BookmarkBenchmarks {
             guard let stream = opendir(directory) else { continue }
             defer { closedir(stream) }
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = DirectoryRecord.name(entry)
                 if name == "." || name == ".." { continue }
                 if entry.pointee.d_ino == status.st_ino { return 1 }
                 if entry.pointee.d_type == UInt8(DT_DIR) { queue.append(directory + "/" + name) }

@@ -175,6 +175,12 @@ package final class CoordinationArbiter: @unchecked Sendable {
                 throw CoordinationFailure(
                     kind: .invalid, message: "item(at:didMoveTo:) must be called inside a granted coordinated write")
             }
+            // Only an item the claim writes (or one inside a folder it writes) can have moved: a
+            // notice naming anything else would move other processes' presenters and claims.
+            guard holder.items.contains(where: { $0.access.isWrite && CoordinationPath.isSelfOrDescendant(from, of: $0.path) }) else {
+                throw CoordinationFailure(
+                    kind: .invalid, message: "item(at:didMoveTo:) names \(from), which this coordinated write does not hold")
+            }
             guard from != to else { return }
             configuration.writeEnded?(.moved(from: from, to: to))
             applyMove(from: from, to: to, excluding: holder.presenter, state: &state)

@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A raw client of the daemon's socket, for frames no library would send.
+public final class RawClient {
+    /// The connected socket.
+    public let fd: Int32
+    private var buffered: [UInt8] = []
+
+    /// Connects to the socket at `path`; reads wait at most 5 s.
+    public init(socket path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw TestFailure("connect failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    /// Writes `text` as it is (add the newline yourself).
+    public func send(_ text: String) { sendBytes(Array(text.utf8)) }
+
+    /// Writes `bytes` as they are.
+    public func sendBytes(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// The next line, or nil at the end of the connection (or after 5 s).
+    public func line() -> String? {
+        while true {
+            if let newline = buffered.firstIndex(of: 0x0A) {
+                let text = String(decoding: buffered[..<newline], as: UTF8.self)
+                buffered.removeSubrange(...newline)
+                return text
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            buffered += chunk[..<n]
+        }
+    }
+
+    /// Whether a reply is waiting to be read now (without waiting for one).
+    public var hasReplyWaiting: Bool {
+        if !buffered.isEmpty { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
+    /// Sends a frame and returns the reply line.
+    public func call(_ frame: String) -> String {
+        send(frame + "\n")
+        return line() ?? "<closed>"
+    }
+}

@@ -1,0 +1,166 @@
+import Folio
+import FolioTesting
+import FolioTestTraits
+import Foundation
+import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// An app speaking the daemon's protocol directly, as a hostile one would: every request that names
+/// a path is checked against what the app may reach, refused without saying more about the path,
+/// and changes nothing; the daemon keeps serving everyone else.
+@Suite("Attacks: an app on the protocol", .serialized, .elasticPool)
+struct ProtocolAttackTests {
+    static let mallory = "com.example.Mallory"
+
+    /// A daemon with one registered app, a user's document the app holds no grant to, and a raw
+    /// connection for the app and one for the user's own tools.
+    final class World {
+        let dir: TemporaryDirectory
+        let daemon: DaemonProcess
+        let socket: String
+        let secret: String
+        let app: RawClient
+        let user: RawClient
+        private var nextID = 100
+
+        init(_ name: String) throws {
+            dir = try TemporaryDirectory(name)
+            let environment = dir.xdgEnvironment()
+            let manifest = try dir.write("mallory.json", #"{"CFBundleIdentifier": "\#(ProtocolAttackTests.mallory)", "CFBundleName": "Mallory"}"#)
+            let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)
+            guard registered.status == 0 else { throw TestFailure("register: \(registered.stderr)") }
+            secret = try dir.write("Documents/diary.txt", "the user's words").path
+            daemon = try DaemonProcess(environment: environment)
+            socket = try daemon.waitForListening()
+            app = try RawClient(socket: socket)
+            user = try RawClient(socket: socket)
+            guard try call(app, "hello", ["protocol": 1, "app": .string(ProtocolAttackTests.mallory)])["result"] != nil,
+                try call(user, "hello", ["protocol": 1])["result"] != nil
+            else { throw TestFailure("hello refused") }
+        }
+
+        deinit { daemon.stop() }
+
+        /// Sends a request and returns its reply (events before it are skipped).
+        @discardableResult
+        func call(_ client: RawClient, _ method: String, _ params: WireValue) throws -> WireValue {
+            nextID += 1
+            let id = nextID
+            client.send(String(decoding: WireValue.object(["id": .int(Int64(id)), "method": .string(method), "params": params]).serialized(), as: UTF8.self) + "\n")
+            while let line = client.line() {
+                guard let frame = try? WireValue(parsing: Array(line.utf8)) else { throw TestFailure("not JSON: \(line)") }
+                if frame["id"]?.intValue == Int64(id) { return frame }
+            }
+            throw TestFailure("no reply to \(method)")
+        }
+
+        /// Sends a notification; its reply comes only when it is refused.
+        func notify(_ client: RawClient, _ method: String, _ params: WireValue) {
+            client.send(String(decoding: WireValue.object(["method": .string(method), "params": params]).serialized(), as: UTF8.self) + "\n")
+        }
+
+        /// The events `client` received before its reply to a `status` sent now (frames on one
+        /// connection arrive in order, so anything sent before is in).
+        func eventsSoFar(_ client: RawClient) throws -> [WireValue] {
+            nextID += 1
+            let id = nextID
+            client.send(#"{"id":\#(id),"method":"status"}"# + "\n")
+            var events: [WireValue] = []
+            while let line = client.line() {
+                guard let frame = try? WireValue(parsing: Array(line.utf8)) else { continue }
+                if frame["id"]?.intValue == Int64(id) { return events }
+                events.append(frame)
+            }
+            throw TestFailure("no reply to status")
+        }
+
+        /// The app's container, as the daemon makes it.
+        func container() throws -> String {
+            guard let path = try call(app, "app.container", [:])["result"]?["path"]?.stringValue else { throw TestFailure("no container") }
+            return path
+        }
+    }
+
+    private func refusal(_ reply: WireValue) -> (code: String?, message: String) {
+        (reply["error"]?["code"]?.stringValue, reply["error"]?["message"]?.stringValue ?? "")
+    }
+
+    /// A presenter registered without a path cannot then be pointed at the user's document: the
+    /// update is refused, and the app hears nothing of the user's write.
+    @Test func presenterUpdateIsCheckedLikeAdd() throws {
+        let world = try World("attack-presenter")
+        #expect(refusal(try world.call(world.app, "presenter.add", ["presenter": 1, "purpose": "m", "path": .string(world.secret)])).code == "denied")
+        #expect(try world.call(world.app, "presenter.add", ["presenter": 2, "purpose": "m"])["result"] != nil)
+        let update = try world.call(world.app, "presenter.update", ["presenter": 2, "path": .string(world.secret)])
+        #expect(refusal(update).code == "denied", "\(update)")
+        // The user writes the document under coordination; the app's presenter hears nothing.
+        world.user.send(#"{"id":7,"method":"claim","params":{"purpose":"user","items":[{"path":"\#(world.secret)","access":"write","options":0}]}}"# + "\n")
+        #expect(world.user.line()?.contains(#""id":7,"result""#) == true)
+        world.notify(world.user, "release", ["claim": 7])
+        #expect(try world.eventsSoFar(world.user).isEmpty)
+        let heard = try world.eventsSoFar(world.app)
+        #expect(heard.isEmpty, "\(heard)")
+        let status = try world.call(world.user, "status", [:])
+        #expect(!String(decoding: status.serialized(), as: UTF8.self).contains("diary.txt"), "the presenter was moved onto the document: \(status)")
+    }
+
+    /// `moved` names only an item the sender's granted write holds, and a place the app may write:
+    /// neither a user's document (moving their presenter) nor a destination outside its reach.
+    @Test func movedNoticesAreConfinedToTheSendersWrite() throws {
+        let world = try World("attack-moved")
+        let own = try world.container() + "/Documents/mine.txt"
+        try FileManager.default.createDirectory(atPath: (own as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: own, contents: Data("x".utf8))
+        // The user presents the document.
+        #expect(try world.call(world.user, "presenter.add", ["presenter": 9, "purpose": "u", "path": .string(world.secret)])["result"] != nil)
+        // The app holds a write on its own file.
+        let claim = try world.call(world.app, "claim", ["purpose": "m", "items": [["path": .string(own), "access": "write", "options": 0]]])
+        #expect(claim["result"]?["paths"] != nil, "\(claim)")
+        let claimID = claim["id"] ?? .null
+        // Injected: the user's document "moved" into the app's container.
+        let injected = try world.call(world.app, "moved", ["claim": claimID, "from": .string(world.secret), "to": .string(own + ".stolen")])
+        #expect(refusal(injected).code == "bad-request" && refusal(injected).message.contains("does not hold"), "\(injected)")
+        // Its own file "moved" onto the user's document.
+        let outward = try world.call(world.app, "moved", ["claim": claimID, "from": .string(own), "to": .string(world.secret)])
+        #expect(refusal(outward).code == "denied", "\(outward)")
+        #expect(!refusal(outward).message.contains("grant"), "a refusal says nothing more about the path: \(outward)")
+        // The user's presenter heard no move.
+        let events = try world.eventsSoFar(world.user)
+        #expect(events.isEmpty, "\(events)")
+        // The app's own legitimate move is still accepted.
+        #expect(try world.call(world.app, "moved", ["claim": claimID, "from": .string(own), "to": .string(own + ".renamed")])["result"] != nil)
+    }
+
+    /// An app learns nothing of a path it may not reach: not its content type (which would read
+    /// it), not where a link in its container leads, and it cannot announce drive changes on it.
+    @Test func pathsOutOfReachTellNothing() throws {
+        let world = try World("attack-learn")
+        let sniffed = try world.call(world.app, "types.of", ["path": .string(world.secret)])
+        #expect(refusal(sniffed).code == "denied", "\(sniffed)")
+        let shadow = try world.call(world.app, "types.of", ["path": "/etc/shadow"])
+        #expect(refusal(shadow).code == "denied", "\(shadow)")
+
+        let link = try world.container() + "/Documents/link.txt"
+        try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: world.secret)
+        let checked = try world.call(world.app, "access.check", ["path": .string(link)])
+        let text = String(decoding: checked.serialized(), as: UTF8.self)
+        #expect(checked["result"]?["allowed"]?.boolValue == false, "\(checked)")
+        #expect(!text.contains("diary") && !text.contains("Documents/diary"), "access.check told where the link leads: \(text)")
+        let missing = try world.call(world.app, "access.check", ["path": .string(world.dir.path + "/Documents/absent.txt")])
+        let present = try world.call(world.app, "access.check", ["path": .string(world.secret)])
+        #expect(missing["result"]?["reason"] == present["result"]?["reason"], "a refusal tells whether the item exists: \(missing) / \(present)")
+
+        #expect(try world.call(world.user, "presenter.add", ["presenter": 3, "purpose": "u", "path": .string(world.secret)])["result"] != nil)
+        let announced = try world.call(world.app, "ubiquity.changed", ["path": .string(world.secret), "keys": ["NSURLUbiquitousItemIsUploadedKey"]])
+        #expect(refusal(announced).code == "denied", "\(announced)")
+        let events = try world.eventsSoFar(world.user)
+        #expect(events.isEmpty, "\(events)")
+        // The daemon still answers the user at once.
+        let started = ContinuousClock.now
+        #expect(try world.call(world.user, "status", [:])["result"] != nil)
+        #expect(ContinuousClock.now - started < .seconds(2))
+    }
+}
