@@ -192,6 +192,9 @@ extension ClientSession {
         RequestRoute(Hello.self, beforeHello: true, placement: { session, hello in session.declaredApp ?? hello.app != nil ? .quick : .eventLoop }) {
             session, hello, _ throws(CoordinationFailure) in try session.hello(hello)
         },
-        RequestRoute(DaemonStatus.self, on: .eventLoop) { session, _, _ in session.context.arbiter.status() },
+        // An app sees only its own client, claims and presenters.
+        RequestRoute(DaemonStatus.self, on: .eventLoop) { session, _, _ throws(CoordinationFailure) in
+            session.context.arbiter.status(visibleTo: session.app != nil ? try session.helloed() : nil)
+        },
     ]
 }

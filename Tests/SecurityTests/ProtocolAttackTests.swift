@@ -163,4 +163,36 @@ struct ProtocolAttackTests {
         #expect(try world.call(world.user, "status", [:])["result"] != nil)
         #expect(ContinuousClock.now - started < .seconds(2))
     }
+
+    /// `status` shows an app only its own client, claims and presenters; and no legal state makes
+    /// the reply outgrow a frame (ten claims of 20 to 200 items with 4,000-byte paths would be 3 MB).
+    @Test func statusShowsAnAppOnlyItsOwnAndNeverOutgrowsAFrame() throws {
+        let world = try World("attack-status")
+        #expect(try world.call(world.user, "presenter.add", ["presenter": 4, "purpose": "u", "path": .string(world.secret)])["result"] != nil)
+        let seen = try world.call(world.app, "status", [:])
+        let text = String(decoding: seen.serialized(), as: UTF8.self)
+        #expect(seen["result"]?["clients"]?.arrayValue?.count == 1 && seen["result"]?["presenters"]?.arrayValue?.isEmpty == true, "\(text)")
+        #expect(!text.contains("diary"), "\(text)")
+
+        // Paths of 4,000 bytes in 200-byte names, as deep as Linux allows.
+        var long = world.dir.path
+        while long.utf8.count < 3_700 { long += "/" + String(repeating: "p", count: 200) }
+        for claim in 0..<10 {
+            let items: [WireValue] = (0..<(claim < 3 ? 200 : 20)).map { ["path": .string("\(long)/\(claim)-\($0)"), "access": "read", "options": 0] }
+            let granted = try world.call(world.user, "claim", ["purpose": .string("big-\(claim)"), "items": .array(items)])
+            #expect(granted["result"] != nil, "\(String(describing: granted["error"]))")
+        }
+        world.user.send(#"{"id":1,"method":"status"}"# + "\n")
+        guard let line = world.user.line() else {
+            Issue.record("no status reply")
+            return
+        }
+        #expect(line.utf8.count < 1 << 20)
+        let status = try WireValue(parsing: Array(line.utf8))
+        // Each claim shows 16 of its items; what does not fit is counted, not sent.
+        let shown = status["result"]?["claims"]?.arrayValue ?? []
+        let omitted = status["result"]?["omitted"]?["claims"]?.intValue ?? 0
+        #expect(shown.count >= 3 && omitted >= 1 && shown.count + Int(omitted) == 10, "\(shown.count) shown, \(omitted) omitted")
+        #expect(shown.prefix(3).allSatisfy { $0["items"]?.arrayValue?.count == 16 && $0["items_total"]?.intValue == 200 })
+    }
 }

@@ -60,6 +60,14 @@ package enum CoordinationPath {
         let a = ancestor.utf8, p = path.utf8
         guard p.count > a.count else { return false }
         if a.count == 1 { return true }  // "/"
+        // The arbiter compares every item of a claim with every held one: bytes, not characters
+        // (a generic `starts(with:)` over the UTF-8 views took 80 % of a 200-item claim's time).
+        let matched: Bool? = a.withContiguousStorageIfAvailable { prefix in
+            p.withContiguousStorageIfAvailable { whole in
+                memcmp(prefix.baseAddress!, whole.baseAddress!, prefix.count) == 0 && whole[prefix.count] == UInt8(ascii: "/")
+            }
+        } ?? nil
+        if let matched { return matched }
         guard p.starts(with: a) else { return false }
         return p[p.index(p.startIndex, offsetBy: a.count)] == UInt8(ascii: "/")
     }
@@ -71,11 +79,13 @@ package enum CoordinationPath {
 
     /// The strict ancestors of `path`, nearest first (`/a/b/c` → `/a/b`, `/a`, `/`).
     package static func ancestors(of path: String) -> [String] {
+        // On the UTF-8 bytes: "/" is ASCII, so its indices are the string's, and no grapheme
+        // breaking is needed to find it.
         var result: [String] = []
         var current = Substring(path)
-        while let slash = current.lastIndex(of: "/") {
+        while let slash = current.utf8.lastIndex(of: UInt8(ascii: "/")) {
             if slash == current.startIndex {
-                if current.count > 1 { result.append("/") }
+                if current.utf8.count > 1 { result.append("/") }
                 break
             }
             current = current[..<slash]

@@ -27,6 +27,7 @@ struct StatusCommand: ParsableCommand {
             var line = "  #\(claim["claim"]?.intValue ?? 0) \(claim["state"]?.stringValue ?? "?")"
             line += " pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?"))"
             line += " for \(claim["age_ms"]?.intValue ?? 0) ms: " + items.joined(separator: ", ")
+            if let total = claim["items_total"]?.intValue { line += " … (\(total) items)" }
             print(line)
             for waiting in claim["awaiting"]?.arrayValue ?? [] {
                 print(
@@ -46,6 +47,10 @@ struct StatusCommand: ParsableCommand {
         print("clients: \(clients.count)")
         for client in clients {
             print("  pid \(client["pid"]?.intValue ?? 0) (\(client["name"]?.stringValue ?? "?"))")
+        }
+        if let omitted = status["omitted"]?.objectValue, !omitted.isEmpty {
+            let counts = omitted.keys.sorted().map { "\(omitted[$0]?.intValue ?? 0) \($0)" }
+            print("(too much to show at once; left out: \(counts.joined(separator: ", ")))")
         }
     }
 }

@@ -1,8 +1,29 @@
 extension CoordinationArbiter {
-    /// The lock table, waiters and presenters, for `folio status` (debugging stuck claims).
-    package func status() -> WireValue {
+    /// The most a status reply holds, serialized: well inside the wire's 1 MiB frame, whatever the
+    /// state (256 claims of 256 items of 4 KiB paths are legal).
+    static let statusBudget = 512 << 10
+    /// The items shown of one claim (`items_total` says how many it has when there are more).
+    static let statusItemsPerClaim = 16
+
+    /// The lock table, waiters and presenters, for `folio status` (debugging stuck claims). For an
+    /// app (`visibleTo`: its client number) only its own client, claims and presenters, and of the
+    /// messages its claims wait on, not whose presenters they went to. What does not fit in
+    /// `statusBudget` bytes is left out and counted in `omitted`.
+    package func status(visibleTo viewer: UInt32? = nil) -> WireValue {
         perform { state in
             let now = ContinuousClock.now
+            var budget = Self.statusBudget
+            var omitted: [String: Int] = [:]
+            func admit(_ value: WireValue, _ list: String, into values: inout [WireValue]) {
+                let size = value.serialized().count + 1
+                guard size <= budget else {
+                    omitted[list, default: 0] += 1
+                    return
+                }
+                budget -= size
+                values.append(value)
+            }
+            func visible(_ client: UInt32) -> Bool { viewer == nil || viewer == client }
             func milliseconds(_ since: ContinuousClock.Instant) -> WireValue {
                 let elapsed = now - since
                 return .int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -11,32 +32,40 @@ extension CoordinationArbiter {
                 let record = state.clients[number]
                 return ["client": .int(Int64(number)), "pid": .int(Int64(record?.pid ?? 0)), "name": .string(record?.name ?? "?")]
             }
-            let claims: [WireValue] = state.queue.map { claim in
+            var clients: [WireValue] = []
+            for number in state.clients.keys.sorted() where visible(number) { admit(client(number), "clients", into: &clients) }
+            var claims: [WireValue] = []
+            for claim in state.queue where visible(claim.key.client) {
                 var value: [String: WireValue] = [
                     "claim": .int(Int64(claim.key.claim)), "owner": client(claim.key.client), "purpose": .string(claim.purpose),
                     "state": .string(claim.phase.rawValue), "age_ms": milliseconds(claim.submittedAt),
-                    "items": .array(claim.items.map { CoordinationWire.value(of: ClaimItem(path: $0.path, access: $0.access)) }),
+                    "items": .array(claim.items.prefix(Self.statusItemsPerClaim).map { CoordinationWire.value(of: ClaimItem(path: $0.path, access: $0.access)) }),
                 ]
+                if claim.items.count > Self.statusItemsPerClaim { value["items_total"] = .int(Int64(claim.items.count)) }
                 if let grantedAt = claim.grantedAt { value["held_ms"] = milliseconds(grantedAt) }
                 let awaiting: [WireValue] = claim.awaiting.keys.sorted().compactMap { token in
                     guard let record = state.tokens[token] else { return nil }
-                    return [
-                        "presenter": .int(Int64(record.presenter.presenter)), "owner": client(record.presenter.client),
-                        "message": .string("\(record.message)"), "waiting_ms": milliseconds(record.sentAt),
-                    ]
+                    var waiting: [String: WireValue] = ["message": .string("\(record.message)"), "waiting_ms": milliseconds(record.sentAt)]
+                    if visible(record.presenter.client) {
+                        waiting["presenter"] = .int(Int64(record.presenter.presenter))
+                        waiting["owner"] = client(record.presenter.client)
+                    }
+                    return .object(waiting)
                 }
                 if !awaiting.isEmpty { value["awaiting"] = .array(awaiting) }
-                return .object(value)
+                admit(.object(value), "claims", into: &claims)
             }
-            let presenters: [WireValue] = state.presenters.sorted { ($0.key.client, $0.key.presenter) < ($1.key.client, $1.key.presenter) }
-                .map { key, record in
-                    [
-                        "presenter": .int(Int64(key.presenter)), "owner": client(key.client),
-                        "path": record.path.map { .string($0) } ?? .null,
-                    ]
-                }
-            let clients: [WireValue] = state.clients.keys.sorted().map { client($0) }
-            return ["claims": .array(claims), "presenters": .array(presenters), "clients": .array(clients)]
+            var presenters: [WireValue] = []
+            for (key, record) in state.presenters.sorted(by: { ($0.key.client, $0.key.presenter) < ($1.key.client, $1.key.presenter) })
+            where visible(key.client) {
+                let value: WireValue = [
+                    "presenter": .int(Int64(key.presenter)), "owner": client(key.client), "path": record.path.map { .string($0) } ?? .null,
+                ]
+                admit(value, "presenters", into: &presenters)
+            }
+            var status: [String: WireValue] = ["claims": .array(claims), "presenters": .array(presenters), "clients": .array(clients)]
+            if !omitted.isEmpty { status["omitted"] = .object(omitted.mapValues { .int(Int64($0)) }) }
+            return .object(status)
         }
     }
 }

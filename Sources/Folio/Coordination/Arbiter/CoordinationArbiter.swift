@@ -286,16 +286,17 @@ package final class CoordinationArbiter: @unchecked Sendable {
     /// The key under which an item is locked: the outermost package enclosing it (or the package
     /// itself), else its own path.
     func conflictKey(_ path: String, _ state: inout ArbiterState) -> String {
-        var prefixEnd = path.startIndex
-        var start = path.startIndex
-        while start < path.endIndex {
-            let end = path[path.index(after: start)...].firstIndex(of: "/") ?? path.endIndex
-            let component = path[path.index(after: start)..<end]
-            if let dot = component.lastIndex(of: "."), dot != component.startIndex,
-                isPackageExtension(String(component[component.index(after: dot)...]), &state)
+        // On the UTF-8 bytes ("/" and "." are ASCII, so their indices are the string's).
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let first = bytes.index(after: start)
+            let end = bytes[first...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+            let component = bytes[first..<end]
+            if let dot = component.lastIndex(of: UInt8(ascii: ".")), dot != component.startIndex,
+                isPackageExtension(String(path[path.utf8.index(after: dot)..<end]), &state)
             {
-                prefixEnd = end
-                return String(path[..<prefixEnd])
+                return String(path[..<end])
             }
             start = end
         }
@@ -313,10 +314,10 @@ package final class CoordinationArbiter: @unchecked Sendable {
     /// The strict ancestors of `path` that are packages, nearest first.
     func enclosingPackages(of path: String, _ state: inout ArbiterState) -> [String] {
         CoordinationPath.ancestors(of: path).filter { ancestor in
-            guard let slash = ancestor.lastIndex(of: "/") else { return false }
-            let name = ancestor[ancestor.index(after: slash)...]
-            guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
-            return isPackageExtension(String(name[name.index(after: dot)...]), &state)
+            guard let slash = ancestor.utf8.lastIndex(of: UInt8(ascii: "/")) else { return false }
+            let name = ancestor[ancestor.utf8.index(after: slash)...]
+            guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return false }
+            return isPackageExtension(String(name[name.utf8.index(after: dot)...]), &state)
         }
     }
 
