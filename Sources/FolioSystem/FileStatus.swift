@@ -51,6 +51,14 @@ public struct FileStatus: Sendable, Hashable {
         self.init(st)
     }
 
+    /// Reads the status of the open file `descriptor` (`fstat`): what was opened, whatever the path
+    /// now names.
+    public init(of descriptor: FileDescriptor) throws(Errno) {
+        var st = stat()
+        _ = try valueOrErrno { fstat(descriptor.rawValue, &st) }
+        self.init(st)
+    }
+
     init(_ st: stat) {
         switch st.st_mode & S_IFMT {
         case S_IFREG: kind = .regular

@@ -113,9 +113,14 @@ extension UTType {
         return true
     }
 
+    /// The first `count` bytes of the regular file at `path`. The file was `lstat`ed as regular,
+    /// but another process may have swapped in a FIFO or a device since (`renameat2` with
+    /// `RENAME_EXCHANGE`): the open neither blocks (`O_NONBLOCK`) nor follows a link, and what was
+    /// opened is checked again before it is read.
     private static func readHead(path: FilePath, count: Int) -> [UInt8] {
-        guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) else { return [] }
+        guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking, .noFollow]) else { return [] }
         defer { try? fd.close() }
+        guard (try? FileStatus(of: fd))?.kind == .regular else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)
         let read = (try? buffer.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
         return Array(buffer[0..<read])

@@ -195,4 +195,51 @@ struct ProtocolAttackTests {
         #expect(shown.count >= 3 && omitted >= 1 && shown.count + Int(omitted) == 10, "\(shown.count) shown, \(omitted) omitted")
         #expect(shown.prefix(3).allSatisfy { $0["items"]?.arrayValue?.count == 16 && $0["items_total"]?.intValue == 200 })
     }
+
+    /// The app swaps a file with a FIFO between the daemon's `lstat` and its `open` (`renameat2`
+    /// with `RENAME_EXCHANGE`, in a loop, for 10 s) while asking for its content type: no thread of
+    /// the daemon blocks in `open`, every request is answered, and the user is served meanwhile.
+    @Test func aFIFOSwappedInDuringSniffingBlocksNothing() throws {
+        let world = try World("attack-fifo")
+        let folder = try world.container() + "/Documents"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let blob = folder + "/blob", fifo = folder + "/fifo"
+        _ = FileManager.default.createFile(atPath: blob, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64)))
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let swapper = Process()
+        swapper.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        swapper.arguments = [
+            "python3", "-c",
+            """
+            import ctypes, sys, time
+            libc = ctypes.CDLL(None, use_errno=True)
+            a, b = sys.argv[1].encode(), sys.argv[2].encode()
+            end = time.time() + 10
+            while time.time() < end:
+                libc.renameat2(-100, a, -100, b, 2)
+            """,
+            blob, fifo,
+        ]
+        try swapper.run()
+        defer { if swapper.isRunning { swapper.terminate() } }
+        var answered = 0, sniffedAsFile = 0
+        let end = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < end {
+            let reply = try world.call(world.app, "types.of", ["path": .string(blob)])
+            #expect(reply["result"] != nil || reply["error"] != nil)
+            answered += 1
+            if reply["result"]?["identifier"]?.stringValue == "public.png" { sniffedAsFile += 1 }
+            if answered % 50 == 0 {
+                let started = ContinuousClock.now
+                #expect(try world.call(world.user, "status", [:])["result"] != nil)
+                #expect(ContinuousClock.now - started < .seconds(1))
+            }
+        }
+        swapper.waitUntilExit()
+        #expect(answered > 100 && sniffedAsFile > 0, "\(answered) answered, \(sniffedAsFile) as the PNG")
+        // After the race the daemon's pools are free: a sniff of the file answers at once.
+        let started = ContinuousClock.now
+        #expect(try world.call(world.app, "types.of", ["path": .string(blob)])["result"] != nil)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
 }
