@@ -91,6 +91,14 @@ public final class DaemonProcess: @unchecked Sendable {
     @discardableResult
     public func stop() -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        // A daemon wedged in its shutdown (a thread blocked for good) is killed after 15 s, so a
+        // test that found such a defect fails instead of hanging the run.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning {
+            FileHandle.standardError.write(Data("DaemonProcess: the daemon (pid \(process.processIdentifier)) did not stop within 15 s of SIGTERM; killing it\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
