@@ -32,8 +32,9 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let paths = configuration.paths
     // First: a second daemon must fail before it touches the running one's database.
     let lock = try DaemonLock(paths: paths)
+    // Folio's folders are the user's alone (0700), whatever the umask; the database is 0600.
     for directory in [paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.stateDirectory, paths.configDirectory] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FolioPaths.makePrivateDirectory(directory)
     }
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"

@@ -15,9 +15,7 @@ final class DaemonLock: Sendable {
     ///
     /// - Throws: `DaemonError` when another daemon holds it.
     init(paths: FolioPaths) throws {
-        try FileManager.default.createDirectory(
-            atPath: paths.socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        _ = chmod(paths.socketDirectory, 0o700)
+        try FolioPaths.makePrivateDirectory(paths.socketDirectory)
         let descriptor = try SystemPackage.FileDescriptor.open(
             FilePath(paths.socketDirectory + "/daemon.lock"), .readWrite, options: [.create, .closeOnExec],
             permissions: [.ownerReadWrite])

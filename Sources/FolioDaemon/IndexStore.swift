@@ -1,3 +1,7 @@
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import FolioSync
 package import GRDB
 
@@ -10,6 +14,15 @@ package final class IndexStore: Sendable {
 
     /// Opens the database at `path` (its folder must exist), creating and migrating it as needed.
     package init(path: String) throws {
+        // Grants, recents, document names and the journal: the owner's alone, whatever the umask.
+        // SQLite gives the `-wal` and `-shm` files the database's mode; older ones are set too.
+        let created = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if created >= 0 { close(created) }
+        for file in [path, path + "-wal", path + "-shm"] where access(file, F_OK) == 0 {
+            guard chmod(file, 0o600) == 0 else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: file, NSLocalizedDescriptionKey: "cannot make \(file) private"])
+            }
+        }
         var configuration = Configuration()
         configuration.label = "folio.index"
         // The `folio drive` commands write the sync journal beside the daemon: a writer waits for

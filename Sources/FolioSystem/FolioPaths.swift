@@ -53,4 +53,14 @@ public struct FolioPaths: Sendable, Hashable {
     public var socketDirectory: String { runtimeDirectory + "/folio" }
     /// `$XDG_RUNTIME_DIR/folio/folio.sock`.
     public var socketPath: String { socketDirectory + "/folio.sock" }
+
+    /// Makes `path` (and missing parents) a folder only its owner may enter, whatever the umask:
+    /// Folio's own folders hold grants, names of documents, keys and sockets. An existing folder is
+    /// set to 0700 too.
+    public static func makePrivateDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard chmod(path, 0o700) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot make \(path) private: \(String(cString: strerror(errno)))"])
+        }
+    }
 }

@@ -7,7 +7,7 @@ extension DriveSync {
     /// (`folio drive`, the sync benchmark): its journal in a pool of its own on the index
     /// database, created and migrated when needed.
     package init(provider: any FileProvider, paths: FolioPaths = FolioPaths()) throws {
-        try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
+        try FolioPaths.makePrivateDirectory(paths.stateDirectory)
         try self.init(provider: provider, paths: paths, database: IndexStore(path: paths.indexDatabase).pool)
     }
 }
