@@ -242,4 +242,33 @@ struct ProtocolAttackTests {
         #expect(try world.call(world.app, "types.of", ["path": .string(blob)])["result"] != nil)
         #expect(ContinuousClock.now - started < .seconds(1))
     }
+
+    /// A grant follows its document, not its inode: after the granted file is deleted, a new file
+    /// that the file system gives the same inode (ext4 does so at once) is not granted, at the old
+    /// name or another.
+    @Test func aGrantDoesNotFollowAReusedInode() throws {
+        let world = try World("attack-inode")
+        let granted = try world.call(world.user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(world.secret), "write": true])
+        #expect(granted["result"] != nil, "\(granted)")
+        func claim(_ path: String) throws -> WireValue {
+            try world.call(world.app, "claim", ["purpose": "m", "items": [["path": .string(path), "access": "read", "options": 0]]])
+        }
+        let first = try claim(world.secret)
+        #expect(first["result"] != nil, "\(first)")
+        world.notify(world.app, "release", ["claim": first["id"] ?? .null])
+        var status = stat()
+        #expect(stat(world.secret, &status) == 0)
+        let inode = status.st_ino
+        for name in [world.secret, world.dir.path + "/Documents/other.txt"] {
+            #expect(unlink(world.secret) == 0 || errno == ENOENT)
+            try? FileManager.default.removeItem(atPath: name)
+            _ = FileManager.default.createFile(atPath: name, contents: Data("someone else's words".utf8))
+            var fresh = stat()
+            #expect(stat(name, &fresh) == 0)
+            try #require(fresh.st_ino == inode, "the file system did not reuse the inode; the attack cannot be tried here")
+            let refused = try claim(name)
+            #expect(refusal(refused).code == "denied", "\(name): \(refused)")
+            try FileManager.default.removeItem(atPath: name)
+        }
+    }
 }

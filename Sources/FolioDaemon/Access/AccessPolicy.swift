@@ -85,16 +85,30 @@ struct AccessPolicy: Sendable {
 
     /// A file grant for the item itself: same identity, or same device and inode.
     private func matchingGrant(app: String, path: String, status: FileStatus) -> Grant? {
-        let identity = (try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute))
-            .flatMap { $0.flatMap { String(validating: $0, as: UTF8.self) } }
+        let identity = Self.identity(of: path)
         for grant in grants.grants(of: app) where !grant.isFolder || status.kind == .directory {
-            let sameInode = grant.reference.device == status.device && grant.reference.inode == status.inode
-            let sameIdentity = identity != nil && identity == grant.reference.identity
-            guard sameInode || sameIdentity else { continue }
+            guard Self.isGrantedItem(grant.reference, identity: identity, status: status) else { continue }
             if grant.path != path { grants.relocate(grant, to: path) }
             return grant
         }
         return nil
+    }
+
+    /// The item's identity attribute, if it has one.
+    private static func identity(of path: String) -> String? {
+        (try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute)).flatMap { $0.flatMap { String(validating: $0, as: UTF8.self) } }
+    }
+
+    /// Whether the item (its identity attribute, its status) is the one a grant was made for. A grant
+    /// follows the item's identity, which stays with it across renames and safe saves; a file
+    /// system reuses a deleted file's inode at once, so the inode alone decides only for an item
+    /// that could not be given an identity (the grant's identity is then the inode form), and never
+    /// for one that has an identity of its own.
+    private static func isGrantedItem(_ reference: ItemReference, identity: String?, status: FileStatus) -> Bool {
+        if reference.identity.hasPrefix("inode-") {
+            return identity == nil && reference.device == status.device && reference.inode == status.inode
+        }
+        return identity == reference.identity
     }
 
     /// A folder grant for one of the path's folders (the path is canonical: its folders are real).
@@ -104,7 +118,9 @@ struct AccessPolicy: Sendable {
         var current = (path as NSString).deletingLastPathComponent
         while true {
             if let status = try? FileStatus(path: FilePath(current), followSymlinks: true),
-                let grant = folders.first(where: { $0.reference.device == status.device && $0.reference.inode == status.inode })
+                folders.contains(where: { $0.reference.device == status.device && $0.reference.inode == status.inode }),
+                case let identity = Self.identity(of: current),
+                let grant = folders.first(where: { Self.isGrantedItem($0.reference, identity: identity, status: status) })
             {
                 if grant.path != current { grants.relocate(grant, to: current) }
                 return grant
