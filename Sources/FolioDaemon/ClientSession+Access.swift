@@ -22,10 +22,21 @@ extension ClientSession {
         RequestRoute(BookmarkCreate.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.createBookmark(request) },
         RequestRoute(BookmarkResolve.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.resolveBookmark(request) },
         RequestRoute(BookmarkValues.self, on: .quick) { session, request, _ throws(CoordinationFailure) in
-            guard let values = BookmarkService.storedValues(request.bytes, key: try session.context.access.key()) else {
+            guard let bookmark = try? Bookmark(decoding: request.bytes, key: try session.context.access.key()) else {
                 throw CoordinationFailure(kind: .corrupt, message: "not valid bookmark data")
             }
-            return ["values": .object(values)]
+            // An app reads the values of its own bookmarks, and of the user's tools' bookmarks of
+            // items it may read; another app's are not its to read.
+            if let app = session.app {
+                if let owner = bookmark.app {
+                    guard owner == app else {
+                        throw CoordinationFailure(kind: .denied, message: "this bookmark data belongs to another app", code: CocoaError.Code.fileReadNoPermission.rawValue)
+                    }
+                } else {
+                    try session.context.access.require(app: app, path: bookmark.path, write: false)
+                }
+            }
+            return ["values": .object(bookmark.values)]
         },
         RequestRoute(PickerRequest.self, on: .quick) { session, request, id throws(CoordinationFailure) in
             guard let id else { throw CoordinationFailure(kind: .invalid, message: "picker.pick is a request: give it an id") }
@@ -104,7 +115,7 @@ extension ClientSession {
             return BookmarkData(
                 try BookmarkService.make(
                     path: decision?.path ?? request.path, options: request.options ?? 0,
-                    keys: Set((request.keys ?? []).map(URLResourceKey.init(rawValue:))), base: request.base, key: try access.key()))
+                    keys: Set((request.keys ?? []).map(URLResourceKey.init(rawValue:))), base: request.base, key: try access.key(), app: app))
         } catch let failure as CoordinationFailure {
             throw failure
         } catch {
@@ -116,9 +127,11 @@ extension ClientSession {
         let access = context.access
         let resolution: BookmarkService.Resolution
         do {
-            resolution = try BookmarkService.resolve(request.bytes, base: request.base, key: try access.key())
+            resolution = try BookmarkService.resolve(request.bytes, base: request.base, key: try access.key(), app: app)
         } catch let failure as CoordinationFailure {
             throw failure
+        } catch let error as CocoaError where error.code == .fileReadNoPermission {
+            throw CoordinationFailure(kind: .denied, message: error.localizedDescription, code: error.code.rawValue)
         } catch let error as CocoaError where error.code == .fileReadCorruptFile {
             throw CoordinationFailure(kind: .corrupt, message: error.localizedDescription)
         } catch {

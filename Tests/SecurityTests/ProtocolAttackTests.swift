@@ -13,6 +13,7 @@ import Testing
 @Suite("Attacks: an app on the protocol", .serialized, .elasticPool)
 struct ProtocolAttackTests {
     static let mallory = "com.example.Mallory"
+    static let victim = "com.example.Victim"
 
     /// A daemon with one registered app, a user's document the app holds no grant to, and a raw
     /// connection for the app and one for the user's own tools.
@@ -28,9 +29,11 @@ struct ProtocolAttackTests {
         init(_ name: String) throws {
             dir = try TemporaryDirectory(name)
             let environment = dir.xdgEnvironment()
-            let manifest = try dir.write("mallory.json", #"{"CFBundleIdentifier": "\#(ProtocolAttackTests.mallory)", "CFBundleName": "Mallory"}"#)
-            let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)
-            guard registered.status == 0 else { throw TestFailure("register: \(registered.stderr)") }
+            for app in [ProtocolAttackTests.mallory, ProtocolAttackTests.victim] {
+                let manifest = try dir.write("\(app).json", #"{"CFBundleIdentifier": "\#(app)", "CFBundleName": "\#(app)"}"#)
+                let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)
+                guard registered.status == 0 else { throw TestFailure("register \(app): \(registered.stderr)") }
+            }
             secret = try dir.write("Documents/diary.txt", "the user's words").path
             daemon = try DaemonProcess(environment: environment)
             socket = try daemon.waitForListening()
@@ -270,5 +273,37 @@ struct ProtocolAttackTests {
             #expect(refusal(refused).code == "denied", "\(name): \(refused)")
             try FileManager.default.removeItem(atPath: name)
         }
+    }
+
+    /// Bookmarks are their app's: another app can neither resolve one nor read the values stored
+    /// in it, and an app reads the values of the user's bookmarks only for items it may read.
+    @Test func anotherAppsBookmarksAreNotThisAppsToRead() throws {
+        let world = try World("attack-bookmarks")
+        let victim = try RawClient(socket: world.socket)
+        #expect(try world.call(victim, "hello", ["protocol": 1, "app": .string(ProtocolAttackTests.victim)])["result"] != nil)
+        guard let container = try world.call(victim, "app.container", [:])["result"]?["path"]?.stringValue else {
+            Issue.record("no container")
+            return
+        }
+        let letter = container + "/Documents/letter.txt"
+        try FileManager.default.createDirectory(atPath: (letter as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: letter, contents: Data("private".utf8))
+        let made = try world.call(victim, "bookmark.create", ["path": .string(letter), "keys": ["NSURLFileSizeKey"]])
+        guard let data = made["result"]?["data"]?.stringValue else {
+            Issue.record("no bookmark: \(made)")
+            return
+        }
+        // The victim itself uses it.
+        #expect(try world.call(victim, "bookmark.resolve", ["data": .string(data)])["result"]?["path"]?.stringValue == letter)
+        #expect(try world.call(victim, "bookmark.values", ["data": .string(data)])["result"]?["values"] != nil)
+        // Mallory, handed the data, gets nothing.
+        let resolved = try world.call(world.app, "bookmark.resolve", ["data": .string(data)])
+        #expect(refusal(resolved).code == "denied" && !String(decoding: resolved.serialized(), as: UTF8.self).contains("letter"), "\(resolved)")
+        let values = try world.call(world.app, "bookmark.values", ["data": .string(data)])
+        #expect(refusal(values).code == "denied" && values["result"] == nil, "\(values)")
+        // A bookmark the user's tools made of the user's document: its values are not Mallory's either.
+        let users = try world.call(world.user, "bookmark.create", ["path": .string(world.secret)])
+        let usersValues = try world.call(world.app, "bookmark.values", ["data": users["result"]?["data"] ?? .null])
+        #expect(refusal(usersValues).code == "denied", "\(usersValues)")
     }
 }

@@ -17,6 +17,10 @@ package struct Bookmark: Sendable, Equatable {
     package var created: Double
     package var options: UInt
     package var values: [String: WireValue]
+    /// The app that made it through the daemon (nil: the user's own tools, or no daemon). As on
+    /// Apple's systems, a security-scoped bookmark is its app's: another app cannot resolve it or
+    /// read its values.
+    package var app: String?
 
     /// Where the item was and how to recognise it.
     package var reference: ItemReference { ItemReference(path: path, identity: identity, device: device, inode: inode) }
@@ -32,6 +36,7 @@ package struct Bookmark: Sendable, Equatable {
             "options": .int(Int64(options)), "values": .object(values),
         ]
         if let relativePath { object["relative"] = .string(relativePath) }
+        if let app { object["app"] = .string(app) }
         let payload = WireValue.object(object).serialized()
         var bytes = Self.magic
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { bytes.append(contentsOf: $0) }
@@ -70,11 +75,16 @@ package struct Bookmark: Sendable, Equatable {
         created = value["created"].flatMap { if case .double(let d) = $0 { d } else { $0.intValue.map(Double.init) } } ?? 0
         self.options = UInt(options)
         values = value["values"]?.objectValue ?? [:]
+        switch value["app"] {
+        case nil, .null?: app = nil
+        case .string(let owner)? where WireCheck.isValidApp(owner): app = owner
+        default: throw refuse("a malformed app")
+        }
     }
 
     package init(
         path: String, relativePath: String?, identity: String, device: UInt64, inode: UInt64, isDirectory: Bool, created: Double,
-        options: UInt, values: [String: WireValue]
+        options: UInt, values: [String: WireValue], app: String? = nil
     ) {
         self.path = path
         self.relativePath = relativePath
@@ -85,5 +95,6 @@ package struct Bookmark: Sendable, Equatable {
         self.created = created
         self.options = options
         self.values = values
+        self.app = app
     }
 }

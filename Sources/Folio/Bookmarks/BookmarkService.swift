@@ -24,7 +24,7 @@ package enum BookmarkService {
     /// Signed bookmark data for the item at `path` (normalized), storing the values of `keys`.
     ///
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
-    package static func make(path: String, options: UInt, keys: Set<URLResourceKey>?, base: String?, key: BookmarkKey) throws -> Data {
+    package static func make(path: String, options: UInt, keys: Set<URLResourceKey>?, base: String?, key: BookmarkKey, app: String? = nil) throws -> Data {
         let status: FileStatus
         do { status = try FileStatus(path: FilePath(path), followSymlinks: true) } catch {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
@@ -46,7 +46,7 @@ package enum BookmarkService {
         }
         let bookmark = Bookmark(
             path: path, relativePath: relative, identity: identity, device: status.device, inode: status.inode,
-            isDirectory: status.kind == .directory, created: Date().timeIntervalSince1970, options: options, values: values)
+            isDirectory: status.kind == .directory, created: Date().timeIntervalSince1970, options: options, values: values, app: app)
         return bookmark.encoded(key: key)
     }
 
@@ -54,8 +54,9 @@ package enum BookmarkService {
     ///
     /// - Throws: `CocoaError.fileReadCorruptFile` for data that is damaged, edited or not this user's;
     ///   `CocoaError.fileNoSuchFile` when the item is gone.
-    package static func resolve(_ data: Data, base: String?, key: BookmarkKey) throws -> Resolution {
+    package static func resolve(_ data: Data, base: String?, key: BookmarkKey, app: String? = nil) throws -> Resolution {
         let bookmark = try Bookmark(decoding: data, key: key)
+        try checkOwner(bookmark, app: app)
         var expected = bookmark.path
         if let relative = bookmark.relativePath, let base {
             expected = CoordinationPath.normalize(relative, base: base)
@@ -72,6 +73,13 @@ package enum BookmarkService {
     /// The values stored in checked bookmark data, by resource key name; nil for data that is not valid.
     package static func storedValues(_ data: Data, key: BookmarkKey) -> [String: WireValue]? {
         (try? Bookmark(decoding: data, key: key))?.values
+    }
+
+    /// Refuses bookmark data that `app` (nil: the user's own tools, which may use any) did not make:
+    /// another app's bookmark is not this app's to resolve or read.
+    package static func checkOwner(_ bookmark: Bookmark, app: String?) throws {
+        guard let app, let owner = bookmark.app, owner != app else { return }
+        throw CocoaError(.fileReadNoPermission, userInfo: [NSLocalizedDescriptionKey: "this bookmark data belongs to another app"])
     }
 
     /// Resource values from stored ones.

@@ -150,7 +150,7 @@ enum PickerChoice {
     private static func writeReference(to path: String, app: String, access: AccessService) throws(CoordinationFailure) {
         do {
             let container = try access.catalog.container(app)
-            let bookmark = try BookmarkService.make(path: path, options: 0, keys: nil, base: nil, key: try access.key())
+            let bookmark = try BookmarkService.make(path: path, options: 0, keys: nil, base: nil, key: try access.key(), app: app)
             let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
             let document: WireValue = [
                 "path": .string(path), "name": .string((path as NSString).lastPathComponent), "bookmark": .string(bookmark.base64EncodedString()),
