@@ -137,7 +137,12 @@ extension ClientSession {
         } catch {
             throw CoordinationFailure(kind: .notFound, message: (error as NSError).localizedDescription)
         }
-        try access.require(app: app, path: resolution.path, write: false)
+        do {
+            try access.require(app: app, path: resolution.path, write: false)
+        } catch {
+            // Not where the item is now: that is what the app may not learn.
+            throw CoordinationFailure(kind: .denied, message: "\(app ?? "this app") may not reach the bookmarked item", code: error.code)
+        }
         let writable = app.map { access.policy.check(app: $0, path: resolution.path, write: true).allowed } ?? true
         return BookmarkResolution(
             path: resolution.path, stale: resolution.isStale, directory: resolution.isDirectory, readOnly: resolution.isReadOnly || !writable)

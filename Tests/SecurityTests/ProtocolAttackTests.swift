@@ -305,5 +305,10 @@ struct ProtocolAttackTests {
         let users = try world.call(world.user, "bookmark.create", ["path": .string(world.secret)])
         let usersValues = try world.call(world.app, "bookmark.values", ["data": users["result"]?["data"] ?? .null])
         #expect(refusal(usersValues).code == "denied", "\(usersValues)")
+        // Nor may it learn where that document is now: after a rename, resolving tells nothing.
+        let renamed = world.dir.path + "/Documents/renamed-diary.txt"
+        #expect(rename(world.secret, renamed) == 0)
+        let usersResolved = try world.call(world.app, "bookmark.resolve", ["data": users["result"]?["data"] ?? .null])
+        #expect(refusal(usersResolved).code == "denied" && !refusal(usersResolved).message.contains("renamed"), "\(usersResolved)")
     }
 }
