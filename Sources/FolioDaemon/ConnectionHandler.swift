@@ -22,6 +22,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var closing = false
     /// A frame's request runs on a blocking pool; later frames wait for it.
     private var busy = false
+    /// Whether the channel reads (`autoRead`): see `updateReading`.
+    private var isReading = true
 
     /// For an app's own socket: the app every connection on it is.
     private let forcedApp: String?
@@ -87,11 +89,22 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     /// Handles the complete frames received, in order. A frame whose request blocks runs on its
     /// pool; until it is done, later frames of this connection wait (and reading stops, so a client
-    /// cannot queue without bound), while every other connection goes on.
+    /// cannot queue without bound), while every other connection goes on. So do frames of a client
+    /// that does not read its replies: once the replies waiting for it pass the channel's high-water
+    /// mark, its requests wait (and reading stops) until it has read them.
     private func drain(context: ChannelHandlerContext) {
         guard !closing, !busy, let session, pending != nil else { return }
         var replies: [WireValue] = []
         while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+            if replies.count >= 64 {
+                session.write(replies)
+                replies = []
+            }
+            guard context.channel.isWritable else {
+                session.write(replies)
+                updateReading(context: context)
+                return
+            }
             let length = newline - pending!.readerIndex
             let frame = pending!.readSlice(length: length)!
             pending!.moveReaderIndex(forwardBy: 1)
@@ -116,10 +129,25 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         session.write(replies)
     }
 
+    /// Reads from the client only while no request of it runs on a pool and its replies are being
+    /// read (the channel is writable).
+    private func updateReading(context: ChannelHandlerContext) {
+        let reading = !busy && context.channel.isWritable
+        guard reading != isReading else { return }
+        isReading = reading
+        context.channel.setOption(ChannelOptions.autoRead, value: reading).whenFailure { _ in }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        updateReading(context: context)
+        if context.channel.isWritable { drain(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
     /// Runs a request on its pool, then writes its replies and goes on with the frames after it.
     private func runBlocking(_ request: PreparedRequest, context: ChannelHandlerContext, session: ClientSession) {
         busy = true
-        context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        updateReading(context: context)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         self.context.pools.run(request.placement, on: context.eventLoop) { session.run(request) }.whenComplete { result in
             let (this, context) = loopBound.value
@@ -137,7 +165,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             }
             if close { return this.closeAfter(replies, context: context, session: session) }
             session.write(replies)
-            context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            this.updateReading(context: context)
             this.drain(context: context)
         }
     }

@@ -311,4 +311,67 @@ struct ProtocolAttackTests {
         let usersResolved = try world.call(world.app, "bookmark.resolve", ["data": users["result"]?["data"] ?? .null])
         #expect(refusal(usersResolved).code == "denied" && !refusal(usersResolved).message.contains("renamed"), "\(usersResolved)")
     }
+
+    /// The daemon's resident memory, in bytes.
+    private func residentBytes(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+    }
+
+    /// A client that sends requests and never reads the replies: once its unread replies pass the
+    /// channel's high-water mark the daemon stops reading from it, so its memory stays bounded
+    /// (here: under 40 MB more after 5 s of flooding), and it serves everyone else meanwhile.
+    @Test func aClientThatNeverReadsCannotGrowTheDaemon() throws {
+        let world = try World("attack-memory")
+        let pid = world.daemon.process.processIdentifier
+        let before = residentBytes(pid)
+        let flooder = try RawClient(socket: world.socket)
+        #expect(flooder.call(#"{"id":1,"method":"hello","params":{"protocol":1}}"#).contains("result"))
+        // Nonblocking writes: once the daemon stops reading, the socket fills and the flood waits.
+        _ = fcntl(flooder.fd, F_SETFL, fcntl(flooder.fd, F_GETFL) | O_NONBLOCK)
+        let frame = Array(String(repeating: #"{"id":2,"method":"status"}"# + "\n", count: 256).utf8)
+        let end = ContinuousClock.now + .seconds(5)
+        var sent = 0
+        while ContinuousClock.now < end {
+            let written = frame.withUnsafeBytes { Glibc.send(flooder.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { sent += written } else { usleep(1_000) }
+        }
+        let after = residentBytes(pid)
+        #expect(after - before < 40 << 20, "the daemon grew from \(before >> 20) MB to \(after >> 20) MB after \(sent) bytes of requests")
+        let started = ContinuousClock.now
+        #expect(try world.call(world.user, "status", [:])["result"] != nil)
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    /// One connection cannot make the daemon hold unbounded claims: past 1,024 held or waiting,
+    /// a claim is refused with a clear error, and ending claims makes room again.
+    @Test func claimsPerConnectionAreBounded() throws {
+        let world = try World("attack-claims")
+        let held = try world.call(world.user, "claim", ["purpose": "holder", "items": [["path": .string(world.secret), "access": "write", "options": 0]]])
+        #expect(held["result"] != nil)
+        let greedy = try RawClient(socket: world.socket)
+        #expect(try world.call(greedy, "hello", ["protocol": 1])["result"] != nil)
+        var batch = ""
+        // Claim numbers of their own (the world's requests count from 100).
+        for number in 5_001...6_024 {
+            batch += #"{"id":\#(number),"method":"claim","params":{"purpose":"greedy","items":[{"path":"\#(world.secret)","access":"read","options":0}]}}"# + "\n"
+        }
+        greedy.send(batch)
+        let refused = try world.call(greedy, "claim", ["purpose": "greedy", "items": [["path": .string(world.secret), "access": "read", "options": 0]]])
+        #expect(refusal(refused).message.contains("1024 claims already"), "\(refused)")
+        // Releasing the holder grants the 1,024 waiting claims; releasing them makes room again.
+        world.notify(world.user, "release", ["claim": held["id"] ?? .null])
+        var granted = 0
+        while granted < 1024, let line = greedy.line() {
+            if line.contains(#""result":{"paths""#) { granted += 1 }
+        }
+        #expect(granted == 1024)
+        var releases = ""
+        for number in 5_001...6_024 { releases += #"{"method":"release","params":{"claim":\#(number)}}"# + "\n" }
+        greedy.send(releases)
+        let again = try world.call(greedy, "claim", ["purpose": "greedy", "items": [["path": .string(world.secret), "access": "read", "options": 0]]])
+        #expect(again["result"] != nil, "\(again)")
+    }
 }

@@ -33,6 +33,8 @@ final class Claim {
     let sequence: UInt64
     var items: [ItemState]
     var includesContents = false
+    /// The bytes of its paths and purpose, counted against its client's bound.
+    var bytes = 0
     var phase = Phase.waiting
     let submittedAt = ContinuousClock.now
     var grantedAt: ContinuousClock.Instant?
@@ -74,6 +76,10 @@ struct ClientRecord {
     let sink: any ArbiterClient
     var pid: Int32
     var name: String
+    /// The claims it holds or waits for, and the bytes of their paths and purposes (bounded: see
+    /// `CoordinationArbiter.maximumClaimsPerClient`).
+    var claims = 0
+    var claimBytes = 0
 }
 
 /// Everything the arbiter knows, guarded by its lock.

@@ -116,6 +116,12 @@ package final class CoordinationArbiter: @unchecked Sendable {
         }
     }
 
+    /// The most claims one client may hold or wait for at once (Apple's coordinators rarely hold
+    /// more than a few; the bound keeps one connection from growing the daemon without end).
+    static let maximumClaimsPerClient = 1024
+    /// The most bytes of paths (and purposes) one client's claims may name at once.
+    static let maximumClaimBytesPerClient = 16 << 20
+
     /// Queues a claim. The client hears `granted` or `failed` later.
     package func submit(_ request: ClaimRequest, from client: UInt32) throws(CoordinationFailure) {
         try performThrowing { (state: inout ArbiterState) throws(CoordinationFailure) in
@@ -127,12 +133,26 @@ package final class CoordinationArbiter: @unchecked Sendable {
                 throw CoordinationFailure(kind: .invalid, message: "claim \(request.claim) is already in use")
             }
             guard !request.items.isEmpty else { throw CoordinationFailure(kind: .invalid, message: "a claim needs items") }
+            // One connection cannot make the daemon hold unbounded state.
+            let bytes = request.items.reduce(request.purpose.utf8.count) { $0 + $1.path.utf8.count }
+            guard let record = state.clients[client], record.claims < Self.maximumClaimsPerClient else {
+                throw CoordinationFailure(
+                    kind: .invalid, message: "this connection holds or waits for \(Self.maximumClaimsPerClient) claims already, the most one may")
+            }
+            guard record.claimBytes + bytes <= Self.maximumClaimBytesPerClient else {
+                throw CoordinationFailure(
+                    kind: .invalid,
+                    message: "this connection's claims name \(Self.maximumClaimBytesPerClient >> 20) MiB of paths already, the most one may")
+            }
+            state.clients[client]?.claims += 1
+            state.clients[client]?.claimBytes += bytes
             let presenter = request.presenter.map { PresenterKey(client: client, presenter: $0) }
             state.sequence += 1
             let claim = Claim(
                 key: key, purpose: request.purpose, presenter: presenter, sequence: state.sequence,
                 items: request.items.map { ItemState(path: $0.path, access: $0.access, key: conflictKey($0.path, &state)) })
             claim.includesContents = request.includesContents
+            claim.bytes = bytes
             state.claims[key] = claim
             state.queue.append(claim)
             pump(&state)
@@ -341,6 +361,8 @@ package final class CoordinationArbiter: @unchecked Sendable {
     /// Removes a claim from the table, orphans its unanswered messages and runs its reacquirers.
     func end(_ claim: Claim, state: inout ArbiterState) {
         state.claims[claim.key] = nil
+        state.clients[claim.key.client]?.claims -= 1
+        state.clients[claim.key.client]?.claimBytes -= claim.bytes
         if let index = state.queue.firstIndex(where: { $0 === claim }) { state.queue.remove(at: index) }
         for token in claim.awaiting.keys { state.tokens[token]?.claim = nil }
         claim.awaiting.removeAll()
