@@ -22,6 +22,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var closing = false
     /// A frame's request runs on a blocking pool; later frames wait for it.
     private var busy = false
+    /// Set while `drain` runs.
+    private var draining = false
     /// Whether the channel reads (`autoRead`): see `updateReading`.
     private var isReading = true
 
@@ -93,17 +95,25 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// that does not read its replies: once the replies waiting for it pass the channel's high-water
     /// mark, its requests wait (and reading stops) until it has read them.
     private func drain(context: ChannelHandlerContext) {
-        guard !closing, !busy, let session, pending != nil else { return }
+        // Not re-entered: a write below may flush at once and report the channel writable again
+        // (`channelWritabilityChanged`) while this loop still holds `pending`.
+        guard !closing, !busy, !draining, let session, pending != nil else { return }
+        draining = true
+        defer { draining = false }
         var replies: [WireValue] = []
         while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
             if replies.count >= 64 {
                 session.write(replies)
                 replies = []
             }
-            guard context.channel.isWritable else {
+            if !context.channel.isWritable {
                 session.write(replies)
-                updateReading(context: context)
-                return
+                replies = []
+                // The write may have gone out at once; else wait for the client to read.
+                guard context.channel.isWritable else {
+                    updateReading(context: context)
+                    return
+                }
             }
             let length = newline - pending!.readerIndex
             let frame = pending!.readSlice(length: length)!
@@ -139,8 +149,10 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        updateReading(context: context)
-        if context.channel.isWritable { drain(context: context) }
+        if !draining {
+            updateReading(context: context)
+            if context.channel.isWritable { drain(context: context) }
+        }
         context.fireChannelWritabilityChanged()
     }
 

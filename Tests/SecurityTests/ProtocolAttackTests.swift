@@ -168,7 +168,7 @@ struct ProtocolAttackTests {
     }
 
     /// `status` shows an app only its own client, claims and presenters; and no legal state makes
-    /// the reply outgrow a frame (ten claims of 20 to 200 items with 4,000-byte paths would be 3 MB).
+    /// the reply outgrow a frame (ten claims of 20 to 40 items with 4,000-byte paths would be 1 MB).
     @Test func statusShowsAnAppOnlyItsOwnAndNeverOutgrowsAFrame() throws {
         let world = try World("attack-status")
         #expect(try world.call(world.user, "presenter.add", ["presenter": 4, "purpose": "u", "path": .string(world.secret)])["result"] != nil)
@@ -181,7 +181,7 @@ struct ProtocolAttackTests {
         var long = world.dir.path
         while long.utf8.count < 3_700 { long += "/" + String(repeating: "p", count: 200) }
         for claim in 0..<10 {
-            let items: [WireValue] = (0..<(claim < 3 ? 200 : 20)).map { ["path": .string("\(long)/\(claim)-\($0)"), "access": "read", "options": 0] }
+            let items: [WireValue] = (0..<(claim < 3 ? 40 : 20)).map { ["path": .string("\(long)/\(claim)-\($0)"), "access": "read", "options": 0] }
             let granted = try world.call(world.user, "claim", ["purpose": .string("big-\(claim)"), "items": .array(items)])
             #expect(granted["result"] != nil, "\(String(describing: granted["error"]))")
         }
@@ -196,7 +196,7 @@ struct ProtocolAttackTests {
         let shown = status["result"]?["claims"]?.arrayValue ?? []
         let omitted = status["result"]?["omitted"]?["claims"]?.intValue ?? 0
         #expect(shown.count >= 3 && omitted >= 1 && shown.count + Int(omitted) == 10, "\(shown.count) shown, \(omitted) omitted")
-        #expect(shown.prefix(3).allSatisfy { $0["items"]?.arrayValue?.count == 16 && $0["items_total"]?.intValue == 200 })
+        #expect(shown.prefix(3).allSatisfy { $0["items"]?.arrayValue?.count == 16 && $0["items_total"]?.intValue == 40 })
     }
 
     /// The app swaps a file with a FIFO between the daemon's `lstat` and its `open` (`renameat2`
