@@ -49,9 +49,20 @@ package struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringCon
         self.region = region
     }
 
-    /// The configuration for people: the kind and location, never the secret.
+    /// `url` without the user and password it may carry (`https://alice:pass@host/`), and them.
+    package static func splittingCredentials(from url: String) -> (url: String, user: String?, password: String?) {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return (url, nil, nil) }
+        let user = components.user, password = components.password
+        components.user = nil
+        components.password = nil
+        return (components.string ?? url, user, password)
+    }
+
+    /// The configuration for people: the kind and location, never the secret (nor a password an
+    /// older configuration kept in its URL).
     package var description: String {
-        switch kind {
+        let url = Self.splittingCredentials(from: url).url
+        return switch kind {
         case .webdav: "WebDAV \(url)" + (user.map { " as \($0)" } ?? "")
         case .s3: "S3 \(url) bucket \(bucket ?? "?")" + (prefix.map { "/\($0)" } ?? "") + (user.map { " with key \($0)" } ?? "")
         case .folder: "folder \(url)"
@@ -75,7 +86,7 @@ package struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringCon
 
     /// Saves the configuration, and the secret sealed beside it (removed when nil).
     package func save(secret: String?, _ paths: FolioPaths = FolioPaths()) throws {
-        try FileManager.default.createDirectory(atPath: paths.configDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FolioPaths.makePrivateDirectory(paths.configDirectory)
         if let secret {
             try SecretBox.store(secret, at: Self.secretPath(paths), keyPath: SecretBox.keyPath(paths))
         } else {

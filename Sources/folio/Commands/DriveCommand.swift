@@ -31,7 +31,12 @@ struct DriveCommand: AsyncParsableCommand {
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
-            let secret = environment["FOLIO_PASSWORD"]
+            // Credentials in the URL go where the secret goes (sealed), never into drive.json.
+            let (location, urlUser, urlPassword) = kind == "webdav" || kind == "s3"
+                ? DriveConfiguration.splittingCredentials(from: self.location) : (self.location, nil, nil)
+            if urlPassword != nil { printError("folio drive setup: the password in the URL is kept sealed, not in the configuration") }
+            let user = user ?? urlUser
+            let secret = environment["FOLIO_PASSWORD"] ?? urlPassword
             let configuration: DriveConfiguration
             switch kind {
             case "webdav":
