@@ -3,6 +3,7 @@ import FolioSystem
 package import Foundation
 package import GRDB
 import Logging
+import SystemPackage
 
 /// The user's drive as the daemon and the `folio drive` commands sync it: the replica
 /// `$XDG_DATA_HOME/folio/Drive`, the journal in the index database, the version store, and one
@@ -37,7 +38,42 @@ package struct DriveSync: Sendable {
     package func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
         let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
-        return try await engine.sync(confirmingDeletions: confirmingDeletions)
+        // Every user of the staging folder (a pass, a download, an eviction) holds the lock, so
+        // what is there now was left by one that was killed: it goes, before the pass and after.
+        _ = try? await sweepStaging()
+        let outcome: Result<SyncReport, any Error>
+        do { outcome = .success(try await engine.sync(confirmingDeletions: confirmingDeletions)) } catch { outcome = .failure(error) }
+        _ = try? await sweepStaging()
+        return try outcome.get()
+    }
+
+    /// The staging folder, where transfers write before a file takes its place.
+    package static func stagingDirectory(_ paths: FolioPaths) -> String { paths.driveDirectory + "/" + LocalReplica.stagingName }
+
+    /// What the staging folder holds: files left by transfers that were killed (none while no
+    /// transfer runs).
+    package func stagingLeftovers() async throws -> (files: Int, bytes: Int64) {
+        let folder = Self.stagingDirectory(paths)
+        return try await SyncFileWork.run {
+            var files = 0, bytes: Int64 = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                files += 1
+                bytes += (try? FileStatus(path: FilePath(folder + "/" + name)))?.size ?? 0
+            }
+            return (files, bytes)
+        }
+    }
+
+    /// Removes everything in the staging folder (the caller holds the drive's lock).
+    private func sweepStaging() async throws -> Int {
+        let folder = Self.stagingDirectory(paths)
+        return try await SyncFileWork.run {
+            var removed = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                if (try? FileManager.default.removeItem(atPath: folder + "/" + name)) != nil { removed += 1 }
+            }
+            return removed
+        }
     }
 
     /// Makes the next pass a merge that deletes nothing (see ``SyncEngine/repair()``).

@@ -166,6 +166,12 @@ struct DriveCommand: AsyncParsableCommand {
                 var counts: [DriveItemStatus.State: Int] = [:]
                 for (_, item) in items { counts[item.state, default: 0] += 1 }
                 print("files: \(counts[.local] ?? 0) local, \(counts[.cloud] ?? 0) in the cloud, \(counts[.uploading] ?? 0) waiting to upload")
+                let leftovers = try await drive.stagingLeftovers()
+                if leftovers.files > 0 {
+                    print("staging: \(leftovers.files) files (\(leftovers.bytes) bytes) left by interrupted transfers; the next pass removes them")
+                } else {
+                    print("staging: empty")
+                }
                 let errors = items.filter { $0.1.error != nil }
                 if !errors.isEmpty { print("errors: \(errors.count) (folio drive status PATH shows them)") }
                 return
