@@ -110,6 +110,9 @@ extension CoordinationArbiter {
     private func externalChange(_ path: String, _ state: inout ArbiterState) {
         guard !isCoordinated(path, &state) else { return }
         let stamp = ItemStamp(path: path)
+        // Gone by the time its late write event is read (moved or deleted since): the event for
+        // that says what happened; a change reported now would be one too many.
+        guard stamp.exists else { return }
         guard state.stamps[path] != stamp else { return }
         recordStamp(path, stamp, &state)
         if !stamp.isDirectory || isPackagePath(path, &state) { tellPresenters(at: path, .didChange, &state) }
