@@ -1,4 +1,6 @@
 import Folio
+import FolioSystem
+import SystemPackage
 import FolioTesting
 import FolioTestTraits
 import Foundation
@@ -262,16 +264,28 @@ struct ProtocolAttackTests {
         var status = stat()
         #expect(stat(world.secret, &status) == 0)
         let inode = status.st_ino
-        for name in [world.secret, world.dir.path + "/Documents/other.txt"] {
-            #expect(unlink(world.secret) == 0 || errno == ENOENT)
-            try? FileManager.default.removeItem(atPath: name)
+        // What a reused inode looks like to the daemon, made deterministically: the same device
+        // and inode, without the document's identity.
+        #expect((try? FilePath(world.secret).removeExtendedAttribute(named: "user.folio.id")) != nil)
+        let stripped = try claim(world.secret)
+        #expect(refusal(stripped).code == "denied", "\(stripped)")
+        // The real thing: delete it and make files until one gets its inode (at once on an idle
+        // ext4; other tests running beside this one may take it first).
+        #expect(unlink(world.secret) == 0)
+        let folder = (world.secret as NSString).deletingLastPathComponent
+        var reused: String?
+        for attempt in 0..<500 where reused == nil {
+            let name = folder + "/new-\(attempt).txt"
             _ = FileManager.default.createFile(atPath: name, contents: Data("someone else's words".utf8))
             var fresh = stat()
-            #expect(stat(name, &fresh) == 0)
-            try #require(fresh.st_ino == inode, "the file system did not reuse the inode; the attack cannot be tried here")
-            let refused = try claim(name)
-            #expect(refusal(refused).code == "denied", "\(name): \(refused)")
-            try FileManager.default.removeItem(atPath: name)
+            if stat(name, &fresh) == 0, fresh.st_ino == inode { reused = name } else { unlink(name) }
+        }
+        if let reused {
+            let refused = try claim(reused)
+            #expect(refusal(refused).code == "denied", "\(reused): \(refused)")
+            #expect(rename(reused, world.secret) == 0)
+            let atTheOldName = try claim(world.secret)
+            #expect(refusal(atTheOldName).code == "denied", "\(atTheOldName)")
         }
     }
 
