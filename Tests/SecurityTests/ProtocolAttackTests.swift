@@ -397,4 +397,32 @@ struct ProtocolAttackTests {
         let again = try world.call(greedy, "claim", ["purpose": "greedy", "items": [["path": .string(world.secret), "access": "read", "options": 0]]])
         #expect(again["result"] != nil, "\(again)")
     }
+
+    /// A sandboxed app sees its own executable, not the folder it was started from (which may be
+    /// the user's home, or hold anything); and an executable straight in the home folder or in
+    /// Folio's own folders is not run sandboxed at all.
+    @Test func theSandboxBindsTheExecutableNotItsFolder() throws {
+        guard let bwrap = ProcessRunner.which("bwrap"),
+            try ProcessRunner.run(URL(fileURLWithPath: bwrap), ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]).status == 0
+        else {
+            print("skipped: bubblewrap cannot run here")
+            return
+        }
+        let world = try World("attack-sandbox")
+        var environment = world.dir.xdgEnvironment()
+        environment["HOME"] = world.dir.path
+        let tools = world.dir.path + "/tools"
+        try FileManager.default.createDirectory(atPath: tools, withIntermediateDirectories: true)
+        let reader = tools + "/reader"
+        try Data("#!/bin/sh\nif [ -e \"$1\" ]; then cat \"$1\"; else echo \"absent: $1\"; fi\n".utf8).write(to: URL(fileURLWithPath: reader))
+        #expect(chmod(reader, 0o755) == 0)
+        let beside = try world.dir.write("tools/notes.txt", "kept beside the tool")
+        let run = try ProcessRunner.folio(["run", "--app", ProtocolAttackTests.mallory, "--sandbox", "--", reader, beside.path], environment: environment)
+        #expect(run.stdout.contains("absent: \(beside.path)") && !run.stdout.contains("kept beside"), "\(run.status) \(run.stdout) \(run.stderr)")
+
+        let inHome = world.dir.path + "/reader"
+        try FileManager.default.copyItem(atPath: reader, toPath: inHome)
+        let refused = try ProcessRunner.folio(["run", "--app", ProtocolAttackTests.mallory, "--sandbox", "--", inHome, world.secret], environment: environment)
+        #expect(refused.status != 0 && refused.stderr.contains("directly in the home folder") && !refused.stdout.contains("the user's words"), "\(refused.status) \(refused.stdout) \(refused.stderr)")
+    }
 }

@@ -5,8 +5,9 @@ import Foundation
 
 /// The bubblewrap command line that confines an app: the system's read-only folders, its container
 /// (read-write), its persistent grants at their own paths (read-only ones read-only), the
-/// executable's folder (read-only), and its own daemon socket at the usual socket path — so every
-/// connection it makes is that app. Nothing else of the user's files is there.
+/// executable itself and the libraries beside it (`$ORIGIN`; read-only) — never the folder they are
+/// in, which may hold anything of the user's — and its own daemon socket at the usual socket path,
+/// so every connection it makes is that app. Nothing else of the user's files is there.
 struct SandboxArguments {
     let app: String
     let paths: FolioPaths
@@ -17,6 +18,19 @@ struct SandboxArguments {
 
     /// Where bubblewrap is, or nil.
     static var bubblewrap: String? { ExecutableSearch.locate("bwrap") }
+
+    /// Why an executable in `folder` may not run sandboxed (nil: it may): straight in the home
+    /// folder, or in one of Folio's own (keys, the index, sockets), the app would sit beside what it
+    /// must not reach.
+    static func unsafeFolder(_ folder: String, paths: FolioPaths, home: String?) -> String? {
+        let folder = CoordinationPath.normalize(folder)
+        if let home, folder == CoordinationPath.normalize(home) { return "it sits directly in the home folder" }
+        for own in [paths.configDirectory, paths.stateDirectory, paths.dataDirectory, paths.socketDirectory]
+        where CoordinationPath.isSelfOrDescendant(folder, of: CoordinationPath.normalize(own)) {
+            return "it sits in Folio's own folder \(own)"
+        }
+        return nil
+    }
 
     func arguments(for command: [String], environment: inout [String: String]) throws -> [String] {
         guard let bwrap = Self.bubblewrap else {
@@ -42,7 +56,15 @@ struct SandboxArguments {
         if FileManager.default.fileExists(atPath: paths.appsDirectory) { arguments += ["--ro-bind", paths.appsDirectory, paths.appsDirectory] }
         let folder = (executable as NSString).deletingLastPathComponent
         if !Self.systemFolders.contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
-            arguments += ["--ro-bind", folder, folder]
+            // The user's home, not the app's (its container, in `environment`).
+            if let why = Self.unsafeFolder(folder, paths: paths, home: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) {
+                printError("folio: will not run \(executable) in a sandbox: \(why); put the app in a folder of its own")
+                throw ExitCode.failure
+            }
+            arguments += ["--ro-bind", executable, executable]
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasSuffix(".so") || name.contains(".so.") {
+                arguments += ["--ro-bind", folder + "/" + name, folder + "/" + name]
+            }
         }
         for grant in grants where grant["lifetime"]?.stringValue == "persistent" {
             guard let path = grant["path"]?.stringValue, FileManager.default.fileExists(atPath: path) else { continue }
