@@ -14,6 +14,8 @@ public final class DaemonProcess: @unchecked Sendable {
     public let environment: [String: String]
     private let stderrLock = NSLock()
     private var stderrText = ""
+    /// Signalled when the process ends.
+    private let exited = DispatchSemaphore(value: 0)
 
     /// Starts `folio daemon` with `environment` and extra `arguments`; as the user `uid` (through
     /// `setpriv`, for tests that need a user other than root) when given.
@@ -30,6 +32,7 @@ public final class DaemonProcess: @unchecked Sendable {
         process.environment = environment
         process.standardOutput = output
         process.standardError = errors
+        process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         let handle = errors.fileHandleForReading
         Thread.detachNewThread { [self] in
@@ -90,14 +93,14 @@ public final class DaemonProcess: @unchecked Sendable {
     /// Stops the daemon with SIGTERM and returns its exit status.
     @discardableResult
     public func stop() -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         // A daemon wedged in its shutdown (a thread blocked for good) is killed after 15 s, so a
         // test that found such a defect fails instead of hanging the run.
-        let deadline = ContinuousClock.now + .seconds(15)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning {
-            FileHandle.standardError.write(Data("DaemonProcess: the daemon (pid \(process.processIdentifier)) did not stop within 15 s of SIGTERM; killing it\n".utf8))
-            kill(process.processIdentifier, SIGKILL)
+            kill(process.processIdentifier, SIGTERM)
+            if exited.wait(timeout: .now() + 15) == .timedOut {
+                FileHandle.standardError.write(Data("DaemonProcess: the daemon (pid \(process.processIdentifier)) did not stop within 15 s of SIGTERM; killing it\n".utf8))
+                kill(process.processIdentifier, SIGKILL)
+            }
         }
         process.waitUntilExit()
         return process.terminationStatus
