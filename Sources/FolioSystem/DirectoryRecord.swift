@@ -25,4 +25,16 @@ public enum DirectoryRecord {
     public static func name(_ record: UnsafeMutablePointer<dirent>) -> String {
         withName(record) { bytes, _ in String(decoding: bytes, as: UTF8.self) }
     }
+
+    /// The names in `folder` (`.` and `..` left out); empty when it cannot be read.
+    public static func names(in folder: String) -> [String] {
+        guard let stream = opendir(folder) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let record = readdir(stream) {
+            let name = name(record)
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
 }

@@ -19,10 +19,10 @@ public enum ProcOpenFiles {
     public static func holders(device: UInt64, inode: UInt64) -> [Holder] {
         var result: [Holder] = []
         let own = getpid()
-        for name in entries(of: "/proc") {
+        for name in DirectoryRecord.names(in: "/proc") {
             guard let pid = Int32(name), pid != own else { continue }
             let folder = "/proc/\(name)/fd"
-            for descriptor in entries(of: folder) {
+            for descriptor in DirectoryRecord.names(in: folder) {
                 var status = stat()
                 guard stat(folder + "/" + descriptor, &status) == 0, UInt64(status.st_dev) == device, UInt64(status.st_ino) == inode else { continue }
                 result.append(Holder(pid: pid, name: command(of: name)))
@@ -30,17 +30,6 @@ public enum ProcOpenFiles {
             }
         }
         return result
-    }
-
-    private static func entries(of folder: String) -> [String] {
-        guard let stream = opendir(folder) else { return [] }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let record = readdir(stream) {
-            let name = DirectoryRecord.name(record)
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
     }
 
     private static func command(of pid: String) -> String {
