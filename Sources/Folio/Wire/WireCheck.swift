@@ -45,6 +45,18 @@ extension WireCheck {
         }
     }
 
+    /// An optional absolute path, checked as `absolutePath` and normalized when present.
+    package static func optionalNormalizedPath(_ path: String?, _ name: String) throws(CoordinationFailure) -> String? {
+        guard let path else { return nil }
+        return try normalizedPath(path, name)
+    }
+
+    /// At most `limit` strings (`what`: what they are, for the error) of at most `each` bytes.
+    package static func strings(_ list: [String], _ name: String, limit: Int, each: Int, what: String = "names") throws(CoordinationFailure) {
+        guard list.count <= limit else { throw CoordinationWire.invalid("\(name) must hold at most \(limit) \(what)") }
+        for (index, text) in list.enumerated() { try length(text, "\(name)[\(index)]", limit: each) }
+    }
+
     /// At most `limit` absolute paths, each checked as `absolutePath` and normalized.
     package static func normalizedPaths(_ paths: [String], _ name: String, limit: Int) throws(CoordinationFailure) -> [String] {
         guard paths.count <= limit else { throw CoordinationWire.invalid("\(name) must hold at most \(limit) paths") }

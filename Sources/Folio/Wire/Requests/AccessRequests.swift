@@ -108,10 +108,7 @@ package struct BookmarkCreate: DaemonRequest {
     package func validate() throws(CoordinationFailure) {
         try WireCheck.absolutePath(path, "params.path")
         if let base { try WireCheck.absolutePath(base, "params.base") }
-        if let keys {
-            guard keys.count <= 64 else { throw CoordinationWire.invalid("params.keys must hold at most 64 names") }
-            for (index, key) in keys.enumerated() { try WireCheck.length(key, "params.keys[\(index)]", limit: 256) }
-        }
+        if let keys { try WireCheck.strings(keys, "params.keys", limit: 64, each: 256) }
     }
 }
 
@@ -124,10 +121,10 @@ package struct BookmarkData: Codable, Sendable {
 
     package init(_ data: Data) { self.data = data.base64EncodedString() }
 
-    /// The bytes; an error names `name` when they are too long or not base64.
-    package func bytes(_ name: String) throws(CoordinationFailure) -> Data {
-        try WireCheck.length(data, name, limit: Self.maximumBytes)
-        guard let bytes = Data(base64Encoded: data) else { throw CoordinationWire.invalid("\(name) must be base64") }
+    /// The bytes of `text`; an error names `name` when it is too long or not base64.
+    static func decode(_ text: String, _ name: String) throws(CoordinationFailure) -> Data {
+        try WireCheck.length(text, name, limit: maximumBytes)
+        guard let bytes = Data(base64Encoded: text) else { throw CoordinationWire.invalid("\(name) must be base64") }
         return bytes
     }
 }
@@ -138,23 +135,21 @@ package struct BookmarkResolve: DaemonRequest {
     package typealias Reply = BookmarkResolution
     package var data: String
     package var base: String?
+    /// The bookmark's bytes, decoded by `validate()`.
+    package private(set) var bytes = Data()
+
+    private enum CodingKeys: String, CodingKey { case data, base }
 
     package init(data: Data, base: String?) {
         self.data = data.base64EncodedString()
         self.base = base
+        bytes = data
     }
 
-    /// The bookmark's bytes (checked by `validate()`).
-    package var bytes: Data { (try? BookmarkData(data: data).bytes("params.data")) ?? Data() }
-
-    package func validate() throws(CoordinationFailure) {
-        _ = try BookmarkData(data: data).bytes("params.data")
+    package mutating func validate() throws(CoordinationFailure) {
+        bytes = try BookmarkData.decode(data, "params.data")
         if let base { try WireCheck.absolutePath(base, "params.base") }
     }
-}
-
-extension BookmarkData {
-    init(data: String) { self.data = data }
 }
 
 /// Where resolved bookmark data points.
@@ -179,13 +174,17 @@ package struct BookmarkValues: DaemonRequest {
     package static let method = "bookmark.values"
     package typealias Reply = WireValue
     package var data: String
+    /// The bookmark's bytes, decoded by `validate()`.
+    package private(set) var bytes = Data()
 
-    package init(data: Data) { self.data = data.base64EncodedString() }
+    private enum CodingKeys: String, CodingKey { case data }
 
-    /// The bookmark's bytes (checked by `validate()`).
-    package var bytes: Data { (try? BookmarkData(data: data).bytes("params.data")) ?? Data() }
+    package init(data: Data) {
+        self.data = data.base64EncodedString()
+        bytes = data
+    }
 
-    package func validate() throws(CoordinationFailure) { _ = try BookmarkData(data: data).bytes("params.data") }
+    package mutating func validate() throws(CoordinationFailure) { bytes = try BookmarkData.decode(data, "params.data") }
 }
 
 /// What the document picker is asked to do (apple-semantics §5.1).
@@ -255,9 +254,8 @@ package struct PickerRequest: DaemonRequest, Equatable {
     package var wireValue: WireValue { (try? encodedParams()) ?? [:] }
 
     package mutating func validate() throws(CoordinationFailure) {
-        guard types.count <= 256 else { throw CoordinationWire.invalid("params.types must hold at most 256 identifiers") }
-        for (index, type) in types.enumerated() { try WireCheck.length(type, "params.types[\(index)]", limit: 1024) }
-        directory = try directory.map { path throws(CoordinationFailure) in try WireCheck.normalizedPath(path, "params.directory") }
+        try WireCheck.strings(types, "params.types", limit: 256, each: 1024, what: "identifiers")
+        directory = try WireCheck.optionalNormalizedPath(directory, "params.directory")
         urls = try WireCheck.normalizedPaths(urls, "params.urls", limit: 4096)
         if mode == .export || mode == .move {
             guard !urls.isEmpty else { throw CoordinationWire.invalid("\(mode.rawValue) needs the documents to \(mode.rawValue) in urls") }

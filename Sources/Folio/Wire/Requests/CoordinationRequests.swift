@@ -165,7 +165,7 @@ package struct PresenterAdd: DaemonRequest {
     package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.length(purpose, "params.purpose", limit: CoordinationWire.maximumPurposeBytes)
         guard !purpose.isEmpty else { throw CoordinationWire.invalid("purpose must not be empty") }
-        path = try path.map { path throws(CoordinationFailure) in try WireCheck.normalizedPath(path, "params.path") }
+        path = try WireCheck.optionalNormalizedPath(path, "params.path")
     }
 }
 
@@ -182,7 +182,7 @@ package struct PresenterUpdate: DaemonRequest {
     }
 
     package mutating func validate() throws(CoordinationFailure) {
-        path = try path.map { path throws(CoordinationFailure) in try WireCheck.normalizedPath(path, "params.path") }
+        path = try WireCheck.optionalNormalizedPath(path, "params.path")
     }
 }
 
@@ -249,7 +249,6 @@ package struct UbiquityChanged: DaemonRequest {
 
     package mutating func validate() throws(CoordinationFailure) {
         path = try WireCheck.normalizedPath(path, "params.path")
-        guard keys.count <= 64 else { throw CoordinationWire.invalid("params.keys must hold at most 64 names") }
-        for (index, key) in keys.enumerated() { try WireCheck.length(key, "params.keys[\(index)]", limit: 256) }
+        try WireCheck.strings(keys, "params.keys", limit: 64, each: 256)
     }
 }
