@@ -70,6 +70,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addDriveStateColumns(db)
             try db.execute(sql: "UPDATE meta SET value = '7' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v8-transfer-hashes") { db in
+            try SyncJournal.addTransferHashes(db)
+            try db.execute(sql: "UPDATE meta SET value = '8' WHERE key = 'schema'")
+        }
         return migrator
     }
 

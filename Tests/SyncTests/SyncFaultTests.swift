@@ -126,7 +126,7 @@ struct SyncFaultTests {
         #expect(sent.conflicts.isEmpty && sent.uploaded == 2 && sent.deferred.isEmpty, "\(sent)")
         #expect(try one.conflicts("new.txt").isEmpty && one.conflicts("changed.txt").isEmpty)
         #expect(one.read("new.txt") == report && one.read("changed.txt") == changed)
-        #expect(try await one.journal.unfinishedUploads().isEmpty, "uploads that landed are still recorded as unfinished")
+        #expect(try await one.journal.unfinishedTransfers().isEmpty, "transfers that landed are still recorded as unfinished")
         let pulled = try await two.settle()
         #expect(two.tree() == one.tree() && two.tree().count == 2, "\(pulled)")
         #expect(try await one.sync() == SyncReport())

@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import Folio
+import FolioSystem
 import Foundation
 import Logging
 import SystemPackage
@@ -45,6 +46,9 @@ extension SyncEngine {
         case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
         /// Both kept; `loser` is the SHA-256 of the local content kept as a conflict version.
         case conflict(loser: String)
+        /// Both kept the other way round: the local file, newer than an unfinished transfer of its
+        /// own, was sent over the server's content, kept here as a conflict version (`loser`).
+        case uploadedOverConflict(loser: String)
         case createdRemoteFolder(FileProviderItemIdentifier)
         /// Moved: the bases of the moved item and of everything below it, old paths dropped (nil) and
         /// new ones set; for a folder moved on the server, its new identifier.
@@ -60,7 +64,7 @@ extension SyncEngine {
             report.deferred[action.path.text] = reason
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
-            unfinishedUploads[action.path] = nil
+            unfinished[action.path] = nil
             changes.append((action.path, base))
             switch effect {
             case .uploaded:
@@ -74,6 +78,11 @@ extension SyncEngine {
             case .deletedHere: report.deletedHere += 1
             case .converged: report.converged += 1
             case .conflict(let loser):
+                report.conflicts.append(action.path.text)
+                run.keptConflicts.append((action.path, loser))
+            case .uploadedOverConflict(let loser):
+                report.uploaded += 1
+                serverChanged = true
                 report.conflicts.append(action.path.text)
                 run.keptConflicts.append((action.path, loser))
             case .recorded: break
@@ -129,9 +138,15 @@ extension SyncEngine {
         var snapshotHash = ""
         if before.size >= Self.directUploadSize {
             // A large file is sent from where it is, hashed at the same time; if it changes while it
-            // is sent, the server's copy is not taken for any version, and the next pass sends it again.
+            // is sent, the server's copy is not taken for any version, and the next pass sends it
+            // again. Its hash joins the unfinished transfer once known.
             contents = URL(fileURLWithPath: source)
-            hashing = Task { try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal } }
+            try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before))
+            hashing = Task {
+                let digest = try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
+                if replica.fingerprint(path) == before { try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: digest)) }
+                return digest
+            }
         } else {
             // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
             // loses it, and the file it came from is still there to send).
@@ -147,8 +162,14 @@ extension SyncEngine {
         defer {
             if hashing == nil { unlink(contents.path) }
         }
+        if hashing == nil {
+            do {
+                try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: snapshotHash))
+            } catch {
+                return .deferred("the journal could not record the upload: \(error)")
+            }
+        }
         let item: any FileProviderItem
-        unfinishedUploads[path] = before
         do {
             if let base, remote != nil, let record = record ?? run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
@@ -168,6 +189,7 @@ extension SyncEngine {
         } catch let error as FileProviderError where error.code == .filenameCollision && base == nil {
             // Someone created it first — perhaps this very upload, whose reply was lost and which was
             // sent again: the contents are compared now (equal converge, different are both kept).
+            // The transfer stays unfinished: an earlier try of it (a provider retries) may be what is there.
             guard let existing = error.collidingItemIdentifier else { return .deferred("\(error)") }
             let item = try await provider.item(for: existing, request: run.request)
             guard item.contentType != .folder else { return .deferred("a folder took its name on the server") }
@@ -181,6 +203,7 @@ extension SyncEngine {
             let digest = try await hashing.value
             snapshotHash = replica.fingerprint(path) == before ? digest : "sent while it changed"
         }
+        SyncCrashPoint.reached(.uploaded)
         return .done(
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshotHash, fingerprint: before),
             .uploaded)
@@ -196,8 +219,13 @@ extension SyncEngine {
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }
+        // What is placed is this device's own content until its base is recorded: an edit made
+        // to it before then (a crash between the two) is sent over it, not kept as a conflict.
+        let placing = (try? FileStatus(path: FilePath(url.path))).map { UnfinishedTransfer(fingerprint: LocalReplica.fingerprint($0), hash: hash, isDownload: true) }
         guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
+            if let placing { try await noteUnfinished(path, placing) }
             guard try replica.placeNew(url.path, at: path) else { return .deferred("a file appeared here while it downloaded") }
+            SyncCrashPoint.reached(.placed)
             // A materialized placeholder: the content is here now, so the stub goes.
             if run.scan.entries[path]?.isPlaceholder == true { replica.removeStub(path) }
             return .done(newBase(replica.fingerprint(path)), .downloaded)
@@ -207,13 +235,8 @@ extension SyncEngine {
             let localHash = try scanned.hash ?? ContentDigest.sha256(ofFileAt: replica.absolute(path)).hexadecimal
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it was compared") }
             if localHash == hash { return .done(newBase(expected), .converged) }
-            if unfinishedUploads[path] == expected, try Self.file(url.path, begins: replica.absolute(path)) {
-                // The server holds the start of this very file, from an upload of this device that
-                // did not finish (a server writing in place keeps what arrived of a cut request):
-                // not another device's change, so it is sent again over it rather than kept as a conflict.
-                logger.notice("the server holds part of an unfinished upload: sending it again", metadata: ["path": "\(path)"])
-                let partial = RemoteEntry(identifier: item.itemIdentifier.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: nil)
-                return try await upload(path, base: newBase(nil), remote: partial, run, over: FileProviderItemRecord(item))
+            if let transfer = unfinished[path] {
+                return try await settle(path, transfer, fetched: (url, item, hash), localHash: localHash, expected: expected, newBase: newBase(nil), run)
             }
             // Losers with equal contents are one conflict version; past the cap the item waits
             // for the user (nothing is dropped: the local file stays as it is).
@@ -223,16 +246,58 @@ extension SyncEngine {
                 return .deferred(
                     "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
             }
+            if let placing { try await noteUnfinished(path, placing) }
             guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept) else {
                 return .deferred("the file changed while it downloaded")
             }
+            SyncCrashPoint.reached(.placed)
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
             return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
+        if let placing { try await noteUnfinished(path, placing) }
         guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external) else {
             return .deferred("the file changed while it downloaded")
         }
+        SyncCrashPoint.reached(.placed)
         return .done(newBase(replica.fingerprint(path)), .downloaded)
+    }
+
+    /// Decides a path changed on both sides that has an unfinished transfer of this device's: the
+    /// local file is the newest content this device knows, so it keeps the name and is sent. When
+    /// the server's content is this device's own — what an upload sent (whole, or the start a cut
+    /// request left while the file is unchanged), or what a download placed here and was then
+    /// edited in place — nothing else is kept; otherwise the server's content (perhaps another
+    /// device's) is kept here as a conflict version first.
+    private func settle(
+        _ path: SyncPath, _ transfer: UnfinishedTransfer, fetched: (url: URL, item: any FileProviderItem, hash: String), localHash: String,
+        expected: LocalFingerprint, newBase: BaseEntry, _ run: Run
+    ) async throws -> Outcome {
+        let (url, item, hash) = fetched
+        let current = RemoteEntry(identifier: item.itemIdentifier.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: nil)
+        let record = FileProviderItemRecord(item)
+        let own: Bool
+        if transfer.isDownload {
+            own = transfer.hash == hash && transfer.fingerprint.device == expected.device && transfer.fingerprint.inode == expected.inode
+        } else {
+            own = try transfer.hash == hash || (transfer.fingerprint == expected && Self.file(url.path, begins: replica.absolute(path)))
+        }
+        if own {
+            logger.notice("the server holds this device's own earlier content: the newer file here is sent over it", metadata: ["path": "\(path)"])
+            return try await upload(path, base: newBase, remote: current, run, over: record)
+        }
+        let document = replica.absolute(path)
+        let unresolved = (try? versions.versions(ofItemAt: document).records.filter { $0.isConflict && !$0.isResolved }) ?? []
+        if !unresolved.contains(where: { $0.object == hash }) {
+            guard Set(unresolved.map(\.object)).count < Self.maximumConflictVersions else {
+                return .deferred(
+                    "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
+            }
+            try versions.addVersion(ofItemAt: document, contentsOf: url.path, kind: .conflict, isConflict: true)
+        }
+        logger.notice("conflict after an unfinished transfer: the file here is sent, the server's content kept as a version", metadata: ["path": "\(path)"])
+        let sent = try await upload(path, base: newBase, remote: current, run, over: record)
+        guard case .done(let base, _) = sent else { return sent }
+        return .done(base, .uploadedOverConflict(loser: hash))
     }
 
     /// Whether the file at `part` is no longer than the one at `whole` and holds its first bytes.

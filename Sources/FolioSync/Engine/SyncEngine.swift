@@ -24,12 +24,12 @@ actor SyncEngine {
     /// Transfers run at once.
     let concurrency: Int
     let logger: Logger
-    /// Uploads sent without a success, by path, with the local file's fingerprint then: the server
-    /// may hold part of them (a server that writes in place keeps what arrived of a cut request).
-    /// Kept in the journal too (read from it by the first pass), so a restarted daemon still knows them.
-    var unfinishedUploads: [SyncPath: LocalFingerprint] = [:]
+    /// Transfers whose outcome no base records yet, by path (``UnfinishedTransfer``): each is in
+    /// the journal before its effect (read from it by the first pass), so a restarted daemon still
+    /// knows the server's content, or the placed file, for this device's own.
+    var unfinished: [SyncPath: UnfinishedTransfer] = [:]
     /// What the journal holds of them (nil until the first pass reads it).
-    private var journaledUnfinishedUploads: [SyncPath: LocalFingerprint]?
+    private var journaledUnfinished: [SyncPath: UnfinishedTransfer]?
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
@@ -96,10 +96,10 @@ actor SyncEngine {
         }
         lap("read the marker")
         let base = try await journal.base()
-        if journaledUnfinishedUploads == nil {
-            let journaled = try await journal.unfinishedUploads()
-            unfinishedUploads.merge(journaled) { current, _ in current }
-            journaledUnfinishedUploads = journaled
+        if journaledUnfinished == nil {
+            let journaled = try await journal.unfinishedTransfers()
+            unfinished.merge(journaled) { current, _ in current }
+            journaledUnfinished = journaled
         }
         lap("read the journal")
         let scan = try await SyncFileWork.run { [replica] in try replica.scan(base: base) }
@@ -127,7 +127,6 @@ actor SyncEngine {
             apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
-        try await recordUploadsAboutToBeSent(transfers, scan: scan)
         await withTaskGroup(of: (SyncAction, Outcome).self) { group in
             var pending = transfers[...]
             let snapshot = run
@@ -175,12 +174,12 @@ actor SyncEngine {
             newToken = UUID().uuidString.lowercased()
             try writeReplicaMarker(token: newToken!)
         }
-        // An unfinished upload matters only while the file is as it was sent.
-        unfinishedUploads = unfinishedUploads.filter { replica.fingerprint($0.key) == $0.value }
-        let unfinished = unfinishedUploads == journaledUnfinishedUploads ? nil : unfinishedUploads
+        // An unfinished transfer matters while its file is here (until a base records the path).
+        unfinished = unfinished.filter { replica.fingerprint($0.key) != nil }
         try await journal.record(
-            changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken), unfinished: unfinished)
-        journaledUnfinishedUploads = unfinishedUploads
+            changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken),
+            unfinished: unfinished == journaledUnfinished ? nil : unfinished)
+        journaledUnfinished = unfinished
         try await journal.recordErrors(
             deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
             succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
@@ -196,17 +195,13 @@ actor SyncEngine {
         try checkReplica(syncedBefore: false)
     }
 
-    /// Records the pass's uploads as unfinished before any is sent (in one transaction), so a
-    /// daemon killed while they are in flight still knows, when it starts again, that the server may
-    /// hold part of them. The pass's end records which are still unfinished.
-    private func recordUploadsAboutToBeSent(_ transfers: [SyncAction], scan: LocalReplica.Scan) async throws {
-        var unfinished = unfinishedUploads
-        for case .upload(let path, _, _) in transfers {
-            if let fingerprint = scan.entries[path]?.fingerprint { unfinished[path] = fingerprint }
-        }
-        guard unfinished != journaledUnfinishedUploads else { return }
-        try await journal.setUnfinishedUploads(unfinished)
-        journaledUnfinishedUploads = unfinished
+    /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
+    /// server has the content (or once the file is placed) still knows it, when it starts again, for
+    /// this device's own.
+    func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
+        try await journal.noteUnfinished(path, transfer)
+        unfinished[path] = transfer
+        journaledUnfinished?[path] = transfer
     }
 
     // MARK: Checks

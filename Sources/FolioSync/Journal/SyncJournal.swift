@@ -4,9 +4,9 @@ package import GRDB
 /// The sync journal of one domain, in the daemon's database (migration `v4-sync`): the base of
 /// every path both sides last agreed on (the tombstones deletions are judged against), the
 /// server's marker as last seen (its epoch and generation, which tell a restored or replaced
-/// server from the one synced before), and the uploads that may have left part of a file on the
-/// server (`v6-unfinished-uploads`). This type defines its tables; the daemon's `IndexStore` runs
-/// the migrations, in the database's one order.
+/// server from the one synced before), and the transfers whose outcome no base records yet
+/// (`v6-unfinished-uploads`, with their contents' hashes since `v8-transfer-hashes`). This type
+/// defines its tables; the daemon's `IndexStore` runs the migrations, in the database's one order.
 package struct SyncJournal: Sendable {
     /// What the journal knows of the server's marker.
     struct MarkerState: Equatable, Sendable {
@@ -99,6 +99,17 @@ package struct SyncJournal: Sendable {
                 """)
     }
 
+    /// Migration `v8-transfer-hashes`: the SHA-256 of the content each unfinished transfer sent or
+    /// placed, and which of the two it is (downloads are recorded too since then), so that a pass
+    /// after a crash knows the server's content for this device's own.
+    package static func addTransferHashes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE sync_unfinished ADD COLUMN hash TEXT;
+                ALTER TABLE sync_unfinished ADD COLUMN placed INTEGER NOT NULL DEFAULT 0;
+                """)
+    }
+
     /// The marker state, or nil when this domain never synced (or its journal was reset).
     func marker() async throws -> MarkerState? {
         try await database.read { db in
@@ -128,8 +139,8 @@ package struct SyncJournal: Sendable {
     }
 
     /// Records new bases (nil: the path's base is dropped) and, when given, the marker state and the
-    /// unfinished uploads (all of them: those not given are forgotten), in one transaction.
-    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: LocalFingerprint]? = nil) async throws {
+    /// unfinished transfers (all of them: those not given are forgotten), in one transaction.
+    func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: UnfinishedTransfer]? = nil) async throws {
         try await database.write { db in
             if let unfinished { try Self.replaceUnfinished(unfinished, domain: domain, db) }
             for (path, entry) in changes {
@@ -157,37 +168,40 @@ package struct SyncJournal: Sendable {
         }
     }
 
-    /// The uploads recorded as unfinished.
-    func unfinishedUploads() async throws -> [SyncPath: LocalFingerprint] {
+    /// The transfers recorded as unfinished.
+    func unfinishedTransfers() async throws -> [SyncPath: UnfinishedTransfer] {
         try await database.read { db in
-            var result: [SyncPath: LocalFingerprint] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT path, device, inode, size, modified FROM sync_unfinished WHERE domain = ?", arguments: [domain]) {
+            var result: [SyncPath: UnfinishedTransfer] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, device, inode, size, modified, hash, placed FROM sync_unfinished WHERE domain = ?", arguments: [domain]) {
                 let path: Data = row["path"], device: Int64 = row["device"], inode: Int64 = row["inode"]
-                result[SyncPath(String(decoding: path, as: UTF8.self))] = LocalFingerprint(
-                    device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: row["size"], modified: row["modified"])
+                let fingerprint = LocalFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: row["size"], modified: row["modified"])
+                result[SyncPath(String(decoding: path, as: UTF8.self))] = UnfinishedTransfer(fingerprint: fingerprint, hash: row["hash"], isDownload: row["placed"])
             }
             return result
         }
     }
 
-    /// Records `unfinished` as the domain's unfinished uploads (those not given are forgotten).
-    func setUnfinishedUploads(_ unfinished: [SyncPath: LocalFingerprint]) async throws {
-        try await database.write { db in try Self.replaceUnfinished(unfinished, domain: domain, db) }
+    /// Records one transfer as unfinished, before its effect (replacing what was recorded for its path).
+    func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
+        try await database.write { db in try Self.insertUnfinished(path, transfer, domain: domain, db) }
     }
 
-    private static func replaceUnfinished(_ unfinished: [SyncPath: LocalFingerprint], domain: String, _ db: Database) throws {
+    private static func replaceUnfinished(_ unfinished: [SyncPath: UnfinishedTransfer], domain: String, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM sync_unfinished WHERE domain = ?", arguments: [domain])
-        let insert = try db.cachedStatement(sql: "INSERT INTO sync_unfinished (domain, path, device, inode, size, modified) VALUES (?, ?, ?, ?, ?, ?)")
-        for (path, fingerprint) in unfinished {
-            try insert.execute(
-                arguments: [
-                    domain, Data(path.bytes), Int64(bitPattern: fingerprint.device), Int64(bitPattern: fingerprint.inode), fingerprint.size, fingerprint.modified,
-                ])
-        }
+        for (path, transfer) in unfinished { try insertUnfinished(path, transfer, domain: domain, db) }
+    }
+
+    private static func insertUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer, domain: String, _ db: Database) throws {
+        let fingerprint = transfer.fingerprint
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO sync_unfinished (domain, path, device, inode, size, modified, hash, placed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
+                domain, Data(path.bytes), Int64(bitPattern: fingerprint.device), Int64(bitPattern: fingerprint.inode), fingerprint.size, fingerprint.modified,
+                transfer.hash, transfer.isDownload,
+            ])
     }
 
     /// Forgets what the domain synced (its bases, marker state and errors; its pins stay, and so
-    /// do its unfinished uploads: the server may still hold part of them).
+    /// do its unfinished transfers: the server may still hold part of them).
     func reset() async throws {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM sync_base WHERE domain = ?", arguments: [domain])

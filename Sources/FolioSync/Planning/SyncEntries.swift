@@ -43,3 +43,16 @@ struct BaseEntry: Equatable, Sendable {
     /// Whether the path was then a placeholder: the content on the server, a stub here.
     var isPlaceholder = false
 }
+
+/// A transfer whose outcome no base records yet: an upload sent (or about to be) without a
+/// success, or a download about to take its place. After a crash the server may hold what was
+/// sent (whole, or the start of it from a cut request), and the local file may be what was placed
+/// and then edited: either way the server's content is this device's own, not another's change.
+struct UnfinishedTransfer: Equatable, Sendable {
+    /// The local file's fingerprint then (an upload's source, a download's staged file).
+    var fingerprint: LocalFingerprint
+    /// The SHA-256 of the content sent or placed (nil while a large upload is still being hashed).
+    var hash: String?
+    /// A download about to be placed (an upload otherwise).
+    var isDownload = false
+}
