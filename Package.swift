@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
         .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
         // Attacks on the isolation layer, each asserting its refusal (issue 17).
-        .testTarget(name: "SecurityTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Folio", "FolioDaemon", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "FolioCoordinationHelper"]),
         .testTarget(
             name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"], exclude: ["Fixtures"]),

@@ -1,7 +1,12 @@
 #ifdef __linux__
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "CFolioShims.h"
 
 int cfolio_ofd_setlk(int fd, short type, int wait) {
@@ -50,5 +55,29 @@ int cfolio_rename_noreplace(const char *oldpath, const char *newpath) {
 
 int cfolio_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+int cfolio_birth_time(const char *path, int follow, long long *nanoseconds) {
+    struct statx status;
+    memset(&status, 0, sizeof status);
+    if (statx(AT_FDCWD, path, (follow ? 0 : AT_SYMLINK_NOFOLLOW) | AT_STATX_SYNC_AS_STAT, STATX_BTIME, &status) != 0) return -1;
+    if (!(status.stx_mask & STATX_BTIME)) return 1;
+    *nanoseconds = (long long)status.stx_btime.tv_sec * 1000000000LL + status.stx_btime.tv_nsec;
+    return 0;
+}
+
+int cfolio_inode_generation(const char *path, unsigned long long *generation) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return -1;
+    int value = 0;
+    int result = ioctl(fd, FS_IOC_GETVERSION, &value);
+    int saved = errno;
+    close(fd);
+    if (result != 0) {
+        if (saved == ENOTTY || saved == EOPNOTSUPP || saved == EINVAL) return 1;
+        errno = saved;
+        return -1;
+    }
+    *generation = (unsigned int)value;
+    return 0;
 }
 #endif

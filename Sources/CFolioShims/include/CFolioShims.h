@@ -53,6 +53,16 @@ int cfolio_set_affinity(pid_t tid, unsigned long long cores);
 /// supervisor has been waited for.
 pid_t cfolio_spawn_supervised(const char *path, char *const argv[], char *const envp[], int grace_seconds);
 
+/// The birth time of the item at `path` (statx(2) with STATX_BTIME; a symbolic link itself unless
+/// `follow`), in nanoseconds since 1970. Returns 0, 1 when the file system records none, or -1
+/// with errno set.
+int cfolio_birth_time(const char *path, int follow, long long *nanoseconds);
+
+/// The inode generation of the item at `path` (ioctl FS_IOC_GETVERSION), which the file system
+/// changes when it reuses an inode number. The item is opened without following a final link,
+/// without blocking and read-only. Returns 0, 1 when the file system keeps none, or -1 with errno set.
+int cfolio_inode_generation(const char *path, unsigned long long *generation);
+
 /// Forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT that this process receives to `target` (from a
 /// signal handler); 0 restores their default actions.
 void cfolio_forward_signals(pid_t target);

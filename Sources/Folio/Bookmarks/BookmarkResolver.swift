@@ -52,7 +52,10 @@ package enum BookmarkResolver {
 
     package static func matches(_ path: String, _ bookmark: ItemReference) -> Bool {
         guard let status = try? FileStatus(path: FilePath(path)), status.device == bookmark.device else { return false }
-        if bookmark.identity.hasPrefix("inode-") { return status.inode == bookmark.inode }
+        if bookmark.identity.hasPrefix("inode-") {
+            return status.inode == bookmark.inode && identity(of: path) == nil
+                && DocumentIdentity.inodeForm(bookmark.identity, namesItemAt: path, status: status, followSymlinks: false)
+        }
         return identity(of: path) == bookmark.identity
     }
 

@@ -4,7 +4,8 @@ import Foundation
 
 /// A document's stable identity: a random identifier kept in the `user.folio.id` extended attribute,
 /// which stays with the file across renames and moves within its volume (and is copied across safe
-/// saves). Where extended attributes cannot be set, the device and inode stand in.
+/// saves). Where extended attributes cannot be set, the device and inode stand in, with the item's
+/// birth time or inode generation (``FileIncarnation``): the inode form.
 package enum DocumentIdentity {
     /// The extended attribute holding the identifier.
     package static let attribute = "user.folio.id"
@@ -29,11 +30,28 @@ package enum DocumentIdentity {
             let made = UUID().uuidString.lowercased()
             if (try? file.setExtendedAttribute(named: attribute, to: Array(made.utf8))) != nil { return made }
         }
-        return "inode-\(status.device)-\(status.inode)"
+        return inodeForm(ofItemAt: path, device: status.device, inode: status.inode, followSymlinks: true)
+    }
+
+    /// The inode form of the item at `path`: `inode-<device>-<inode>-<mark>`, the mark telling it
+    /// from a later item given the same device and inode; without a mark (the file system keeps
+    /// neither a birth time nor a generation), `inode-<device>-<inode>`, which
+    /// ``inodeForm(_:namesItemAt:status:followSymlinks:)`` never trusts.
+    package static func inodeForm(ofItemAt path: String, device: UInt64, inode: UInt64, followSymlinks: Bool) -> String {
+        let base = "inode-\(device)-\(inode)"
+        return FileIncarnation.mark(ofItemAt: path, followSymlinks: followSymlinks).map { base + "-" + $0 } ?? base
+    }
+
+    /// Whether the inode form `form` names the item at `path` (whose status is `status`): the same
+    /// device, inode and mark. Never the device and inode alone: a form without a mark (made where
+    /// the file system kept none, or by an earlier version of Folio) names nothing.
+    package static func inodeForm(_ form: String, namesItemAt path: String, status: FileStatus, followSymlinks: Bool) -> Bool {
+        guard form.split(separator: "-").count == 4 else { return false }
+        return form == inodeForm(ofItemAt: path, device: status.device, inode: status.inode, followSymlinks: followSymlinks)
     }
 
     /// Whether `text` is an identifier this system made (so it is safe as a file name): a lowercase
-    /// UUID, or the inode form.
+    /// UUID, or the inode form (digits, `-`, and the mark's `b` or `g`).
     package static func isValid(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         if bytes.count == 36 {
@@ -47,8 +65,8 @@ package enum DocumentIdentity {
             }
             return true
         }
-        guard text.hasPrefix("inode-"), bytes.count <= 64 else { return false }
-        return text.dropFirst(6).allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
+        guard text.hasPrefix("inode-"), bytes.count <= 80 else { return false }
+        return text.dropFirst(6).allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "b" || $0 == "g") }
     }
 
     /// Gives the item at `path` the identity `identifier` when it has none (a writer replaced the

@@ -87,7 +87,7 @@ struct AccessPolicy: Sendable {
     private func matchingGrant(app: String, path: String, status: FileStatus) -> Grant? {
         let identity = Self.identity(of: path)
         for grant in grants.grants(of: app) where !grant.isFolder || status.kind == .directory {
-            guard Self.isGrantedItem(grant.reference, identity: identity, status: status) else { continue }
+            guard Self.isGrantedItem(grant.reference, identity: identity, path: path, status: status) else { continue }
             if grant.path != path { grants.relocate(grant, to: path) }
             return grant
         }
@@ -100,13 +100,15 @@ struct AccessPolicy: Sendable {
     }
 
     /// Whether the item (its identity attribute, its status) is the one a grant was made for. A grant
-    /// follows the item's identity, which stays with it across renames and safe saves; a file
-    /// system reuses a deleted file's inode at once, so the inode alone decides only for an item
-    /// that could not be given an identity (the grant's identity is then the inode form), and never
-    /// for one that has an identity of its own.
-    private static func isGrantedItem(_ reference: ItemReference, identity: String?, status: FileStatus) -> Bool {
+    /// follows the item's identity, which stays with it across renames and safe saves. A file
+    /// system reuses a deleted file's inode at once, so for an item that could not be given an
+    /// identity (the grant's identity is then the inode form) the device and inode decide only
+    /// with the item's birth time or inode generation, never alone; and never for an item that has
+    /// an identity of its own.
+    static func isGrantedItem(_ reference: ItemReference, identity: String?, path: String, status: FileStatus) -> Bool {
         if reference.identity.hasPrefix("inode-") {
             return identity == nil && reference.device == status.device && reference.inode == status.inode
+                && DocumentIdentity.inodeForm(reference.identity, namesItemAt: path, status: status, followSymlinks: true)
         }
         return identity == reference.identity
     }
@@ -120,7 +122,7 @@ struct AccessPolicy: Sendable {
             if let status = try? FileStatus(path: FilePath(current), followSymlinks: true),
                 folders.contains(where: { $0.reference.device == status.device && $0.reference.inode == status.inode }),
                 case let identity = Self.identity(of: current),
-                let grant = folders.first(where: { Self.isGrantedItem($0.reference, identity: identity, status: status) })
+                let grant = folders.first(where: { Self.isGrantedItem($0.reference, identity: identity, path: current, status: status) })
             {
                 if grant.path != current { grants.relocate(grant, to: current) }
                 return grant

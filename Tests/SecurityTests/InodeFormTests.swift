@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+@testable import FolioDaemon
+import FolioSystem
+import FolioTesting
+import Foundation
+import SystemPackage
+import Testing
+
+/// An item that cannot hold an identity attribute is known by its inode form: device, inode and
+/// birth time (or inode generation), so a later file the file system gives the same inode is not
+/// the granted or bookmarked one; a form without that mark names nothing.
+@Suite("Inode forms")
+struct InodeFormTests {
+    @Test func aReusedInodeIsAnotherItem() throws {
+        let dir = try TemporaryDirectory("inode-form")
+        let first = dir.child("granted.txt").path
+        _ = FileManager.default.createFile(atPath: first, contents: Data("the user's words".utf8))
+        let status = try FileStatus(path: FilePath(first), followSymlinks: true)
+        let form = DocumentIdentity.inodeForm(ofItemAt: first, device: status.device, inode: status.inode, followSymlinks: true)
+        // ext4 (where the tests run) records birth times.
+        #expect(form.split(separator: "-").count == 4 && form.split(separator: "-").last?.first == "b", "\(form)")
+        #expect(DocumentIdentity.isValid(form))
+        #expect(DocumentIdentity.inodeForm(form, namesItemAt: first, status: status, followSymlinks: true))
+        let reference = ItemReference(path: first, identity: form, device: status.device, inode: status.inode)
+        #expect(AccessPolicy.isGrantedItem(reference, identity: nil, path: first, status: status))
+        // An item with an identity of its own is never matched by an inode form.
+        #expect(!AccessPolicy.isGrantedItem(reference, identity: UUID().uuidString.lowercased(), path: first, status: status))
+        // The device and inode alone (no mark: an older grant, or a file system that keeps neither) name nothing.
+        let bare = ItemReference(path: first, identity: "inode-\(status.device)-\(status.inode)", device: status.device, inode: status.inode)
+        #expect(!AccessPolicy.isGrantedItem(bare, identity: nil, path: first, status: status))
+        #expect(!BookmarkResolver.matches(first, bare))
+        #expect(BookmarkResolver.matches(first, reference))
+
+        // Deleted, and a new file given the same inode (at once on an idle ext4; other tests
+        // running beside this one may take it first).
+        #expect(unlink(first) == 0)
+        var reused: String?
+        for attempt in 0..<500 where reused == nil {
+            let name = dir.child("new-\(attempt).txt").path
+            _ = FileManager.default.createFile(atPath: name, contents: Data("someone else's words".utf8))
+            if let fresh = try? FileStatus(path: FilePath(name)), fresh.inode == status.inode { reused = name } else { unlink(name) }
+        }
+        let name = try #require(reused, "no new file got the inode back")
+        #expect(rename(name, first) == 0)
+        let now = try FileStatus(path: FilePath(first), followSymlinks: true)
+        #expect(now.device == status.device && now.inode == status.inode)
+        #expect(DocumentIdentity.inodeForm(ofItemAt: first, device: now.device, inode: now.inode, followSymlinks: true) != form)
+        #expect(!AccessPolicy.isGrantedItem(reference, identity: nil, path: first, status: now))
+        #expect(!BookmarkResolver.matches(first, reference))
+    }
+
+    @Test func theMarkIsABirthTimeOrAGeneration() throws {
+        let dir = try TemporaryDirectory("inode-mark")
+        let file = dir.child("a").path
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
+        let mark = try #require(FileIncarnation.mark(ofItemAt: file))
+        // The same file keeps its mark across writes and renames.
+        try Data("more".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(rename(file, file + ".moved") == 0)
+        #expect(FileIncarnation.mark(ofItemAt: file + ".moved") == mark)
+        #expect(FileIncarnation.mark(ofItemAt: dir.child("missing").path) == nil)
+        #expect(!DocumentIdentity.isValid("inode-1-2-x9") && !DocumentIdentity.isValid("inode-1-2-b" + String(repeating: "9", count: 80)))
+    }
+}
