@@ -42,6 +42,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public func write(_ name: String, _ text: String) throws -> URL { try write(name, Data(text.utf8)) }
 
     /// An environment whose XDG directories all live inside this folder, for a private daemon or CLI.
+    /// It reaches no session bus: secrets' keys stay in the folder, not in the user's keyring.
     public func xdgEnvironment(base: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
         var env = base
         env["HOME"] = path + "/home"
@@ -50,6 +51,7 @@ public final class TemporaryDirectory: @unchecked Sendable {
         env["XDG_STATE_HOME"] = path + "/state"
         env["XDG_RUNTIME_DIR"] = path + "/run"
         env["XDG_CONFIG_DIRS"] = path + "/etc-xdg"
+        env["DBUS_SESSION_BUS_ADDRESS"] = nil
         return env
     }
 }

@@ -7,7 +7,7 @@ extension DriveConfiguration {
     /// The provider the drive lives on, with the sealed secret. Made here, where the providers are
     /// linked: the daemon and the sync engine know providers only by their protocol.
     func makeProvider(_ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
-        let secret = try SecretBox.load(at: Self.secretPath(paths), keyPath: SecretBox.keyPath(paths))
+        let secret = try SecretBox.load(at: Self.secretPath(paths), paths: paths)
         switch kind {
         case .webdav:
             guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https" else {

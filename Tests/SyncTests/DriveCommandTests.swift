@@ -25,6 +25,7 @@ struct DriveCommandTests {
             environment["XDG_STATE_HOME"] = home.child("state").path
             environment["XDG_RUNTIME_DIR"] = home.child("run").path
             environment["FOLIO_PASSWORD"] = secret
+            environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         }
 
         @discardableResult

@@ -88,7 +88,7 @@ package struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringCon
     package func save(secret: String?, _ paths: FolioPaths = FolioPaths()) throws {
         try FolioPaths.makePrivateDirectory(paths.configDirectory)
         if let secret {
-            try SecretBox.store(secret, at: Self.secretPath(paths), keyPath: SecretBox.keyPath(paths))
+            try SecretBox.store(secret, at: Self.secretPath(paths), paths: paths)
         } else {
             try? FileManager.default.removeItem(atPath: Self.secretPath(paths))
         }

@@ -162,6 +162,13 @@ struct DriveCommand: AsyncParsableCommand {
             if paths.isEmpty {
                 print("drive: \(configuration)")
                 print("replica: \(FolioPaths().driveDirectory)")
+                if FileManager.default.fileExists(atPath: DriveConfiguration.secretPath(FolioPaths())) {
+                    switch SecretBox.keyPlace() {
+                    case .keyring: print("secret: sealed; its key is in the session keyring")
+                    case .file(let path): print("secret: sealed; its key is in \(path) (no session keyring reached: a copy of Folio's folders holds both)")
+                    case .none: print("secret: sealed under a key that is in neither the session keyring nor \(SecretBox.keyPath())")
+                    }
+                }
                 let items = try await drive.status([""])
                 var counts: [DriveItemStatus.State: Int] = [:]
                 for (_, item) in items { counts[item.state, default: 0] += 1 }
