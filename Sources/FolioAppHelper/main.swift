@@ -10,6 +10,9 @@
 //        [--bookmark] [--present]                (legacy-… for the iOS 8 initialisers)
 //   container                                   the app's container and ubiquity container
 //   check <path> [--write]                      the daemon's access decision
+//   relay                                       copies bytes between stdin/stdout and the daemon's
+//                                               socket (the attack suite speaks the protocol
+//                                               through it from inside the sandbox)
 //   <absolute path>                             as started by `folio open`: read it
 import Folio
 import Foundation
@@ -174,6 +177,8 @@ case "check":
         let reply = try AccessClient.send(daemon, AccessCheck(path: rest[0], write: rest.contains("--write")))
         emit(["ok": true, "allowed": .bool(reply.allowed), "reason": .string(reply.reason)])
     } catch { emit(failure(error)) }
+case "relay":
+    relay(to: FolioPaths().socketPath)
 case _ where command.hasPrefix("/"):
     // Started by `folio open` with a document's path.
     do { emit(["ok": true, "opened": .string(command), "text": .string(try coordinatedRead(URL(fileURLWithPath: command)))]) } catch {
@@ -205,3 +210,44 @@ final class Box: @unchecked Sendable {
     var urls: [URL] = []
     var error: (any Error)?
 }
+
+/// Connects to the daemon's socket at `path` and copies bytes both ways (stdin to the socket, the
+/// socket to stdout) until either side ends; then exits.
+func relay(to path: String) -> Never {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else {
+        FileHandle.standardError.write(Data("relay: cannot connect to \(path): errno \(errno)\n".utf8))
+        exit(3)
+    }
+    @Sendable func copy(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            var offset = 0
+            while offset < count {
+                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + offset, count - offset) }
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+    let upstream = Thread {
+        copy(from: 0, to: fd)
+        shutdown(fd, Int32(SHUT_WR))
+    }
+    upstream.start()
+    copy(from: fd, to: 1)
+    exit(0)
+}
+

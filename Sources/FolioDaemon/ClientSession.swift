@@ -65,11 +65,22 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     func write(_ frames: [WireValue]) {
         guard !frames.isEmpty else { return }
         var bytes: [UInt8] = []
+        Self.serialize(frames, into: &bytes)
+        write(bytes: bytes)
+    }
+
+    /// Writes frames already serialized (each ending with its newline).
+    func write(bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+    }
+
+    /// Appends `frames` to `bytes`, a line each.
+    static func serialize(_ frames: [WireValue], into bytes: inout [UInt8]) {
         for frame in frames {
             frame.write(into: &bytes)
             bytes.append(UInt8(ascii: "\n"))
         }
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
     }
 
     /// The connection ended: the client's claims and presenters go at once.

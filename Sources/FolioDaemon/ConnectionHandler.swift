@@ -100,15 +100,21 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         guard !closing, !busy, !draining, let session, pending != nil else { return }
         draining = true
         defer { draining = false }
-        var replies: [WireValue] = []
+        // Replies are serialized as they are made and written every 64 of them or 64 KiB, so
+        // what waits for a client that does not read stays near the high-water mark (plus one
+        // reply), whatever the size of its replies.
+        var out: [UInt8] = []
+        var count = 0
+        func flush() {
+            guard !out.isEmpty else { return }
+            session.write(bytes: out)
+            out = []
+            count = 0
+        }
         while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-            if replies.count >= 64 {
-                session.write(replies)
-                replies = []
-            }
+            if count >= 64 || out.count >= 1 << 16 { flush() }
             if !context.channel.isWritable {
-                session.write(replies)
-                replies = []
+                flush()
                 // The write may have gone out at once; else wait for the client to read.
                 guard context.channel.isWritable else {
                     updateReading(context: context)
@@ -119,24 +125,31 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             let frame = pending!.readSlice(length: length)!
             pending!.moveReaderIndex(forwardBy: 1)
             guard length > 0 else { continue }
-            guard length <= WireFrame.maximumFrameSize else { return refuseOversized(context: context, session: session) }
+            guard length <= WireFrame.maximumFrameSize else {
+                flush()
+                return refuseOversized(context: context, session: session)
+            }
             switch session.handle(frame: frame.readableBytesView) {
             case .replied(let frameReplies, let close):
-                replies += frameReplies
-                if close { return closeAfter(replies, context: context, session: session) }
+                ClientSession.serialize(frameReplies, into: &out)
+                count += frameReplies.count
+                if close {
+                    flush()
+                    return closeAfter([], context: context, session: session)
+                }
             case .blocking(let request):
-                session.write(replies)
+                flush()
                 runBlocking(request, context: context, session: session)
                 return
             }
         }
+        flush()
         if pending!.readableBytes > WireFrame.maximumFrameSize { return refuseOversized(context: context, session: session) }
         if pending!.readableBytes == 0 {
             pending = nil
         } else if pending!.readerIndex > 1 << 16 {
             pending!.discardReadBytes()
         }
-        session.write(replies)
     }
 
     /// Reads from the client only while no request of it runs on a pool and its replies are being

@@ -43,6 +43,16 @@ public struct FileStatus: Sendable, Hashable {
         self.init(st)
     }
 
+    /// Reads the status of the object at `path` given as a string (no `FilePath` is built: for
+    /// paths checked often or long, whose `FilePath` form costs a copy and a scan).
+    ///
+    /// - Parameter followSymlinks: `stat` (true) or `lstat` (false).
+    public init(atPath path: String, followSymlinks: Bool = false) throws(Errno) {
+        var st = stat()
+        _ = try valueOrErrno { path.withCString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
+        self.init(st)
+    }
+
     /// Reads the status of `name` in the open directory `directory`, not following a symbolic link
     /// (`fstatat` with `AT_SYMLINK_NOFOLLOW`): no path is built, so depth does not matter.
     public init(in directory: FileDescriptor, name: UnsafePointer<CChar>) throws(Errno) {

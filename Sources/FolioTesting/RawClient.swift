@@ -25,7 +25,43 @@ public final class RawClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    /// Connects as app `app` from inside its sandbox: `folio run --app <app> --sandbox` starts
+    /// the test app helper's relay, which speaks to the daemon on the socket bound in there (the
+    /// app's own: every connection on it is that app) and copies bytes to and from this client.
+    public init(sandboxedApp app: String, environment: [String: String], filePath: String = #filePath) throws {
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw TestFailure("socketpair failed: errno \(errno)") }
+        fd = pair[0]
+        let process = Process()
+        process.executableURL = ProcessRunner.folioExecutable(filePath: filePath)
+        process.arguments = ["run", "--app", app, "--sandbox", "--", ProcessRunner.builtExecutable("FolioAppHelper", filePath: filePath).path, "relay"]
+        process.environment = environment
+        let end = FileHandle(fileDescriptor: pair[1], closeOnDealloc: true)
+        process.standardInput = end
+        process.standardOutput = end
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            close(fd)
+            throw error
+        }
+        try? end.close()
+        relay = process
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// The sandboxed relay this client speaks through, if it is one.
+    private var relay: Process?
+
+    deinit {
+        close(fd)
+        if let relay, relay.isRunning {
+            relay.terminate()
+            relay.waitUntilExit()
+        }
+    }
 
     /// Writes `text` as it is (add the newline yourself).
     public func send(_ text: String) { sendBytes(Array(text.utf8)) }

@@ -32,7 +32,7 @@ struct AccessPolicy: Sendable {
             real = try FileStatus.canonicalPath(path)
         } catch .noSuchFileOrDirectory {
             exists = false
-            if (try? FileStatus(path: FilePath(path), followSymlinks: false)) != nil {
+            if (try? FileStatus(atPath: path, followSymlinks: false)) != nil {
                 return deny("\(path) is a symbolic link that leads nowhere")
             }
             // Not there yet (a coordinated create): the nearest folder that exists, canonical, and
@@ -44,8 +44,8 @@ struct AccessPolicy: Sendable {
             while found == nil, folder != "/" {
                 missing.insert((folder as NSString).lastPathComponent[...], at: 0)
                 folder = (folder as NSString).deletingLastPathComponent
-                if (try? FileStatus(path: FilePath(folder), followSymlinks: false))?.kind == .symbolicLink,
-                    (try? FileStatus(path: FilePath(folder), followSymlinks: true)) == nil
+                if (try? FileStatus(atPath: folder, followSymlinks: false))?.kind == .symbolicLink,
+                    (try? FileStatus(atPath: folder, followSymlinks: true)) == nil
                 {
                     return deny("\(folder) is a symbolic link that leads nowhere")
                 }
@@ -56,7 +56,7 @@ struct AccessPolicy: Sendable {
         } catch {
             return deny("cannot reach \(path): \(error)")
         }
-        let status = exists ? try? FileStatus(path: FilePath(real), followSymlinks: true) : nil
+        let status = exists ? try? FileStatus(atPath: real, followSymlinks: true) : nil
 
         let containerPath = catalog.paths.containersDirectory + "/" + app
         if let container = try? FileStatus.canonicalPath(containerPath), real == container || CoordinationPath.isAncestor(container, of: real) {
