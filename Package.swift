@@ -119,13 +119,13 @@ let package = Package(
         // runs they need: for the tests (through FolioTesting) and for `folio bench sync`.
         .target(name: "FolioServers"),
         // Fixtures shared by the project's tests and by apps' tests; re-exports FolioServers.
-        .target(name: "FolioTesting", dependencies: ["Folio", "FolioServers", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "FolioTesting", dependencies: ["Folio", "FolioSystem", "FolioServers", .product(name: "Crypto", package: "swift-crypto")]),
         // Swift Testing traits for the project's tests (a target of their own, so FolioTesting needs no Testing):
         // the elastic executor, and the stall watchdog's report per test.
         .target(name: "FolioTestTraits", dependencies: ["FolioTesting"]),
         // Runs coordination scripts from stdin: the other process in cross-process tests.
         .executableTarget(name: "FolioCoordinationHelper", dependencies: ["Folio", "FolioTesting"]),
-        .executableTarget(name: "FolioAppHelper", dependencies: ["Folio"]),
+        .executableTarget(name: "FolioAppHelper", dependencies: ["Folio", "FolioSystem"]),
         .testTarget(
             name: "FolioSystemTests",
             dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),

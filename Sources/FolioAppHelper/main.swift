@@ -14,6 +14,7 @@
 //                                               socket (the attack suite speaks the protocol
 //                                               through it from inside the sandbox)
 //   <absolute path>                             as started by `folio open`: read it
+import FolioSystem
 import Folio
 import Foundation
 
@@ -215,15 +216,7 @@ final class Box: @unchecked Sendable {
 /// socket to stdout) until either side ends; then exits.
 func relay(to path: String) -> Never {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard connected == 0 else {
+    guard UnixSocketAddress.connect(fd, to: path) == 0 else {
         FileHandle.standardError.write(Data("relay: cannot connect to \(path): errno \(errno)\n".utf8))
         exit(3)
     }

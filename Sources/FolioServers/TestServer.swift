@@ -142,7 +142,11 @@ public final class TestServer: @unchecked Sendable {
                 // (or one it started) holds the listening socket is this test's.
                 let owners = [process.processIdentifier] + Self.processes(mentioning: directory.path)
                 guard let inode = Self.listener(of: port), Self.holds(inode, pids: owners) else {
-                    throw TestServerError("port \(port) is held by another server")
+                    let holders = Self.listener(of: port).map { inode in
+                        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { Self.holds(inode, pids: [$0]) }
+                            .map { "\($0) " + ((try? String(contentsOfFile: "/proc/\($0)/cmdline", encoding: .utf8)) ?? "").replacingOccurrences(of: "\0", with: " ") }
+                    }
+                    throw TestServerError("port \(port) is held by another server: \(holders ?? ["no listener"]); ours: \(owners)")
                 }
                 self.process = process
                 self.port = port
@@ -182,14 +186,32 @@ public final class TestServer: @unchecked Sendable {
     /// The processes whose command line mentions `text`.
     /// The inode of the socket listening on 127.0.0.1:`port` (or on every address), from /proc/net/tcp.
     static func listener(of port: Int) -> String? {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return nil }
+        // The kernel writes the table while sockets come and go, and a table read in several
+        // pieces can miss a line (its position is an index): read it whole, a few times.
         let suffix = ":" + String(format: "%04X", port)
-        for line in table.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 9, fields[3] == "0A", fields[1] == "0100007F\(suffix)" || fields[1] == "00000000\(suffix)" else { continue }
-            return String(fields[9])
+        for _ in 0..<5 {
+            for line in tcpTable().split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count > 9, fields[3] == "0A", fields[1] == "0100007F\(suffix)" || fields[1] == "00000000\(suffix)" else { continue }
+                return String(fields[9])
+            }
         }
         return nil
+    }
+
+    /// `/proc/net/tcp`, read with one `read` into a buffer large enough for it.
+    private static func tcpTable() -> String {
+        let fd = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 8 << 20)
+        var total = 0
+        while total < buffer.count {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
+            guard count > 0 else { break }
+            total += count
+        }
+        return String(decoding: buffer[..<total], as: UTF8.self)
     }
 
     /// Whether one of `pids` has the socket with `inode` open.

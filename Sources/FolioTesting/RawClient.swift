@@ -1,3 +1,4 @@
+import FolioSystem
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -12,15 +13,7 @@ public final class RawClient {
     /// Connects to the socket at `path`; reads wait at most 5 s.
     public init(socket path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw TestFailure("connect failed: errno \(errno)") }
+        guard UnixSocketAddress.connect(fd, to: path) == 0 else { throw TestFailure("connect failed: errno \(errno)") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

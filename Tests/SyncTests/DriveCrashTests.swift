@@ -84,12 +84,21 @@ struct DriveCrashTests {
 
         /// The contents of the document's unresolved conflict versions.
         func conflicts(_ name: String) throws -> [Data] {
+            try versions(name).filter { $0["conflict"]?.boolValue == true && $0["resolved"]?.boolValue != true }
+                .compactMap { $0["path"]?.stringValue }.compactMap { FileManager.default.contents(atPath: $0) }
+        }
+
+        /// The contents of all the document's versions.
+        func versionContents(_ name: String) throws -> [Data] {
+            try versions(name).compactMap { $0["path"]?.stringValue }.compactMap { FileManager.default.contents(atPath: $0) }
+        }
+
+        private func versions(_ name: String) throws -> [WireValue] {
             let output = try folio("versions", "list", drive + "/" + name, "--json")
             guard output.status == 0, let value = try? WireValue(parsing: Array(output.stdout.utf8)) else {
                 throw TestFailure("folio versions list failed: \(output.stderr)")
             }
-            return (value["versions"]?.arrayValue ?? []).filter { $0["conflict"]?.boolValue == true && $0["resolved"]?.boolValue != true }
-                .compactMap { $0["path"]?.stringValue }.compactMap { FileManager.default.contents(atPath: $0) }
+            return value["versions"]?.arrayValue ?? []
         }
 
         func staging() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: drive + "/.folio-staging")) ?? [] }
@@ -147,7 +156,8 @@ struct DriveCrashTests {
     /// 100 kills per server (200 in all) at random points of `folio drive sync` and of the daemon's passes,
     /// while files are uploaded, downloaded and edited (some during the pass). After each kill and
     /// a pass that ends: each file is the newest local content or the newest remote one, the same
-    /// on both sides; when both changed, the other is a conflict version; staging is empty.
+    /// on both sides; when both changed, the other is a conflict version; what a download replaced
+    /// is a version; staging is empty.
     @Test(arguments: Server.available)
     func killedAtRandomNothingOlderWins(server kind: Server) async throws {
         let rig = try Rig(kind, "drive-crash-loop-\(kind)")
@@ -222,8 +232,12 @@ struct DriveCrashTests {
                 switch (local[name], remote[name]) {
                 case (nil, nil):
                     #expect(now == synced[name], "\(context): \(name) is \(Self.label(now)), not \(Self.label(synced[name]))")
-                case (.some(let newest), nil), (nil, .some(let newest)):
+                case (.some(let newest), nil):
                     #expect(now == newest, "\(context): \(name) is \(Self.label(now)), not the newest \(Self.label(newest))")
+                case (nil, .some(let newest)):
+                    #expect(now == newest, "\(context): \(name) is \(Self.label(now)), not the newest \(Self.label(newest))")
+                    // What the download replaced here is a version.
+                    #expect(try rig.versionContents(name).contains(synced[name]!), "\(context): \(Self.label(synced[name])) of \(name) is not a version")
                 case (.some(let mine), .some(let theirs)):
                     #expect(now == mine || now == theirs, "\(context): \(name) is \(Self.label(now)), neither the newest here nor on the server")
                     let other = now == mine ? theirs : mine

@@ -251,15 +251,7 @@ final class PingPong {
 
     static func connect(_ path: String) throws -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
+        guard UnixSocketAddress.connect(fd, to: path) == 0 else {
             close(fd)
             throw CocoaError(.fileReadUnknown)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioSystem
 import Folio
 import Foundation
 #if canImport(Glibc)
@@ -25,16 +26,8 @@ struct BenchWorkerCommand: ParsableCommand {
     /// Answers each newline-terminated request with a 64-byte reply, for one connection at a time.
     private func echo(socketPath: String) throws {
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in socketPath.utf8.enumerated() where i < raw.count - 1 { raw[i] = byte }
-        }
         unlink(socketPath)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else {
+        guard UnixSocketAddress.bind(listener, to: socketPath) == 0, listen(listener, 8) == 0 else {
             throw ValidationError("cannot listen on \(socketPath): \(String(cString: strerror(errno)))")
         }
         let reply = [UInt8](repeating: UInt8(ascii: "b"), count: PingPong.replySize - 1) + [UInt8(ascii: "\n")]

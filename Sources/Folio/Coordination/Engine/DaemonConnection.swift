@@ -1,3 +1,4 @@
+import FolioSystem
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -74,19 +75,9 @@ final class DaemonConnection: @unchecked Sendable {
         guard fd >= 0 else { throw Error(message: "socket: \(String(cString: strerror(errno)))") }
         // A Unix socket's connect waits for the listener's backlog under the send timeout.
         Self.setTimeout(fd, SO_SNDTIMEO, deadlines.connect)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let result = UnixSocketAddress.with(socketPath, { connect(fd, $0, $1) }) else {
             close(fd)
             throw Error(message: "socket path too long: \(socketPath)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard result == 0 else {
             let reason = errno == EAGAIN ? "the daemon did not accept the connection within \(deadlines.connect)" : String(cString: strerror(errno))
