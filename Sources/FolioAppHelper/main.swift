@@ -13,6 +13,9 @@
 //   relay                                       copies bytes between stdin/stdout and the daemon's
 //                                               socket (the attack suite speaks the protocol
 //                                               through it from inside the sandbox)
+//   hold <n>                                    opens n connections, sends each the start of a
+//                                               frame, prints "held <n>", and keeps them until
+//                                               stdin ends (slowloris, from inside the sandbox)
 //   <absolute path>                             as started by `folio open`: read it
 import FolioSystem
 import Folio
@@ -180,6 +183,8 @@ case "check":
     } catch { emit(failure(error)) }
 case "relay":
     relay(to: FolioPaths().socketPath)
+case "hold":
+    hold(Int(rest.first ?? "") ?? 100, at: FolioPaths().socketPath)
 case _ where command.hasPrefix("/"):
     // Started by `folio open` with a document's path.
     do { emit(["ok": true, "opened": .string(command), "text": .string(try coordinatedRead(URL(fileURLWithPath: command)))]) } catch {
@@ -241,6 +246,26 @@ func relay(to path: String) -> Never {
     }
     upstream.start()
     copy(from: fd, to: 1)
+    exit(0)
+}
+
+/// Opens `count` connections to the daemon's socket at `path`, each sent the start of a frame
+/// and nothing more; prints how many it holds, then keeps them until stdin ends.
+func hold(_ count: Int, at path: String) -> Never {
+    var limit = rlimit()
+    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    var held: [Int32] = []
+    let start = Array(#"{"id":1,"method":"sta"#.utf8)
+    for _ in 0..<count {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0, UnixSocketAddress.connect(fd, to: path) == 0 else { break }
+        _ = start.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        held.append(fd)
+    }
+    FileHandle.standardOutput.write(Data("held \(held.count)\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
     exit(0)
 }
 

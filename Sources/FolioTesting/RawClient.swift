@@ -4,8 +4,9 @@ import Foundation
 @preconcurrency import Glibc
 #endif
 
-/// A raw client of the daemon's socket, for frames no library would send.
-public final class RawClient {
+/// A raw client of the daemon's socket, for frames no library would send. One thread may send
+/// while another reads (the read buffer is the reader's own).
+public final class RawClient: @unchecked Sendable {
     /// The connected socket.
     public let fd: Int32
     private var buffered: [UInt8] = []

@@ -396,6 +396,108 @@ struct ProtocolAttackTests {
         try flood(world.app, "the sandboxed app")
     }
 
+    /// The attacks refused before the attack suite ran from inside the sandbox, now from there:
+    /// malformed frames; claims on another app's document (directly, by `..`, through a link and
+    /// a hard link in its own container); forged bookmark data; 20,000 presenters; and 1,000
+    /// connections each holding half a frame. Each is refused or bounded, and the user's tools
+    /// are served within a second after each.
+    @Test func theAttacksRefusedBeforeAreRefusedFromTheSandbox() throws {
+        let world = try World("attack-older")
+        let pid = world.daemon.process.processIdentifier
+        func userServedQuickly(_ what: String) throws {
+            let started = ContinuousClock.now
+            #expect(try world.call(world.user, "status", [:])["result"] != nil, "\(what)")
+            #expect(ContinuousClock.now - started < .seconds(1), "after \(what)")
+        }
+        let malformed: [(String, String)] = [
+            ("not json at all", "not a JSON frame"), (#"[1,2,3]"#, "JSON object"), (#"{"id":7,"method":"no.such"}"#, "unknown-method"),
+            (String(repeating: "[", count: 40) + String(repeating: "]", count: 40), "nesting"),
+            (#"{"id":8,"method":"claim","params":{"purpose":"p","items":[{"path":"relative","access":"read","options":0}]}}"#, "absolute"),
+        ]
+        for (frame, expected) in malformed {
+            let reply = world.app.call(frame)
+            #expect(reply.contains(#""error""#) && reply.contains(expected), "\(frame) → \(reply)")
+        }
+        try userServedQuickly("malformed frames")
+
+        // Another app's document.
+        let victim = try RawClient(socket: world.socket)
+        #expect(try world.call(victim, "hello", ["protocol": 1, "app": .string(ProtocolAttackTests.victim)])["result"] != nil)
+        let theirs = try #require(try world.call(victim, "app.container", [:])["result"]?["path"]?.stringValue)
+        let mine = try #require(try world.call(world.app, "app.container", [:])["result"]?["path"]?.stringValue)
+        let letter = theirs + "/letter.txt"
+        try Data("the victim's letter".utf8).write(to: URL(fileURLWithPath: letter))
+        try FileManager.default.createSymbolicLink(atPath: mine + "/link.txt", withDestinationPath: letter)
+        #expect(link(letter, mine + "/hard.txt") == 0)
+        let relative = mine + "/../" + (theirs as NSString).lastPathComponent + "/letter.txt"
+        for path in [letter, relative, mine + "/link.txt", mine + "/hard.txt"] {
+            for access in ["read", "write"] {
+                let reply = try world.call(world.app, "claim", ["purpose": "m", "items": [["path": .string(path), "access": .string(access), "options": 0]]])
+                #expect(refusal(reply).code == "denied", "\(access) \(path): \(reply)")
+            }
+        }
+        #expect(try String(contentsOfFile: letter, encoding: .utf8) == "the victim's letter")
+        try userServedQuickly("claims out of reach")
+
+        // Forged bookmark data.
+        for forged in [Data("FBK1xxxx".utf8), Data(repeating: 0x41, count: 300), Data()] {
+            let reply = try world.call(world.app, "bookmark.resolve", ["data": .string(forged.base64EncodedString())])
+            #expect(reply["error"] != nil && reply["result"] == nil, "\(reply)")
+        }
+        try userServedQuickly("forged bookmarks")
+
+        // 20,000 presenters, sent while the replies are read.
+        let before = residentBytes(pid)
+        let app = world.app
+        let sender = Thread {
+            var batch = ""
+            for number in 1...20_000 {
+                batch += #"{"method":"presenter.add","params":{"presenter":\#(number),"purpose":"p","path":"\#(mine)/p\#(number)"}}"# + "\n"
+                if number % 500 == 0 {
+                    app.send(batch)
+                    batch = ""
+                }
+            }
+            app.send(#"{"id":99999,"method":"status"}"# + "\n")
+        }
+        sender.start()
+        var refused = 0
+        var answered = false
+        while let line = app.line() {
+            if line.contains(#""id":99999"#) {
+                answered = true
+                break
+            }
+            if line.contains(#""error""#) { refused += 1 }
+        }
+        #expect(answered, "no reply to status after the presenters")
+        print("20,000 presenters from the sandbox: \(refused) refused, the daemon \(before >> 20) MB → \(residentBytes(pid) >> 20) MB")
+        #expect(residentBytes(pid) - before < 100 << 20, "the daemon grew from \(before >> 20) MB to \(residentBytes(pid) >> 20) MB")
+        try userServedQuickly("20,000 presenters (\(refused) refused)")
+
+        // 1,000 connections holding half a frame each, from inside the sandbox.
+        let holder = Process()
+        holder.executableURL = ProcessRunner.folioExecutable()
+        holder.arguments = ["run", "--app", ProtocolAttackTests.mallory, "--sandbox", "--", ProcessRunner.builtExecutable("FolioAppHelper").path, "hold", "1000"]
+        holder.environment = world.dir.xdgEnvironment()
+        let input = Pipe(), output = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = output
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        var printed = Data()
+        while !printed.contains(10) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        #expect(String(decoding: printed, as: UTF8.self).hasPrefix("held 1000"), "\(String(decoding: printed, as: UTF8.self))")
+        try userServedQuickly("1,000 held connections")
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        try userServedQuickly("the held connections closed")
+    }
+
     /// One connection cannot make the daemon hold unbounded claims: past 1,024 held or waiting,
     /// a claim is refused with a clear error, and ending claims makes room again.
     @Test func claimsPerConnectionAreBounded() throws {
