@@ -22,6 +22,18 @@ public enum ProcessRunner {
         return nil
     }
 
+    /// The first line a running process writes to `handle` (its output pipe), without its newline;
+    /// what came before the end when it ends first.
+    public static func firstLine(from handle: FileHandle) -> String {
+        var printed = Data()
+        while !printed.contains(10) {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        return String(decoding: printed.prefix { $0 != 10 }, as: UTF8.self)
+    }
+
     /// Runs `executable` with `arguments` to completion and returns its output.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> Output {
         let process = Process()

@@ -485,13 +485,8 @@ struct ProtocolAttackTests {
         holder.standardOutput = output
         holder.standardError = FileHandle.nullDevice
         try holder.run()
-        var printed = Data()
-        while !printed.contains(10) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
-        #expect(String(decoding: printed, as: UTF8.self).hasPrefix("held 1000"), "\(String(decoding: printed, as: UTF8.self))")
+        let held = ProcessRunner.firstLine(from: output.fileHandleForReading)
+        #expect(held == "held 1000", "\(held)")
         try userServedQuickly("1,000 held connections")
         try input.fileHandleForWriting.close()
         holder.waitUntilExit()

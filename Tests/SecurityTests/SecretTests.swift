@@ -121,13 +121,7 @@ final class SessionBus: @unchecked Sendable {
         bus.standardOutput = output
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        var line = Data()
-        while !line.contains(10) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        address = String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
+        address = ProcessRunner.firstLine(from: output.fileHandleForReading)
         guard address.hasPrefix("unix:") else { throw TestFailure("dbus-daemon printed no address") }
         let password = Pipe()
         keyring.executableURL = URL(fileURLWithPath: ProcessRunner.which("gnome-keyring-daemon")!)
