@@ -46,6 +46,14 @@ public final class RawClient: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// How long a read waits for the daemon (5 s unless set).
+    public var readTimeout: Duration = .seconds(5) {
+        didSet {
+            var timeout = timeval(tv_sec: Int(readTimeout.components.seconds), tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+    }
+
     /// The sandboxed relay this client speaks through, if it is one.
     private var relay: Process?
 

@@ -446,9 +446,11 @@ struct ProtocolAttackTests {
         }
         try userServedQuickly("forged bookmarks")
 
-        // 20,000 presenters, sent while the replies are read.
+        // 20,000 presenters, sent while the replies are read (each is checked: on a loaded machine
+        // this takes a while, so the reader waits longer than usual).
         let before = residentBytes(pid)
         let app = world.app
+        app.readTimeout = .seconds(120)
         let sender = Thread {
             var batch = ""
             for number in 1...20_000 {

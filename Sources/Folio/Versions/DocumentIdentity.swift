@@ -43,11 +43,38 @@ package enum DocumentIdentity {
     }
 
     /// Whether the inode form `form` names the item at `path` (whose status is `status`): the same
-    /// device, inode and mark. Never the device and inode alone: a form without a mark (made where
-    /// the file system kept none, or by an earlier version of Folio) names nothing.
+    /// device, inode and mark (birth time and generation, as far as both are known). Never the
+    /// device and inode alone: a form without a mark (made where the file system kept none, or by
+    /// an earlier version of Folio) names nothing.
     package static func inodeForm(_ form: String, namesItemAt path: String, status: FileStatus, followSymlinks: Bool) -> Bool {
-        guard form.split(separator: "-").count == 4 else { return false }
-        return form == inodeForm(ofItemAt: path, device: status.device, inode: status.inode, followSymlinks: followSymlinks)
+        let parts = form.split(separator: "-")
+        guard parts.count == 4, parts[1] == "\(status.device)", parts[2] == "\(status.inode)",
+            let now = FileIncarnation.mark(ofItemAt: path, followSymlinks: followSymlinks)
+        else { return false }
+        // Each part of the mark known both then and now must agree, and one at least must be
+        // known both times (a generation cannot be read from a file this user may not open).
+        let then = marks(parts[3]), current = marks(Substring(now))
+        var compared = 0
+        for key in ["b", "g"] {
+            guard let old = then[key], let new = current[key] else { continue }
+            guard old == new else { return false }
+            compared += 1
+        }
+        return compared > 0
+    }
+
+    /// A mark's parts by letter: `b1234g56` is b: 1234, g: 56.
+    private static func marks(_ mark: Substring) -> [String: Substring] {
+        var result: [String: Substring] = [:]
+        var key: Character?
+        var start = mark.startIndex
+        for index in mark.indices where mark[index] == "b" || mark[index] == "g" {
+            if let key { result[String(key)] = mark[start..<index] }
+            key = mark[index]
+            start = mark.index(after: index)
+        }
+        if let key { result[String(key)] = mark[start...] }
+        return result
     }
 
     /// Whether `text` is an identifier this system made (so it is safe as a file name): a lowercase
@@ -65,7 +92,7 @@ package enum DocumentIdentity {
             }
             return true
         }
-        guard text.hasPrefix("inode-"), bytes.count <= 80 else { return false }
+        guard text.hasPrefix("inode-"), bytes.count <= 100 else { return false }
         return text.dropFirst(6).allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "b" || $0 == "g") }
     }
 
