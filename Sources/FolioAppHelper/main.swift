@@ -220,6 +220,9 @@ final class Box: @unchecked Sendable {
 /// Connects to the daemon's socket at `path` and copies bytes both ways (stdin to the socket, the
 /// socket to stdout) until either side ends; then exits.
 func relay(to path: String) -> Never {
+    // A daemon that closes while a frame is being written must not kill the relay before the
+    // replies already read reach stdout.
+    signal(SIGPIPE, SIG_IGN)
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard UnixSocketAddress.connect(fd, to: path) == 0 else {
         FileHandle.standardError.write(Data("relay: cannot connect to \(path): errno \(errno)\n".utf8))

@@ -49,7 +49,8 @@ public final class RawClient: @unchecked Sendable {
     /// How long a read waits for the daemon (5 s unless set).
     public var readTimeout: Duration = .seconds(5) {
         didSet {
-            var timeout = timeval(tv_sec: Int(readTimeout.components.seconds), tv_usec: 0)
+            let (seconds, attoseconds) = readTimeout.components
+            var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
     }

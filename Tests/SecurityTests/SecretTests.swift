@@ -69,17 +69,18 @@ struct CredentialsKeyTests {
         #expect(refused.status != 0 && refused.stderr.contains("session keyring"), "\(refused.stdout)\(refused.stderr)")
     }
 
-    /// A key file from before (set up without a keyring) is moved into the keyring once one is
-    /// reached, and removed; the secret still opens.
-    @Test func aKeyFileMovesIntoTheKeyring() async throws {
+    /// A key file from before (set up without a keyring) stays while processes only read the
+    /// secret (a daemon without the session must still open it), and moves into the keyring when
+    /// the drive is set up again with one; the secret still opens.
+    @Test func aKeyFileMovesIntoTheKeyringAtTheNextSetup() async throws {
         let server = try TestServer(.moto)
         let account = try #require(server.s3)
         let dir = try TemporaryDirectory("secret-keyring-move")
         var environment = dir.xdgEnvironment()
         environment["FOLIO_PASSWORD"] = account.secretKey
-        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         let paths = FolioPaths(environment: environment)
-        let setup = try ProcessRunner.folio(["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/moved", "--user", account.accessKey], environment: environment)
+        let arguments = ["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/moved", "--user", account.accessKey]
+        let setup = try ProcessRunner.folio(arguments, environment: environment)
         #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
         let keyFile = paths.configDirectory + "/credentials.key"
         #expect(FileManager.default.fileExists(atPath: keyFile))
@@ -88,15 +89,25 @@ struct CredentialsKeyTests {
 
         let bus = try SessionBus()
         defer { bus.stop() }
-        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        environment["FOLIO_PASSWORD"] = nil
+        var session = environment
+        session["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        session["FOLIO_PASSWORD"] = nil
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         try Data("moved".utf8).write(to: URL(fileURLWithPath: paths.driveDirectory + "/moved.txt"))
-        let sync = try ProcessRunner.folio(["drive", "sync"], environment: environment)
-        #expect(sync.status == 0 && sync.stdout.contains("uploaded 1"), "\(sync.stdout)\(sync.stderr)")
+        let read = try ProcessRunner.folio(["drive", "sync"], environment: session)
+        #expect(read.status == 0 && read.stdout.contains("uploaded 1"), "\(read.stdout)\(read.stderr)")
+        #expect(FileManager.default.fileExists(atPath: keyFile), "reading the secret moved its key")
+
+        session["FOLIO_PASSWORD"] = account.secretKey
+        let again = try ProcessRunner.folio(arguments, environment: session)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(!FileManager.default.fileExists(atPath: keyFile), "the key file stayed")
         #expect(Data(base64Encoded: try bus.lookup(folder: paths.configDirectory))?.count == 32)
-        let after = try ProcessRunner.folio(["drive", "status"], environment: environment)
+        session["FOLIO_PASSWORD"] = nil
+        try Data("after".utf8).write(to: URL(fileURLWithPath: paths.driveDirectory + "/after.txt"))
+        let sync = try ProcessRunner.folio(["drive", "sync"], environment: session)
+        #expect(sync.status == 0 && sync.stdout.contains("uploaded 1"), "\(sync.stdout)\(sync.stderr)")
+        let after = try ProcessRunner.folio(["drive", "status"], environment: session)
         #expect(after.stdout.contains("its key is in the session keyring"), "\(after.stdout)\(after.stderr)")
     }
 }

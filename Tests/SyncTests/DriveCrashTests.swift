@@ -119,7 +119,8 @@ struct DriveCrashTests {
 
     /// The issue's case and its mirror: killed as soon as a 40 MB upload completed, then edited
     /// (the edit wins and is sent; no conflict); killed as soon as a download took the file's
-    /// place, then edited in place (the same).
+    /// place, then edited in place (the same); and killed as soon as an upload completed, then
+    /// changed on the server only (the server's newer content arrives).
     @Test(arguments: Server.available)
     func anEditAfterACrashWins(server kind: Server) throws {
         let rig = try Rig(kind, "drive-crash-\(kind)")
@@ -150,6 +151,16 @@ struct DriveCrashTests {
         #expect(rig.local("report.bin") == editedAgain, "\(Self.label(rig.local("report.bin")))")
         #expect(rig.remote("report.bin") == editedAgain, "\(Self.label(rig.remote("report.bin")))")
         #expect(try rig.conflicts("report.bin").isEmpty)
+
+        // Killed once an upload completed, not edited here since, and changed on the server by
+        // another device: the other device's content is newer, and arrives.
+        try rig.edit("report.bin", Self.content("uploaded, then killed again", size))
+        #expect(try rig.folio("drive", "sync", crashAt: "uploaded").status == SIGKILL)
+        let later = Self.content("changed elsewhere after the crash", size)
+        try rig.serverWrite("report.bin", later)
+        try rig.sync("after the upload crash, changed elsewhere")
+        #expect(rig.local("report.bin") == later, "\(Self.label(rig.local("report.bin")))")
+        #expect(rig.remote("report.bin") == later, "\(Self.label(rig.remote("report.bin")))")
         #expect(rig.staging().isEmpty, "\(rig.staging())")
     }
 

@@ -8,7 +8,7 @@ import SystemPackage
 /// user's session keyring when the session has one (``SessionKeyring``), so that Folio's folders
 /// alone do not hold both the sealed secret and its key; otherwise in
 /// `$XDG_CONFIG_HOME/folio/credentials.key` (mode 0600, made like the bookmark key). A key file
-/// found when the keyring is first reached is moved into it.
+/// found when a secret is sealed with a keyring reachable is moved into it.
 ///
 /// Blocking (files, and `secret-tool` when there is a keyring): for a blocking pool or a
 /// command's own thread.
@@ -47,8 +47,9 @@ package enum SecretBox {
     }
 
     /// The secret sealed in the file at `path`, or nil when there is none. The keyring's key and
-    /// the key file's are tried (the seal tells which one it was); a key file's key is moved into
-    /// a keyring that holds none.
+    /// the key file's are tried (the seal tells which one it was). Nothing is moved here: a
+    /// process that reads the secret (the daemon, a command) may run without the session, so the
+    /// key moves into the keyring only when the secret is sealed again (`folio drive setup`).
     /// - Throws: when the file is damaged, or sealed under a key neither place holds (or under
     ///   the keyring's while it cannot be reached).
     package static func load(
@@ -69,11 +70,6 @@ package enum SecretBox {
             return String(decoding: opened, as: UTF8.self)
         }
         if let box, let file = fileKey(paths), let opened = try? ChaChaPoly.open(box, using: SymmetricKey(data: file)) {
-            // Sealed under the key file's key, and the keyring (reached, and holding none) can
-            // keep it now: moved there.
-            if let keyring, unreachable == nil, stored == nil, (try? keyring.store(file)) != nil, (try? keyring.lookup()) == file {
-                removeKeyFile(paths)
-            }
             return String(decoding: opened, as: UTF8.self)
         }
         var reason = "the stored secret cannot be opened (damaged, or sealed under another key)"
@@ -91,8 +87,9 @@ package enum SecretBox {
     /// none; the file is removed once the keyring holds its key); the key file's (made when
     /// missing) when there is no keyring or it would not store a key.
     private static func sealingKey(_ paths: FolioPaths, _ environment: [String: String]) throws -> SymmetricKey {
-        if let keyring = keyring(paths, environment) {
-            if let key = try keyring.lookup() { return SymmetricKey(data: key) }
+        // A keyring that fails (locked, damaged item) is not used: the key file is.
+        if let keyring = keyring(paths, environment), case .success(let found) = Result(catching: { try keyring.lookup() }) {
+            if let key = found { return SymmetricKey(data: key) }
             let existing = fileKey(paths)
             var key = existing ?? []
             if existing == nil {

@@ -35,9 +35,10 @@ package struct SessionKeyring: Sendable {
     /// The key stored for this folder, or nil when there is none.
     /// - Throws: when the keyring cannot be reached or answers with something that is not a key.
     package func lookup() throws -> [UInt8]? {
-        let (status, output) = try run(["lookup"] + attributes, input: nil)
-        // secret-tool exits 1, printing nothing, when no item matches.
-        if status == 1 && output.isEmpty { return nil }
+        let (status, output, complained) = try run(["lookup"] + attributes, input: nil)
+        // secret-tool exits 1 and prints nothing when no item matches; a keyring it cannot
+        // reach or that fails makes it exit 1 too, with a message.
+        if status == 1 && output.isEmpty && !complained { return nil }
         guard status == 0 else { throw failure("lookup", status) }
         guard let bytes = Data(base64Encoded: String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the session keyring holds a damaged Folio credentials key"])
@@ -47,13 +48,13 @@ package struct SessionKeyring: Sendable {
 
     /// Stores `key` for this folder (replacing what was stored).
     package func store(_ key: [UInt8]) throws {
-        let (status, _) = try run(["store", "--label", "Folio credentials key"] + attributes, input: Data(Data(key).base64EncodedString().utf8))
+        let (status, _, _) = try run(["store", "--label", "Folio credentials key"] + attributes, input: Data(Data(key).base64EncodedString().utf8))
         guard status == 0 else { throw failure("store", status) }
     }
 
     /// Removes this folder's key.
     package func clear() throws {
-        let (status, _) = try run(["clear"] + attributes, input: nil)
+        let (status, _, _) = try run(["clear"] + attributes, input: nil)
         guard status == 0 || status == 1 else { throw failure("clear", status) }
     }
 
@@ -61,16 +62,16 @@ package struct SessionKeyring: Sendable {
         CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the session keyring refused to \(operation) Folio's credentials key (secret-tool exited with \(status))"])
     }
 
-    /// Runs `secret-tool` with `arguments` (and `input` on its standard input); its exit status and
-    /// standard output. Its error output is dropped (it may name the item, never the secret).
-    private func run(_ arguments: [String], input: Data?) throws -> (Int32, Data) {
+    /// Runs `secret-tool` with `arguments` (and `input` on its standard input); its exit status,
+    /// standard output, and whether it wrote to its error output (whose text is dropped).
+    private func run(_ arguments: [String], input: Data?) throws -> (Int32, Data, Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.environment = environment
-        let output = Pipe(), feed = Pipe()
+        let output = Pipe(), errors = Pipe(), feed = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errors
         process.standardInput = input == nil ? FileHandle.nullDevice : feed
         let ended = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in ended.signal() }
@@ -84,6 +85,20 @@ package struct SessionKeyring: Sendable {
             process.terminate()
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the session keyring did not answer within \(Int(Self.deadline)) s (locked?)"])
         }
-        return (process.terminationStatus, output.fileHandleForReading.readDataToEndOfFile())
+        // Both pipes are drained without waiting: the child has ended, and what it wrote is in them.
+        return (process.terminationStatus, Self.available(output), !Self.available(errors).isEmpty)
+    }
+
+    /// What a pipe holds now, read without waiting for its end (a child's child may still hold it).
+    private static func available(_ pipe: Pipe) -> Data {
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
     }
 }

@@ -144,7 +144,11 @@ extension SyncEngine {
             try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before))
             hashing = Task {
                 let digest = try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
-                if replica.fingerprint(path) == before { try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: digest)) }
+                // Only while this upload is still the path's unfinished transfer (an upload that
+                // ended another way, or whose path was settled, is not recorded again).
+                if unfinished[path] == UnfinishedTransfer(fingerprint: before), replica.fingerprint(path) == before {
+                    try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: digest))
+                }
                 return digest
             }
         } else {
@@ -235,8 +239,10 @@ extension SyncEngine {
             let localHash = try scanned.hash ?? ContentDigest.sha256(ofFileAt: replica.absolute(path)).hexadecimal
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it was compared") }
             if localHash == hash { return .done(newBase(expected), .converged) }
-            if let transfer = unfinished[path] {
-                return try await settle(path, transfer, fetched: (url, item, hash), localHash: localHash, expected: expected, newBase: newBase(nil), run)
+            if let transfer = unfinished[path],
+                let settled = try await settle(path, transfer, fetched: (url, item, hash), localHash: localHash, expected: expected, newBase: newBase(nil), run)
+            {
+                return settled
             }
             // Losers with equal contents are one conflict version; past the cap the item waits
             // for the user (nothing is dropped: the local file stays as it is).
@@ -262,8 +268,10 @@ extension SyncEngine {
         return .done(newBase(replica.fingerprint(path)), .downloaded)
     }
 
-    /// Decides a path changed on both sides that has an unfinished transfer of this device's: the
-    /// local file is the newest content this device knows, so it keeps the name and is sent. When
+    /// Decides a path changed on both sides that has an unfinished transfer of this device's (nil:
+    /// the usual rule decides, the file here being unchanged since that transfer). A start of
+    /// this very file left by a cut upload is sent over. Otherwise the local file, changed since,
+    /// is the newest content this device knows, so it keeps the name and is sent. When
     /// the server's content is this device's own — what an upload sent (whole, or the start a cut
     /// request left while the file is unchanged), or what a download placed here and was then
     /// edited in place — nothing else is kept; otherwise the server's content (perhaps another
@@ -271,18 +279,27 @@ extension SyncEngine {
     private func settle(
         _ path: SyncPath, _ transfer: UnfinishedTransfer, fetched: (url: URL, item: any FileProviderItem, hash: String), localHash: String,
         expected: LocalFingerprint, newBase: BaseEntry, _ run: Run
-    ) async throws -> Outcome {
+    ) async throws -> Outcome? {
         let (url, item, hash) = fetched
         let current = RemoteEntry(identifier: item.itemIdentifier.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: nil)
         let record = FileProviderItemRecord(item)
-        let own: Bool
-        if transfer.isDownload {
-            own = transfer.hash == hash && transfer.fingerprint.device == expected.device && transfer.fingerprint.inode == expected.inode
-        } else {
-            own = try transfer.hash == hash || (transfer.fingerprint == expected && Self.file(url.path, begins: replica.absolute(path)))
+        if !transfer.isDownload, transfer.fingerprint == expected, try Self.file(url.path, begins: replica.absolute(path)) {
+            // The start of this very file, left by a cut upload: sent again over it.
+            logger.notice("the server holds part of an unfinished upload: sending it again", metadata: ["path": "\(path)"])
+            return try await upload(path, base: newBase, remote: current, run, over: record)
         }
+        // Unchanged since this device's transfer, the file here is no newer than the server's
+        // content: the usual rule decides.
+        guard transfer.hash != localHash else { return nil }
+        let own = transfer.hash == hash && (!transfer.isDownload || (transfer.fingerprint.device == expected.device && transfer.fingerprint.inode == expected.inode))
         if own {
             logger.notice("the server holds this device's own earlier content: the newer file here is sent over it", metadata: ["path": "\(path)"])
+            if transfer.isDownload {
+                // Placed here from the server, as far as device and inode tell (a later file can
+                // reuse the inode of a staged one that was never placed): its bytes are kept as a
+                // version before the file here is sent over them.
+                try versions.addVersion(ofItemAt: replica.absolute(path), contentsOf: url.path, kind: .external)
+            }
             return try await upload(path, base: newBase, remote: current, run, over: record)
         }
         let document = replica.absolute(path)
