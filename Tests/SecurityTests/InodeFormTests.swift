@@ -41,21 +41,32 @@ struct InodeFormTests {
         #expect(BookmarkResolver.matches(first, reference))
 
         // Deleted, and a new file given the same inode (at once on an idle ext4; other tests
-        // running beside this one may take it first).
-        #expect(unlink(first) == 0)
+        // running beside this one may take it first: then another granted file is made and
+        // deleted, up to ten times).
+        var victim = (path: first, status: status, reference: reference)
         var reused: String?
-        for attempt in 0..<500 where reused == nil {
-            let name = dir.child("new-\(attempt).txt").path
-            _ = FileManager.default.createFile(atPath: name, contents: Data("someone else's words".utf8))
-            if let fresh = try? FileStatus(path: FilePath(name)), fresh.inode == status.inode { reused = name } else { unlink(name) }
+        for round in 0..<10 where reused == nil {
+            if round > 0 {
+                let path = dir.child("granted-\(round).txt").path
+                _ = FileManager.default.createFile(atPath: path, contents: Data("the user's words".utf8))
+                let fresh = try FileStatus(path: FilePath(path), followSymlinks: true)
+                let identity = DocumentIdentity.inodeForm(ofItemAt: path, device: fresh.device, inode: fresh.inode, followSymlinks: true)
+                victim = (path, fresh, ItemReference(path: path, identity: identity, device: fresh.device, inode: fresh.inode))
+            }
+            #expect(unlink(victim.path) == 0)
+            for attempt in 0..<500 where reused == nil {
+                let name = dir.child("new-\(round)-\(attempt).txt").path
+                _ = FileManager.default.createFile(atPath: name, contents: Data("someone else's words".utf8))
+                if let fresh = try? FileStatus(path: FilePath(name)), fresh.inode == victim.status.inode { reused = name } else { unlink(name) }
+            }
         }
-        let name = try #require(reused, "no new file got the inode back")
-        #expect(rename(name, first) == 0)
-        let now = try FileStatus(path: FilePath(first), followSymlinks: true)
-        #expect(now.device == status.device && now.inode == status.inode)
-        #expect(DocumentIdentity.inodeForm(ofItemAt: first, device: now.device, inode: now.inode, followSymlinks: true) != form)
-        #expect(!AccessPolicy.isGrantedItem(reference, identity: nil, path: first, status: now))
-        #expect(!BookmarkResolver.matches(first, reference))
+        let name = try #require(reused, "no new file got a deleted one's inode back in ten tries")
+        #expect(rename(name, victim.path) == 0)
+        let now = try FileStatus(path: FilePath(victim.path), followSymlinks: true)
+        #expect(now.device == victim.status.device && now.inode == victim.status.inode)
+        #expect(DocumentIdentity.inodeForm(ofItemAt: victim.path, device: now.device, inode: now.inode, followSymlinks: true) != victim.reference.identity)
+        #expect(!AccessPolicy.isGrantedItem(victim.reference, identity: nil, path: victim.path, status: now))
+        #expect(!BookmarkResolver.matches(victim.path, victim.reference))
     }
 
     @Test func theMarkIsABirthTimeOrAGeneration() throws {
