@@ -61,7 +61,11 @@ public final class RawClient: @unchecked Sendable {
     deinit {
         close(fd)
         if let relay, relay.isRunning {
+            // It ends once its input does (closed above); SIGTERM, then SIGKILL after 10 s.
             relay.terminate()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while relay.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+            if relay.isRunning { kill(relay.processIdentifier, SIGKILL) }
             relay.waitUntilExit()
         }
     }

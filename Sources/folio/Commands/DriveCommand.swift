@@ -67,7 +67,8 @@ struct DriveCommand: AsyncParsableCommand {
             default:
                 throw ValidationError("unknown drive kind “\(kind)” (webdav, s3, folder or provider)")
             }
-            try configuration.save(secret: kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret)
+            let sealed = kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret
+            try await SyncFileWork.run { try configuration.save(secret: sealed) }
             print("drive: \(configuration)")
             print("replica: \(FolioPaths().driveDirectory)")
             print("run `folio drive sync` to sync it")
@@ -158,12 +159,12 @@ struct DriveCommand: AsyncParsableCommand {
                 print("no drive (folio drive setup webdav|s3|folder …)")
                 return
             }
-            let drive = try DriveSync(provider: configuration.makeProvider())
+            let drive = try await DriveCommand.drive(configuration)
             if paths.isEmpty {
                 print("drive: \(configuration)")
                 print("replica: \(FolioPaths().driveDirectory)")
                 if FileManager.default.fileExists(atPath: DriveConfiguration.secretPath(FolioPaths())) {
-                    switch SecretBox.keyPlace() {
+                    switch try await SyncFileWork.run({ SecretBox.keyPlace() }) {
                     case .keyring: print("secret: sealed; its key is in the session keyring")
                     case .file(let path): print("secret: sealed; its key is in \(path) (no session keyring reached: a copy of Folio's folders holds both)")
                     case .none: print("secret: sealed under a key that is in neither the session keyring nor \(SecretBox.keyPath())")
@@ -200,7 +201,7 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
-            let drive = try DriveCommand.drive()
+            let drive = try await DriveCommand.drive()
             let progress = Progress(totalUnitCount: 0)
             let reporter = Task {
                 var shown = -1
@@ -233,7 +234,7 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
-            let drive = try DriveCommand.drive()
+            let drive = try await DriveCommand.drive()
             let (evicted, refused) = try await drive.evict(paths.map(drive.drivePath))
             for path in evicted { print("evicted: \(path)") }
             for (path, error) in refused { printError("not evicted: \(path): \(error)") }
@@ -248,7 +249,7 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
-            let drive = try DriveCommand.drive()
+            let drive = try await DriveCommand.drive()
             let targets = try paths.map(drive.drivePath)
             try await drive.setPinned(targets, true)
             do {
@@ -267,7 +268,7 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
-            let drive = try DriveCommand.drive()
+            let drive = try await DriveCommand.drive()
             let targets = try paths.map(drive.drivePath)
             try await drive.setPinned(targets, false)
             for path in targets { print("unpinned: \(path.isEmpty ? "the whole drive" : path)") }
@@ -293,8 +294,10 @@ struct DriveCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// The drive of `configuration` (by default the one set up), synced in this process.
-    static func drive(_ configuration: DriveConfiguration? = nil) throws -> DriveSync {
-        try DriveSync(provider: (configuration ?? driveConfiguration()).makeProvider())
+    /// The drive of `configuration` (by default the one set up), synced in this process. Made on
+    /// the blocking pool: opening the secret may wait for the session keyring.
+    static func drive(_ configuration: DriveConfiguration? = nil) async throws -> DriveSync {
+        let configuration = try configuration ?? driveConfiguration()
+        return try await SyncFileWork.run { try DriveSync(provider: configuration.makeProvider()) }
     }
 }
