@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // HTTP for the WebDAV and S3 providers (TLS included, for real servers).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // The browser and picker page the daemon serves on loopback (issue 18); no optional traits.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // C declarations Swift's Glibc module lacks: xattrs, OFD locks.
@@ -85,7 +87,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            // The web page's HTML, CSS and JavaScript modules (no npm, nothing fetched from elsewhere).
+            resources: [.copy("Web/Static")]
         ),
         // Providers: the local folder, WebDAV (S3 follows), out-of-process providers and the validation suite.
         .target(
@@ -143,6 +148,13 @@ let package = Package(
             dependencies: [
                 "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioTesting", "FolioTestTraits", "folio",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        // The browser page in a real headless Chromium over WebDriver, and attacks on its gate (issue 18).
+        .testTarget(
+            name: "WebTests",
+            dependencies: [
+                "Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioAppHelper",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),

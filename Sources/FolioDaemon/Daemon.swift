@@ -60,8 +60,10 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         inlineRequests: configuration.inlineRequests, logger: logger)
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
-    let group = ServiceGroup(
-        configuration: .init(
-            services: [IndexService(index: index), socket] + (drive.map { [$0] } ?? []), gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    let web = configuration.webPort.map { WebService(context: context, paths: paths, port: $0, home: configuration.home, logger: logger) }
+    var services: [any Service] = [IndexService(index: index), socket]
+    if let drive { services.append(drive) }
+    if let web { services.append(web) }
+    let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     return Daemon(socketPath: socket.socketPath, databasePath: paths.indexDatabase, group: group, store: store)
 }

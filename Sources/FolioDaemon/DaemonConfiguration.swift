@@ -31,6 +31,13 @@ public struct DaemonConfiguration: Sendable {
     /// so `folio bench stall` can measure what that buys in the same run.
     public var inlineRequests: Bool
 
+    /// The port the browser page is served on, on 127.0.0.1: 0 (the default) for any free port,
+    /// nil for no page (`FOLIO_WEB_PORT`: a number, or `off`). `web.json` says which it got.
+    public var webPort: Int?
+
+    /// The user's home folder: the page may browse it (`HOME`).
+    public var home: String?
+
     /// Creates a configuration; by default from the process environment.
     public init(
         paths: FolioPaths = FolioPaths(), presenterTimeout: Duration = .seconds(30),
@@ -39,6 +46,12 @@ public struct DaemonConfiguration: Sendable {
         self.paths = paths
         self.presenterTimeout = presenterTimeout
         inlineRequests = environment["FOLIO_DAEMON_INLINE_REQUESTS"] == "1"
+        home = environment["HOME"].flatMap { $0.hasPrefix("/") && $0 != "/" ? $0 : nil }
+        switch environment["FOLIO_WEB_PORT"] {
+        case nil, "": webPort = 0
+        case "off": webPort = nil
+        case let value?: webPort = Int(value).flatMap { (0...65535).contains($0) ? $0 : nil } ?? 0
+        }
         indexWatchesFileSystem = environment["FOLIO_INDEX_WATCH"] != "off"
         driveInterval = .seconds(environment["FOLIO_DRIVE_INTERVAL"].flatMap { Double($0) }.map { min(max($0, 0.5), 86_400) } ?? 60)
         indexStepDelay = .milliseconds(Int64(environment["FOLIO_INDEX_STEP_DELAY"].flatMap { Int($0) }.map { min(max($0, 0), 10_000) } ?? 0))

@@ -226,7 +226,9 @@ public final class TestServer: @unchecked Sendable {
         return false
     }
 
-    static func processes(mentioning text: String) -> [Int32] {
+    /// The processes (other than this one) whose command line contains `text`: what a server or
+    /// browser started under a test's scratch folder left running.
+    public static func processes(mentioning text: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap(Int32.init).filter { pid in
             guard pid != getpid(), let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")) else { return false }

@@ -97,19 +97,8 @@ enum PickerChoice {
     /// Copies `source` into `folder` under a name not taken there, inside a coordinated read (its
     /// presenters save first); the copy is a new document (it does not keep the original's identity).
     private static func copy(_ source: String, into folder: String, access: AccessService) throws(CoordinationFailure) -> String {
-        var target = ""
-        var failure: (any Error)?
-        var error: NSError?
-        FileCoordinator(filePresenter: nil, engine: access.coordination).coordinate(
-            readingItemAt: URL(fileURLWithPath: source), options: [], error: &error
-        ) { url in
-            target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
-            do { try FileManager.default.copyItem(atPath: url.path, toPath: target) } catch { failure = error }
-        }
-        if let problem = failure ?? error {
-            throw CoordinationFailure(kind: .failed, message: "cannot copy \(source): \((problem as NSError).localizedDescription)")
-        }
-        try? FilePath(target).removeExtendedAttribute(named: DocumentIdentity.attribute)
+        let target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
+        try CoordinatedFiles(engine: access.coordination).copy(source, to: target)
         return target
     }
 
@@ -117,31 +106,7 @@ enum PickerChoice {
     /// presenters of the document follow it; across file systems, a copy and a removal.
     private static func move(_ source: String, into folder: String, access: AccessService) throws(CoordinationFailure) -> String {
         let target = AvailableName.path(for: (source as NSString).lastPathComponent, in: folder)
-        var failure: String?
-        var error: NSError?
-        let coordinator = FileCoordinator(filePresenter: nil, engine: access.coordination)
-        coordinator.coordinate(
-            writingItemAt: URL(fileURLWithPath: source), options: .forMoving, writingItemAt: URL(fileURLWithPath: target),
-            options: .forReplacing, error: &error
-        ) { from, to in
-            if rename(from.path, to.path) != 0 {
-                guard errno == EXDEV else {
-                    failure = "cannot move \(source): \(String(cString: strerror(errno)))"
-                    return
-                }
-                do {
-                    try FileManager.default.copyItem(atPath: from.path, toPath: to.path)
-                    DocumentIdentity.copyUserAttributes(from: from.path, to: to.path)
-                    try FileManager.default.removeItem(atPath: from.path)
-                } catch {
-                    failure = "cannot move \(source) to another file system: \((error as NSError).localizedDescription)"
-                    return
-                }
-            }
-            coordinator.item(at: from, didMoveTo: to)
-        }
-        if let failure { throw CoordinationFailure(kind: .failed, message: failure) }
-        if let error { throw CoordinationFailure(kind: .failed, message: "cannot move \(source): \(error.localizedDescription)") }
+        try CoordinatedFiles(engine: access.coordination).move(source, to: target)
         return target
     }
 

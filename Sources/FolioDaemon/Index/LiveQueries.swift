@@ -32,6 +32,9 @@ final class LiveQueries: @unchecked Sendable {
 
     private let logger: Logger
     private var queries: [ObjectIdentifier: [Int64: Query]] = [:]
+    /// Listeners that hear only which folders changed (the web page's push), by token.
+    private var folderObservers: [UInt64: @Sendable (Set<String>) -> Void] = [:]
+    private var lastObserver: UInt64 = 0
     private let countLock = NSLock()
     private var total = 0
 
@@ -57,13 +60,37 @@ final class LiveQueries: @unchecked Sendable {
         recount()
     }
 
+    /// Calls `observer` with the folders whose children changed after each transaction, until
+    /// `removeFolderObserver` with the returned token.
+    func addFolderObserver(_ observer: @escaping @Sendable (Set<String>) -> Void) -> UInt64 {
+        lastObserver += 1
+        folderObservers[lastObserver] = observer
+        recount()
+        return lastObserver
+    }
+
+    func removeFolderObserver(_ token: UInt64) {
+        folderObservers[token] = nil
+        recount()
+    }
+
     private func recount() {
-        let count = queries.values.reduce(0) { $0 + $1.count }
+        let count = queries.values.reduce(0) { $0 + $1.count } + folderObservers.count
         countLock.withLock { total = count }
     }
 
     /// Applies one transaction's changes to every query and sends or schedules its update.
     func apply(_ changes: IndexChanges, on index: MetadataIndex) {
+        if !folderObservers.isEmpty {
+            // A changed item changes its folder's listing, and itself when it is a folder.
+            var folders = Set<String>()
+            for path in changes.removed { folders.insert((path as NSString).deletingLastPathComponent); folders.insert(path) }
+            for record in changes.written.values {
+                folders.insert((record.path as NSString).deletingLastPathComponent)
+                if record.kind == .directory { folders.insert(record.path) }
+            }
+            for observer in folderObservers.values { observer(folders) }
+        }
         for query in queries.values.flatMap(\.values) {
             guard query.sink != nil else { continue }
             var touched = false

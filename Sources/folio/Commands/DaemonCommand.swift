@@ -20,6 +20,9 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Seconds a file presenter may take to answer before the coordination waiting for it fails (default: $FOLIO_PRESENTER_TIMEOUT or 30).")
     var presenterTimeout: Double?
 
+    @Option(help: "Port for the browser page on 127.0.0.1 (0: any free port, the default; `off`: no page). `folio browse` opens it.")
+    var webPort: String?
+
     func run() async throws {
         var logger = Logger(label: "folio.daemon")
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -32,6 +35,14 @@ struct DaemonCommand: AsyncParsableCommand {
         if let presenterTimeout {
             guard presenterTimeout > 0, presenterTimeout.isFinite else { throw ValidationError("--presenter-timeout must be positive") }
             configuration.presenterTimeout = .milliseconds(Int64(presenterTimeout * 1000))
+        }
+        if let webPort {
+            if webPort == "off" {
+                configuration.webPort = nil
+            } else {
+                guard let port = Int(webPort), (0...65535).contains(port) else { throw ValidationError("--web-port takes a port number or off") }
+                configuration.webPort = port
+            }
         }
         let daemon: Daemon
         do {

@@ -1,0 +1,525 @@
+// Folio's document browser: a page over the daemon's API (docs/web.md). No framework, no build step.
+
+const finderColours = { red: "#ff5f57", orange: "#ff9f0a", yellow: "#ffd60a", green: "#32d74b", blue: "#0a84ff", purple: "#bf5af2", gray: "#98989d", grey: "#98989d" };
+const pageSize = 200;
+
+const state = {
+  view: "folder",      // folder, search, recents, favorites, tagged, trash
+  path: null,          // the folder shown
+  tag: null,
+  items: [],
+  total: 0,
+  selected: new Set(),
+  anchor: -1,
+  sort: "name",
+  desc: false,
+  loading: false,
+  places: null,
+  generation: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+// The end of the list: when it scrolls into view, the next page is fetched.
+const sentinel = Object.assign(document.createElement("li"), { className: "more" });
+sentinel.setAttribute("role", "presentation");
+
+async function api(path, body) {
+  const init = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
+  const response = await fetch("/api/" + path, init);
+  let value = null;
+  try { value = await response.json(); } catch { value = null; }
+  if (!response.ok) throw new Error((value && value.error) || response.statusText);
+  return value;
+}
+
+function say(text) { $("status").textContent = text; }
+
+function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function baseName(path) { return path === "/" ? "/" : path.slice(path.lastIndexOf("/") + 1); }
+function parentOf(path) { const i = path.lastIndexOf("/"); return i <= 0 ? "/" : path.slice(0, i); }
+
+function formatSize(bytes, folder) {
+  if (folder) return "—";
+  const units = ["bytes", "KB", "MB", "GB", "TB"];
+  let value = bytes, unit = 0;
+  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
+  return unit === 0 ? `${value} ${value === 1 ? "byte" : "bytes"}` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function formatDate(seconds) {
+  if (!seconds) return "";
+  return new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function kindName(item) {
+  if (item.folder) return "Folder";
+  if (item.link) return "Alias";
+  const type = item.type || "";
+  const tail = type.split(".").pop();
+  return tail ? tail.charAt(0).toUpperCase() + tail.slice(1) : "Document";
+}
+
+// The item's icon class: drawn by the style sheet (no icon font, no images from elsewhere).
+function iconClass(item) {
+  if (item.folder) return "folder";
+  if (item.link) return "link";
+  const type = item.type || "";
+  if (/image|png|jpeg|gif|svg|heic|webp/.test(type)) return "image";
+  if (/pdf/.test(type)) return "pdf";
+  if (/audio|mp3|wav/.test(type)) return "audio";
+  if (/movie|video|mpeg-4/.test(type)) return "movie";
+  return "document";
+}
+
+function iconOf(item) { return element("span", { class: "icon " + iconClass(item), "aria-hidden": "true" }); }
+
+function tagColour(tag) { return finderColours[tag.toLowerCase()] || null; }
+
+// MARK: Sidebar
+
+async function loadPlaces() {
+  const places = await api("places");
+  state.places = places;
+  const list = $("places");
+  list.replaceChildren();
+  const entries = [];
+  if (places.home) entries.push({ name: "Home", path: places.home });
+  for (const root of places.roots) if (root.path !== places.home) entries.push(root);
+  entries.push({ name: "Drive", path: places.drive });
+  for (const entry of entries) {
+    list.append(element("li", {}, element("button", { type: "button", class: "place", "data-path": entry.path, "aria-label": entry.name, onclick: () => openFolder(entry.path) }, iconOf({ folder: true }), entry.name)));
+  }
+  const tags = $("tags");
+  tags.replaceChildren();
+  for (const tag of places.tags) {
+    const dot = element("span", { class: "dot", "aria-hidden": "true" });
+    const colour = tagColour(tag.name);
+    if (colour) dot.style.background = colour;
+    tags.append(element("li", {}, element("button", { type: "button", class: "place", "data-tag": tag.name, "aria-label": `Tag ${tag.name}, ${tag.count} items`, onclick: () => showTagged(tag.name) }, dot, tag.name)));
+  }
+  markCurrentPlace();
+}
+
+function markCurrentPlace() {
+  for (const button of document.querySelectorAll(".place")) {
+    const current = (state.view === "folder" && button.dataset.path === state.path) || (state.view === "tagged" && button.dataset.tag === state.tag) || (button.dataset.view && button.dataset.view === state.view);
+    if (current) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+  }
+}
+
+// MARK: Views
+
+async function openFolder(path) {
+  state.view = "folder";
+  state.path = path;
+  $("search").value = "";
+  history.replaceState(null, "", "/?path=" + encodeURIComponent(path));
+  await reload();
+}
+
+async function showList(view) {
+  state.view = view;
+  $("search").value = "";
+  await reload();
+}
+
+async function showTagged(tag) {
+  state.view = "tagged";
+  state.tag = tag;
+  await reload();
+}
+
+async function reload(keepSelection = false) {
+  const generation = ++state.generation;
+  const wanted = Math.max(pageSize, keepSelection ? state.items.length : 0);
+  let result;
+  try {
+    switch (state.view) {
+      case "folder": result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=0&limit=${Math.min(wanted, 1000)}`); break;
+      case "search": result = await api(searchQuery()); break;
+      case "recents": result = await api("recents"); break;
+      case "favorites": result = await api("favorites"); break;
+      case "tagged": result = await api("tagged?tag=" + encodeURIComponent(state.tag)); break;
+      case "trash": result = await api("trash"); break;
+    }
+  } catch (error) {
+    if (generation === state.generation) say(error.message);
+    return;
+  }
+  if (generation !== state.generation) return;
+  let items = result.items;
+  if (state.view === "trash") items = items.map((entry) => ({ ...entry, path: "trash:" + entry.name, name: baseName(entry.originalPath), trashName: entry.name, modified: entry.deleted, type: "", tags: [] }));
+  state.items = items;
+  state.total = result.total ?? items.length;
+  if (!keepSelection) { state.selected.clear(); state.anchor = -1; }
+  else { const present = new Set(items.map((i) => i.path)); for (const p of [...state.selected]) if (!present.has(p)) state.selected.delete(p); }
+  renderCrumbs(result.crumbs);
+  render();
+  markCurrentPlace();
+  say(describeView());
+}
+
+function describeView() {
+  const count = state.total;
+  const noun = count === 1 ? "item" : "items";
+  switch (state.view) {
+    case "folder": return `${count} ${noun}`;
+    case "search": return `${count} ${count === 1 ? "result" : "results"}`;
+    case "trash": return count === 0 ? "The trash is empty" : `${count} ${noun} in the trash`;
+    default: return `${count} ${noun}`;
+  }
+}
+
+function renderCrumbs(crumbs) {
+  const list = $("crumbs");
+  list.replaceChildren();
+  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", tagged: `Tag: ${state.tag}` };
+  if (state.view !== "folder") {
+    list.append(element("li", {}, element("span", { "aria-current": "page" }, titles[state.view])));
+    document.title = `${titles[state.view]} — Folio`;
+    return;
+  }
+  for (const [index, crumb] of (crumbs || []).entries()) {
+    const last = index === crumbs.length - 1;
+    list.append(element("li", {}, element("button", { type: "button", "aria-label": crumb.name, "aria-current": last ? "page" : null, onclick: () => openFolder(crumb.path) }, crumb.name)));
+  }
+  document.title = `${baseName(state.path)} — Folio`;
+}
+
+function render() {
+  const list = $("items");
+  list.replaceChildren(...state.items.map((item, index) => row(item, index)), sentinel);
+  updateActions();
+}
+
+function row(item, index) {
+  const badges = [];
+  if (item.download === "notDownloaded") badges.push(element("span", { class: "badge" }, "in the cloud"));
+  if (item.downloading) badges.push(element("span", { class: "badge" }, "downloading"));
+  if (item.uploaded === false) badges.push(element("span", { class: "badge" }, "uploading"));
+  if (item.error) badges.push(element("span", { class: "badge error", title: item.error }, "error: " + item.error));
+  if (/ \(conflict/i.test(item.name)) badges.push(element("span", { class: "badge conflict" }, "conflict"));
+  if (item.favorite) badges.push(element("span", { class: "badge" }, "★"));
+  const tagDots = (item.tags || []).map((tag) => {
+    const dot = element("span", { class: "dot tagdot", title: tag, "aria-hidden": "true" });
+    const colour = tagColour(tag);
+    if (colour) dot.style.background = colour;
+    return dot;
+  });
+  const where = state.view === "trash" ? item.originalPath : state.view !== "folder" ? parentOf(item.path) : null;
+  const label = [item.name, kindName(item), item.tags && item.tags.length ? "tags " + item.tags.join(", ") : null, where ? "in " + where : null].filter(Boolean).join(", ");
+  return element("li", {
+      class: "item", role: "option", id: "item-" + index, "data-index": index, "data-path": item.path,
+      "aria-selected": state.selected.has(item.path) ? "true" : "false", "aria-label": label,
+      onclick: (event) => select(index, event), ondblclick: () => activate(item),
+    },
+    iconOf(item),
+    element("span", { class: "name" }, item.name, ...tagDots, ...badges, where ? element("span", { class: "kind" }, "  " + where) : null),
+    element("span", { class: "date" }, formatDate(item.modified)),
+    element("span", { class: "size" }, formatSize(item.size, item.folder)),
+    element("span", { class: "kind" }, kindName(item)));
+}
+
+function select(index, event = {}) {
+  const item = state.items[index];
+  if (!item) return;
+  if (event.shiftKey && state.anchor >= 0) {
+    const [from, to] = [Math.min(state.anchor, index), Math.max(state.anchor, index)];
+    if (!event.ctrlKey && !event.metaKey) state.selected.clear();
+    for (let i = from; i <= to; i += 1) state.selected.add(state.items[i].path);
+  } else if (event.ctrlKey || event.metaKey) {
+    if (state.selected.has(item.path)) state.selected.delete(item.path); else state.selected.add(item.path);
+    state.anchor = index;
+  } else {
+    state.selected.clear();
+    state.selected.add(item.path);
+    state.anchor = index;
+  }
+  for (const node of $("items").querySelectorAll(".item")) node.setAttribute("aria-selected", state.selected.has(node.dataset.path) ? "true" : "false");
+  $("items").setAttribute("aria-activedescendant", "item-" + index);
+  document.getElementById("item-" + index)?.scrollIntoView({ block: "nearest" });
+  updateActions();
+}
+
+function activate(item) {
+  if (item.folder && state.view !== "trash") openFolder(item.path);
+}
+
+function selectedItems() { return state.items.filter((item) => state.selected.has(item.path)); }
+
+function updateActions() {
+  const chosen = selectedItems();
+  const inTrash = state.view === "trash";
+  const one = chosen.length === 1;
+  $("rename").disabled = inTrash || !one;
+  $("duplicate").disabled = inTrash || !one || chosen[0].folder;
+  $("tag").disabled = inTrash || !one;
+  $("favorite").disabled = inTrash || !one;
+  $("favorite").setAttribute("aria-pressed", one && chosen[0].favorite ? "true" : "false");
+  $("move").disabled = inTrash || chosen.length === 0;
+  $("trash").disabled = inTrash || chosen.length === 0;
+  $("trash").hidden = inTrash;
+  $("restore").hidden = !inTrash;
+  $("restore").disabled = !inTrash || chosen.length === 0;
+  $("new-folder").disabled = state.view !== "folder";
+}
+
+async function loadMore() {
+  if (state.view !== "folder" || state.loading || state.items.length >= state.total) return;
+  state.loading = true;
+  const generation = state.generation;
+  try {
+    const result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=${state.items.length}&limit=${pageSize}`);
+    if (generation !== state.generation) return;
+    const start = state.items.length;
+    state.items.push(...result.items);
+    state.total = result.total;
+    sentinel.before(...result.items.map((item, i) => row(item, start + i)));
+  } catch (error) {
+    say(error.message);
+  } finally {
+    state.loading = false;
+  }
+}
+
+// MARK: Search
+
+function searchQuery() {
+  const text = $("search").value.trim();
+  let query = "search?q=" + encodeURIComponent(text);
+  const kind = $("search-kind").value;
+  if (kind) query += "&kind=" + kind;
+  const days = Number($("search-date").value);
+  if (days) query += "&since=" + Math.floor(Date.now() / 1000 - days * 86400);
+  return query;
+}
+
+let searchTimer = null;
+function searchChanged() {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    if ($("search").value.trim() === "") { if (state.view === "search") openFolder(state.path || state.places?.home || "/"); return; }
+    state.view = "search";
+    reload();
+  }, 60);
+}
+
+// MARK: Actions
+
+function ask(dialogID, setUp) {
+  return new Promise((resolve) => {
+    const dialog = $(dialogID);
+    const cancel = dialog.querySelector("[value=cancel]");
+    const done = (value) => { dialog.close(); cancel.onclick = null; dialog.onsubmit = null; dialog.oncancel = null; resolve(value); };
+    cancel.onclick = () => done(null);
+    dialog.oncancel = () => done(null);
+    dialog.querySelector(".error").textContent = "";
+    const finish = setUp(dialog);
+    dialog.onsubmit = async (event) => {
+      event.preventDefault();
+      try { const value = await finish(); if (value !== undefined) done(value); }
+      catch (error) { dialog.querySelector(".error").textContent = error.message; }
+    };
+    dialog.showModal();
+  });
+}
+
+async function renameSelected() {
+  const [item] = selectedItems();
+  if (!item) return;
+  await ask("name-dialog", (dialog) => {
+    $("name-title").textContent = `Rename “${item.name}”`;
+    const input = $("name-input");
+    input.value = item.name;
+    const dot = item.folder ? -1 : item.name.lastIndexOf(".");
+    input.focus();
+    input.setSelectionRange(0, dot > 0 ? dot : item.name.length);
+    return async () => {
+      const name = input.value.trim();
+      if (name === item.name) return true;
+      const result = await api("rename", { path: item.path, name });
+      state.selected = new Set([result.path]);
+      await reload(true);
+      say(`Renamed to ${name}`);
+      return true;
+    };
+  });
+}
+
+async function newFolder() {
+  if (state.view !== "folder") return;
+  await ask("name-dialog", () => {
+    $("name-title").textContent = "New folder";
+    const input = $("name-input");
+    input.value = "untitled folder";
+    input.focus();
+    input.select();
+    return async () => {
+      const result = await api("folder", { parent: state.path, name: input.value.trim() });
+      state.selected = new Set([result.path]);
+      await reload(true);
+      say(`Created ${baseName(result.path)}`);
+      return true;
+    };
+  });
+}
+
+async function moveSelected() {
+  const chosen = selectedItems();
+  if (chosen.length === 0) return;
+  let folder = state.view === "folder" ? state.path : state.places.home;
+  await ask("move-dialog", () => {
+    const show = async (path) => {
+      folder = path;
+      $("move-where").textContent = path;
+      const listing = await api(`list?path=${encodeURIComponent(path)}&limit=1000`);
+      const folders = listing.items.filter((item) => item.folder);
+      const up = listing.crumbs.length > 1 ? [element("li", {}, element("button", { type: "button", class: "place", "aria-label": "Enclosing folder", onclick: () => show(parentOf(path)) }, "↑ .."))] : [];
+      $("move-folders").replaceChildren(...up, ...folders.map((f) => element("li", {}, element("button", { type: "button", class: "place", "aria-label": f.name, onclick: () => show(f.path) }, iconOf(f), f.name))));
+    };
+    show(folder).catch((error) => { $("move-error").textContent = error.message; });
+    $("move-title").textContent = chosen.length === 1 ? `Move “${chosen[0].name}” to` : `Move ${chosen.length} items to`;
+    return async () => {
+      await api("move", { paths: chosen.map((item) => item.path), to: folder });
+      await reload(true);
+      say(`Moved ${chosen.length === 1 ? chosen[0].name : chosen.length + " items"} to ${baseName(folder)}`);
+      return true;
+    };
+  });
+}
+
+async function duplicateSelected() {
+  const [item] = selectedItems();
+  if (!item) return;
+  try {
+    const result = await api("duplicate", { path: item.path });
+    state.selected = new Set([result.path]);
+    await reload(true);
+    say(`Duplicated as ${baseName(result.path)}`);
+  } catch (error) { say(error.message); }
+}
+
+async function trashSelected() {
+  const chosen = selectedItems();
+  if (chosen.length === 0 || state.view === "trash") return;
+  try {
+    await api("trash", { paths: chosen.map((item) => item.path) });
+    await reload();
+    say(`Moved ${chosen.length === 1 ? chosen[0].name : chosen.length + " items"} to the Trash`);
+  } catch (error) { say(error.message); }
+}
+
+async function restoreSelected() {
+  const chosen = selectedItems();
+  try {
+    for (const item of chosen) await api("restore", { name: item.trashName });
+    await reload();
+    say(`Put back ${chosen.length === 1 ? chosen[0].name : chosen.length + " items"}`);
+  } catch (error) { say(error.message); }
+}
+
+async function tagSelected() {
+  const [item] = selectedItems();
+  if (!item) return;
+  await ask("tag-dialog", () => {
+    $("tag-title").textContent = `Tags of “${item.name}”`;
+    const input = $("tag-input");
+    input.value = (item.tags || []).join(", ");
+    input.focus();
+    return async () => {
+      const tags = input.value.split(",").map((t) => t.trim()).filter((t) => t.length > 0);
+      await api("tags", { path: item.path, tags });
+      await reload(true);
+      await loadPlaces();
+      say(tags.length ? `Tagged ${item.name}: ${tags.join(", ")}` : `Removed the tags of ${item.name}`);
+      return true;
+    };
+  });
+}
+
+async function toggleFavorite() {
+  const [item] = selectedItems();
+  if (!item) return;
+  try {
+    await api("favorite", { path: item.path, favorite: !item.favorite });
+    await reload(true);
+    say(item.favorite ? `Removed ${item.name} from Favorites` : `Added ${item.name} to Favorites`);
+  } catch (error) { say(error.message); }
+}
+
+// MARK: Keyboard
+
+function keyDown(event) {
+  if (event.target.closest("dialog")) return;
+  const typing = event.target.matches("input, select");
+  if (event.key === "/" && !typing) { event.preventDefault(); $("search").focus(); return; }
+  if (typing) { if (event.key === "Escape") { $("search").value = ""; searchChanged(); $("items").focus(); } return; }
+  const current = state.anchor;
+  switch (event.key) {
+    case "ArrowDown": event.preventDefault(); select(Math.min(state.items.length - 1, current + 1), event); if (current + 1 > state.items.length - 20) loadMore(); break;
+    case "ArrowUp": event.preventDefault(); select(Math.max(0, current - 1), event); break;
+    case "Home": event.preventDefault(); select(0, event); break;
+    case "End": event.preventDefault(); select(state.items.length - 1, event); break;
+    case "Enter": if (current >= 0) activate(state.items[current]); break;
+    case "Backspace": if (event.altKey || state.view !== "folder") break; event.preventDefault(); if (state.path !== state.places?.home) openFolder(parentOf(state.path)); break;
+    case "F2": event.preventDefault(); renameSelected(); break;
+    case "Delete": event.preventDefault(); trashSelected(); break;
+    case "a": if (event.ctrlKey || event.metaKey) { event.preventDefault(); for (const item of state.items) state.selected.add(item.path); render(); } break;
+  }
+}
+
+// MARK: Live changes
+
+function listen() {
+  const events = new EventSource("/api/events");
+  events.addEventListener("folders", (event) => {
+    const { folders } = JSON.parse(event.data);
+    const affects = state.view === "folder" ? folders.includes(state.path) : state.view !== "trash";
+    if (affects) reload(true);
+    if (state.view === "trash" && folders.some((f) => f.endsWith("/Trash/files"))) reload(true);
+  });
+}
+
+// MARK: Start
+
+async function start() {
+  $("search").addEventListener("input", searchChanged);
+  $("search-kind").addEventListener("change", () => { if ($("search").value.trim()) { state.view = "search"; reload(); } });
+  $("search-date").addEventListener("change", () => { if ($("search").value.trim()) { state.view = "search"; reload(); } });
+  $("new-folder").addEventListener("click", newFolder);
+  $("rename").addEventListener("click", renameSelected);
+  $("move").addEventListener("click", moveSelected);
+  $("duplicate").addEventListener("click", duplicateSelected);
+  $("tag").addEventListener("click", tagSelected);
+  $("favorite").addEventListener("click", toggleFavorite);
+  $("trash").addEventListener("click", trashSelected);
+  $("restore").addEventListener("click", restoreSelected);
+  $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
+  $("order").addEventListener("click", () => { state.desc = !state.desc; $("order").setAttribute("aria-pressed", String(state.desc)); $("order").textContent = state.desc ? "↑" : "↓"; reload(); });
+  $("view").addEventListener("click", () => {
+    const grid = $("items").classList.toggle("grid");
+    $("items").classList.toggle("list", !grid);
+    $("view").setAttribute("aria-pressed", String(grid));
+  });
+  $("menu").addEventListener("click", () => { const open = $("sidebar").classList.toggle("open"); $("menu").setAttribute("aria-expanded", String(open)); });
+  for (const button of document.querySelectorAll("[data-view]")) button.addEventListener("click", () => showList(button.dataset.view));
+  document.addEventListener("keydown", keyDown);
+  new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) loadMore(); }, { root: $("items"), rootMargin: "400px" }).observe(sentinel);
+  await loadPlaces();
+  const wanted = new URLSearchParams(location.search).get("path");
+  await openFolder(wanted || state.places.home || state.places.drive);
+  listen();
+}
+
+start().catch((error) => say(error.message));

@@ -1,0 +1,123 @@
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import Synchronization
+
+/// Which folders changed, for the open pages (`GET /api/events`): the index's changes (everything
+/// under its roots, from any app, sync or an uncoordinated edit) and, for folders the index does not
+/// hold, an inotify watch on each folder a page listed (the last 64). The index is listened to only
+/// while a page is open, so a crawl with no page open records nothing for it.
+final class WebChanges: Sendable {
+    private let index: MetadataIndex
+    private let logger: Logger
+    private struct State {
+        var subscribers: [UInt64: AsyncStream<Set<String>>.Continuation] = [:]
+        var last: UInt64 = 0
+        var indexObserver: UInt64?
+        var watcher: InotifyWatcher?
+        /// Folders watched outside the index, oldest first.
+        var watched: [String] = []
+    }
+    private let state = Mutex(State())
+    static let watchedFolders = 64
+
+    init(index: MetadataIndex, logger: Logger) {
+        self.index = index
+        self.logger = logger
+    }
+
+    /// A stream of changed folders, until the caller stops iterating it.
+    func subscribe() -> AsyncStream<Set<String>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Set<String>.self, bufferingPolicy: .bufferingNewest(64))
+        let (number, first) = state.withLock { state in
+            state.last += 1
+            state.subscribers[state.last] = continuation
+            return (state.last, state.subscribers.count == 1)
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(number) }
+        if first {
+            index.work.async { [self] in
+                let token = index.live.addFolderObserver { [weak self] folders in self?.publish(folders) }
+                let stale = state.withLock { state -> Bool in
+                    guard !state.subscribers.isEmpty, state.indexObserver == nil else { return true }
+                    state.indexObserver = token
+                    return false
+                }
+                if stale { index.live.removeFolderObserver(token) }
+            }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ number: UInt64) {
+        let observer = state.withLock { state -> UInt64? in
+            state.subscribers[number] = nil
+            guard state.subscribers.isEmpty else { return nil }
+            defer { state.indexObserver = nil }
+            return state.indexObserver
+        }
+        if let observer { index.work.async { [index] in index.live.removeFolderObserver(observer) } }
+    }
+
+    /// Ends every page's stream (the daemon stops).
+    func finish() {
+        let (continuations, watcher) = state.withLock { state in
+            defer {
+                state.subscribers.removeAll()
+                state.watcher = nil
+            }
+            return (Array(state.subscribers.values), state.watcher)
+        }
+        for continuation in continuations { continuation.finish() }
+        watcher?.stop()
+    }
+
+    /// A page listed `folder`, which the index does not hold: watch it (on a blocking pool).
+    func watch(_ folder: String) {
+        let watcher: InotifyWatcher? = state.withLock { state in
+            if let watcher = state.watcher { return watcher }
+            do {
+                let watcher = try InotifyWatcher(logger: logger) { [weak self] events in self?.publish(Self.folders(of: events)) }
+                state.watcher = watcher
+                return watcher
+            } catch {
+                logger.warning("the page cannot watch folders outside the index; they show changes on reload only", metadata: ["error": "\(error)"])
+                return nil
+            }
+        }
+        guard let watcher else { return }
+        let evicted = state.withLock { state -> String? in
+            if let index = state.watched.firstIndex(of: folder) {
+                state.watched.remove(at: index)
+                state.watched.append(folder)
+                return nil
+            }
+            state.watched.append(folder)
+            return state.watched.count > Self.watchedFolders ? state.watched.removeFirst() : nil
+        }
+        if let evicted { watcher.unwatch(evicted) }
+        watcher.watch(folder)
+    }
+
+    private func publish(_ folders: Set<String>) {
+        guard !folders.isEmpty else { return }
+        let continuations = state.withLock { Array($0.subscribers.values) }
+        for continuation in continuations { continuation.yield(folders) }
+    }
+
+    private static func folders(of events: [InotifyWatcher.Event]) -> Set<String> {
+        var folders = Set<String>()
+        func parent(_ path: String) { folders.insert((path as NSString).deletingLastPathComponent) }
+        for event in events {
+            switch event {
+            case .created(let path), .modified(let path), .deleted(let path), .movedIn(let path), .movedOut(let path): parent(path)
+            case .moved(let from, let to):
+                parent(from)
+                parent(to)
+            case .overflow: break
+            }
+        }
+        return folders
+    }
+}

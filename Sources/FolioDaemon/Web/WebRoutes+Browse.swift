@@ -1,0 +1,202 @@
+import Folio
+import FolioSystem
+import Foundation
+import Hummingbird
+import SystemPackage
+import UniformTypes
+
+extension WebRoutes {
+    /// Reads: the sidebar's places, a folder's page of items, search, recents, favorites, tags and
+    /// the trash.
+    static func addBrowseRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+        api.get("places") { _, _ in
+            await answer {
+                let index = state.context.index
+                let (roots, tags) = try await index.perform { index in (try index.roots(), try index.tagCounts()) }
+                let places = Places(
+                    home: state.home, drive: state.paths.driveDirectory, trash: state.trash.directory,
+                    roots: roots.filter { $0.origin == "user" }.map { Place(path: $0.path, name: ($0.path as NSString).lastPathComponent) },
+                    tags: tags.map { TagCount(name: $0.tag, count: $0.count) })
+                return WebJSON.response(places)
+            }
+        }
+
+        api.get("list") { request, _ in
+            await answer {
+                let path = try parameter("path", of: request)
+                let order = MetadataIndex.ListingOrder(rawValue: request.uri.queryParameters.get("sort") ?? "name") ?? .name
+                let descending = request.uri.queryParameters.get("desc") == "1"
+                let hidden = request.uri.queryParameters.get("hidden") == "1"
+                let offset = max(0, Int(request.uri.queryParameters.get("offset") ?? "") ?? 0)
+                let limit = min(max(1, Int(request.uri.queryParameters.get("limit") ?? "") ?? 200), 1000)
+                let scope = await state.scope()
+                try await state.blocking(.quick) { try scope.folder(path) }
+                let listing = try await listing(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
+                return WebJSON.response(
+                    Listing(path: path, total: listing.total, offset: offset, items: listing.items.map(WebItem.init), crumbs: crumbs(of: path, scope: scope)))
+            }
+        }
+
+        api.get("search") { request, _ in
+            await answer {
+                let text = try parameter("q", of: request)
+                guard !text.isEmpty, text.count <= 256 else { throw WebScope.Refusal(status: 400, message: "search for 1 to 256 characters") }
+                let kind = request.uri.queryParameters.get("kind").flatMap(SearchKind.init(rawValue:))
+                let since = request.uri.queryParameters.get("since").flatMap(Double.init)
+                let limit = min(max(1, Int(request.uri.queryParameters.get("limit") ?? "") ?? 100), 500)
+                let filtered = kind != nil || since != nil
+                let records = try await state.context.index.perform { index in
+                    try index.search(text, limit: filtered ? limit * 10 : limit, allowed: { _ in true })
+                }
+                let items = records.filter { record in
+                    (since.map { record.modified >= $0 } ?? true) && (kind?.matches(record) ?? true)
+                }.prefix(limit)
+                return WebJSON.response(Items(items: items.map(WebItem.init)))
+            }
+        }
+
+        api.get("recents") { _, _ in
+            await answer {
+                let scope = await state.scope()
+                let records = try await state.context.index.perform { index in
+                    try index.recents(limit: 200).compactMap { recent -> IndexRecord? in
+                        guard scope.contains(recent.path), var record = recent.record else { return nil }
+                        record.lastUsed = recent.used
+                        return record
+                    }
+                }
+                return WebJSON.response(Items(items: records.prefix(100).map(WebItem.init)))
+            }
+        }
+
+        api.get("favorites") { _, _ in
+            await answer {
+                let records = try await state.context.index.perform { index in
+                    try index.favorites().compactMap { try index.item(at: $0.path) }
+                }
+                return WebJSON.response(Items(items: records.map(WebItem.init)))
+            }
+        }
+
+        api.get("tagged") { request, _ in
+            await answer {
+                let tag = try parameter("tag", of: request)
+                try checkTag(tag)
+                let records = try await state.context.index.perform { index in try index.tagged(tag, limit: 1000) }
+                return WebJSON.response(Items(items: records.map(WebItem.init)))
+            }
+        }
+
+        api.get("trash") { _, _ in
+            await answer {
+                let items = try await state.blocking(.quick) {
+                    state.trash.items().map { item in
+                        let status = try? FileStatus(path: FilePath(item.path))
+                        return TrashEntry(
+                            name: item.name, originalPath: item.originalPath, deleted: item.deletionDate?.timeIntervalSince1970,
+                            folder: status?.kind == .directory, size: status?.kind == .regular ? status?.size ?? 0 : 0)
+                    }
+                }
+                return WebJSON.response(TrashListing(items: items))
+            }
+        }
+    }
+
+    /// A page of a folder's items: from the index when it holds the folder listed, else read from
+    /// disk (raw `readdir` and `lstat`) and sorted here.
+    static func listing(
+        of path: String, order: MetadataIndex.ListingOrder, descending: Bool, hidden: Bool, offset: Int, limit: Int, state: WebState
+    ) async throws -> (total: Int, items: [IndexRecord]) {
+        let index = state.context.index
+        if let indexed = try await index.perform({ try $0.children(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit) }) {
+            return indexed
+        }
+        return try await state.blocking(.slow) {
+            var records: [IndexRecord] = []
+            let listed = DirectoryScanner().list(
+                path,
+                visit: { entry in
+                    guard hidden || !entry.name.hasPrefix(".") else { return }
+                    records.append(IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: index.writer.types))
+                }, skipped: { _, _ in })
+            guard listed else { throw WebScope.Refusal(status: 403, message: "\(path) cannot be read") }
+            state.changes.watch(path)
+            records.sort { order.precedes($0, $1, descending: descending) }
+            return (records.count, Array(records.dropFirst(offset).prefix(limit)))
+        }
+    }
+
+    /// The folders from the scope's root down to `path`.
+    static func crumbs(of path: String, scope: WebScope) -> [Place] {
+        let chain = ([path] + CoordinationPath.ancestors(of: path)).reversed()
+        let inside = chain.filter { folder in scope.roots.contains { CoordinationPath.isSelfOrDescendant(folder, of: $0) } }
+        return inside.map { Place(path: $0, name: $0 == "/" ? "/" : ($0 as NSString).lastPathComponent) }
+    }
+
+    static func checkTag(_ tag: String) throws(WebScope.Refusal) {
+        guard !tag.isEmpty, tag.count <= 100, !tag.contains("\n"), !tag.utf8.contains(0) else {
+            throw WebScope.Refusal(status: 400, message: "a tag is 1 to 100 characters on one line")
+        }
+    }
+}
+
+/// The kinds search filters by.
+enum SearchKind: String, Sendable {
+    case folder, document, image, text, pdf, audio, movie
+
+    func matches(_ record: IndexRecord) -> Bool {
+        if self == .folder { return record.kind == .directory }
+        guard record.kind != .directory, let type = UTType(record.type) else { return false }
+        switch self {
+        case .folder: return false
+        case .document: return !type.conforms(to: .image) && !type.conforms(to: .audiovisualContent)
+        case .image: return type.conforms(to: .image)
+        case .text: return type.conforms(to: .text)
+        case .pdf: return type.conforms(to: .pdf)
+        case .audio: return type.conforms(to: .audio)
+        case .movie: return type.conforms(to: .movie)
+        }
+    }
+}
+
+struct Place: Encodable, Sendable {
+    var path: String
+    var name: String
+}
+
+struct TagCount: Encodable, Sendable {
+    var name: String
+    var count: Int
+}
+
+struct Places: Encodable, Sendable {
+    var home: String?
+    var drive: String
+    var trash: String
+    var roots: [Place]
+    var tags: [TagCount]
+}
+
+struct Listing: Encodable, Sendable {
+    var path: String
+    var total: Int
+    var offset: Int
+    var items: [WebItem]
+    var crumbs: [Place]
+}
+
+struct Items: Encodable, Sendable {
+    var items: [WebItem]
+}
+
+struct TrashEntry: Encodable, Sendable {
+    var name: String
+    var originalPath: String
+    var deleted: Double?
+    var folder: Bool
+    var size: Int64
+}
+
+struct TrashListing: Encodable, Sendable {
+    var items: [TrashEntry]
+}

@@ -1,0 +1,59 @@
+import Folio
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension WebRoutes {
+    /// `GET /api/events`: server-sent events. Each `folders` event names the folders whose items
+    /// changed (``WebChanges``: whatever reached the index, and folders outside it that a page
+    /// listed), at most one every 100 ms; the page reloads what it shows of them. A comment every
+    /// 15 s finds a closed page; the stream ends when the daemon stops.
+    static func addEventRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+        api.get("events") { _, _ in
+            let folders = state.changes.subscribe()
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                    try await stream(folders, to: &writer)
+                    try await writer.finish(nil)
+                })
+        }
+    }
+
+    /// Writes each batch of changed folders, gathered over 100 ms, and a heartbeat when quiet.
+    private static func stream(_ folders: AsyncStream<Set<String>>, to writer: inout any ResponseBodyWriter) async throws {
+        let ticks = AsyncStream<Set<String>> { continuation in
+            let pump = Task {
+                for await batch in folders { continuation.yield(batch) }
+                continuation.finish()
+            }
+            let heartbeat = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(15))
+                    continuation.yield([])
+                }
+            }
+            continuation.onTermination = { _ in
+                pump.cancel()
+                heartbeat.cancel()
+            }
+        }
+        var pending = Set<String>()
+        var lastSent = ContinuousClock.now - .seconds(1)
+        for await batch in ticks {
+            if batch.isEmpty && pending.isEmpty {
+                try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                continue
+            }
+            pending.formUnion(batch)
+            let waited = ContinuousClock.now - lastSent
+            if waited < .milliseconds(100) { try? await Task.sleep(for: .milliseconds(100) - waited) }
+            let data = try JSONEncoder().encode(["folders": pending.sorted()])
+            pending.removeAll()
+            lastSent = .now
+            try await writer.write(ByteBuffer(string: "event: folders\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Folio
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOPosix
+
+/// The page's API under `/api` (docs/web.md): reads (`WebRoutes+Browse`), changes
+/// (`WebRoutes+Actions`) and the push of changes (`WebRoutes+Events`). Every handler checks each
+/// path it is given against the scope first, and runs what blocks (files, SQLite, claims) on the
+/// daemon's pools or the index's queue, never on Swift's cooperative pool.
+enum WebRoutes {
+    static func addRoutes(to router: Router<BasicRequestContext>, state: WebState) {
+        let api = router.group("api")
+        addBrowseRoutes(to: api, state: state)
+        addActionRoutes(to: api, state: state)
+        addEventRoutes(to: api, state: state)
+    }
+
+    /// Runs a handler and turns its refusals and failures into JSON errors with their status.
+    static func answer(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let refusal as WebScope.Refusal {
+            return WebJSON.error(HTTPResponse.Status(code: refusal.status), refusal.message)
+        } catch let failure as CoordinationFailure {
+            return WebJSON.error(WebJSON.status(of: failure), failure.message)
+        } catch let error as DecodingError {
+            return WebJSON.error(.badRequest, "the request's JSON does not fit: \(Self.describe(error))")
+        } catch {
+            return WebJSON.error(.internalServerError, "\(error)")
+        }
+    }
+
+    /// The JSON body of a change (at most 1 MiB).
+    static func body<T: Decodable>(_ type: T.Type, of request: Request) async throws -> T {
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+    }
+
+    /// A query parameter that must be there.
+    static func parameter(_ name: String, of request: Request) throws(WebScope.Refusal) -> String {
+        guard let value = request.uri.queryParameters.get(name) else { throw WebScope.Refusal(status: 400, message: "missing parameter \(name)") }
+        return value
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case .dataCorrupted: "not JSON"
+        @unknown default: "\(error)"
+        }
+    }
+}
+
+extension WebState {
+    /// Runs blocking work on the daemon's pool for `placement` (`.quick`: a few syscalls or one
+    /// statement; `.slow`: walks, copies, waits for claims).
+    func blocking<T: Sendable>(_ placement: RequestPlacement, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        guard let pool = context.pools.pool(for: placement) else { return try work() }
+        return try await pool.runIfActive(work)
+    }
+}

@@ -1,0 +1,118 @@
+import Folio
+import FolioSystem
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import SystemPackage
+
+/// The document browser and picker page, served by the daemon on loopback (docs/web.md): a
+/// Hummingbird application in the daemon's `ServiceGroup`, on the daemon's own services (the index,
+/// recents, favorites, tags, the trash, coordination). Once listening it writes where it is and its
+/// token to `$XDG_RUNTIME_DIR/folio/web.json` (0600), which `folio browse` reads; the file goes when
+/// the daemon stops.
+final class WebService: Service, Sendable {
+    let state: WebState
+    private let application: Application<RouterResponder<BasicRequestContext>>
+    private let logger: Logger
+
+    init(context: DaemonContext, paths: FolioPaths, port: Int, home: String?, logger: Logger) {
+        let scopeRoots = [home, paths.dataDirectory].compactMap { $0 }
+        let state = WebState(context: context, paths: paths, scopeRoots: scopeRoots, home: home, logger: logger)
+        self.state = state
+        self.logger = logger
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: WebGate(state: state))
+        WebAssets.addRoutes(to: router, state: state)
+        WebRoutes.addRoutes(to: router, state: state)
+        application = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            onServerRunning: { channel in
+                guard let port = channel.localAddress?.port else { return }
+                state.listening(on: port)
+            },
+            logger: Logger(label: "folio.web"))
+    }
+
+    func run() async throws {
+        defer { state.stopped() }
+        // Open event streams end first, or the server would wait for them to stop on their own.
+        try await withGracefulShutdownHandler {
+            try await application.run()
+        } onGracefulShutdown: { [state] in
+            state.changes.finish()
+        }
+    }
+}
+
+/// What the page's handlers share: the daemon's services, the scope, the token and the port.
+final class WebState: Sendable {
+    let context: DaemonContext
+    let paths: FolioPaths
+    /// The user's home folder (the first place in the sidebar).
+    let home: String?
+    let scopeRoots: [String]
+    /// The secret in the first URL, then in the cookie; new each time the daemon starts.
+    let token: String
+    let logger: Logger
+    let files: CoordinatedFiles
+    let trash: FreedesktopTrash
+    let changes: WebChanges
+    private let boundPort = Mutex<Int?>(nil)
+
+    init(context: DaemonContext, paths: FolioPaths, scopeRoots: [String], home: String?, logger: Logger) {
+        self.context = context
+        self.paths = paths
+        self.home = home
+        self.scopeRoots = scopeRoots
+        self.logger = logger
+        token = Self.makeToken()
+        files = CoordinatedFiles(engine: context.access.coordination)
+        trash = FreedesktopTrash(directory: paths.dataHome + "/Trash", files: files)
+        changes = WebChanges(index: context.index, logger: logger)
+    }
+
+    /// The port, once listening.
+    var port: Int? { boundPort.withLock { $0 } }
+
+    /// What the page may reach now: the home folder, Folio's folders and every indexed root (read
+    /// again each time: roots come and go).
+    func scope() async -> WebScope {
+        let roots = (try? await context.index.perform { try $0.roots().map(\.path) }) ?? []
+        return WebScope(roots: scopeRoots + roots)
+    }
+
+    /// The server listens: remember the port and publish `web.json`.
+    func listening(on port: Int) {
+        boundPort.withLock { $0 = port }
+        let description: WireValue = ["url": .string("http://127.0.0.1:\(port)/"), "port": .int(Int64(port)), "token": .string(token), "pid": .int(Int64(getpid()))]
+        do {
+            try FolioPaths.makePrivateDirectory(paths.socketDirectory)
+            try AtomicFile.write(Data(description.serialized()), to: webFile, permissions: [.ownerReadWrite])
+            logger.info("the browser page is served", metadata: ["url": "http://127.0.0.1:\(port)/"])
+        } catch {
+            logger.error("cannot write \(webFile); `folio browse` will not find the page", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The server stopped: `web.json` goes (only if it is still ours).
+    func stopped() {
+        guard let data = FileManager.default.contents(atPath: webFile), let value = try? WireValue(parsing: Array(data)),
+            value["token"]?.stringValue == token
+        else { return }
+        unlink(webFile)
+    }
+
+    var webFile: String { paths.socketDirectory + "/web.json" }
+
+    /// The cookie's name: per port, so two users' daemons on one machine never share one.
+    var cookieName: String { "folio-\(port ?? 0)" }
+
+    private static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

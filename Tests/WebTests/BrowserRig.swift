@@ -1,0 +1,85 @@
+import Folio
+import FolioTesting
+import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A real daemon with a private XDG tree and home folder, its page's address and token from
+/// `web.json`, and (for the end-to-end tests) a headless Chromium on the page.
+final class BrowserRig: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let environment: [String: String]
+    let daemon: DaemonProcess
+    let home: String
+    let port: Int
+    let token: String
+    private(set) var browser: WebDriver?
+
+    /// Starts the daemon; `prepare` fills the home folder first.
+    init(_ name: String, prepare: (String) throws -> Void = { _ in }) throws {
+        directory = try TemporaryDirectory("web-\(name)")
+        environment = directory.xdgEnvironment()
+        home = environment["HOME"]!
+        try FileManager.default.createDirectory(atPath: home + "/Documents", withIntermediateDirectories: true)
+        try prepare(home)
+        daemon = try DaemonProcess(environment: environment)
+        _ = try daemon.waitForListening()
+        let file = environment["XDG_RUNTIME_DIR"]! + "/folio/web.json"
+        let deadline = Date().addingTimeInterval(20)
+        var page: [String: Any]?
+        while page == nil {
+            if let data = FileManager.default.contents(atPath: file) { page = try JSONSerialization.jsonObject(with: data) as? [String: Any] }
+            guard page != nil || Date() < deadline else { throw BrowserError("no web.json after 20 s; log: \(daemon.log.suffix(2000))") }
+            if page == nil { usleep(20_000) }
+        }
+        port = page?["port"] as? Int ?? 0
+        token = page?["token"] as? String ?? ""
+    }
+
+    /// The first address: with the token, which becomes the cookie.
+    func address(path: String? = nil) -> String {
+        var url = "http://127.0.0.1:\(port)/?token=\(token)"
+        if let path { url += "&path=" + (path.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "/-._~"))) ?? "") }
+        return url
+    }
+
+    /// Opens the page in Chromium at `path` and waits until it listed it.
+    func open(path: String? = nil, width: Int = 1280, height: Int = 800) async throws -> WebDriver {
+        let browser = try await WebDriver(width: width, height: height)
+        self.browser = browser
+        try await browser.go(address(path: path))
+        try await browser.wait(for: "return document.getElementById('status').textContent.length > 0", "the page's first listing")
+        return browser
+    }
+
+    /// Runs `folio` with this daemon's environment.
+    @discardableResult
+    func folio(_ arguments: [String]) throws -> ProcessRunner.Output {
+        try ProcessRunner.run(ProcessRunner.folioExecutable(), arguments, environment: environment)
+    }
+
+    /// Runs `body` with the page open at `path`, then stops the browser and the daemon, whether
+    /// `body` succeeded or not.
+    func withPage(path: String? = nil, width: Int = 1280, height: Int = 800, _ body: (WebDriver) async throws -> Void) async throws {
+        do {
+            let page = try await open(path: path, width: width, height: height)
+            try await body(page)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    func stop() async {
+        await browser?.quit()
+        daemon.stop()
+    }
+
+    /// Where screenshots go: `.build/screenshots`, kept after the run to be looked at.
+    static var screenshots: String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.path + "/.build/screenshots"
+    }
+}
