@@ -16,13 +16,28 @@ final class BrowserRig: @unchecked Sendable {
     let token: String
     private(set) var browser: WebDriver?
 
-    /// Starts the daemon; `prepare` fills the home folder first.
-    init(_ name: String, prepare: (String) throws -> Void = { _ in }) throws {
+    /// The app registered by `withApp` (the stand-in app, `FolioAppHelper`).
+    static let app = "com.example.Writer"
+
+    /// Starts the daemon; `prepare` fills the home folder first. With `withApp`, the stand-in app
+    /// is registered as `BrowserRig.app` (named Writer, opening plain text in place).
+    init(_ name: String, withApp: Bool = false, prepare: (String) throws -> Void = { _ in }) throws {
         directory = try TemporaryDirectory("web-\(name)")
         environment = directory.xdgEnvironment()
         home = environment["HOME"]!
         try FileManager.default.createDirectory(atPath: home + "/Documents", withIntermediateDirectories: true)
         try prepare(home)
+        if withApp {
+            let manifest = try directory.write(
+                "writer.json",
+                """
+                {"CFBundleIdentifier": "\(Self.app)", "CFBundleName": "Writer", "LSSupportsOpeningDocumentsInPlace": true,
+                 "CFBundleExecutable": "\(ProcessRunner.builtExecutable("FolioAppHelper").path)",
+                 "CFBundleDocumentTypes": [{"CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "LSHandlerRank": "Owner"}]}
+                """)
+            let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)
+            guard registered.status == 0 else { throw BrowserError("register the app: \(registered.stderr)") }
+        }
         daemon = try DaemonProcess(environment: environment)
         _ = try daemon.waitForListening()
         let file = environment["XDG_RUNTIME_DIR"]! + "/folio/web.json"
@@ -72,6 +87,18 @@ final class BrowserRig: @unchecked Sendable {
         await stop()
     }
 
+    /// Starts the stand-in app's `arguments` (a `pick …` command) as `BrowserRig.app`, in the
+    /// background; `finish` waits for its JSON line.
+    func startApp(_ arguments: [String]) throws -> AppRun {
+        var env = environment
+        env["FOLIO_COORDINATION"] = "daemon"
+        env["FOLIO_APP_ID"] = Self.app
+        return try AppRun(arguments: arguments, environment: env)
+    }
+
+    /// The app's container.
+    var container: String { AppContainer(appIdentifier: Self.app, paths: FolioPaths(environment: environment)).url.path }
+
     func stop() async {
         await browser?.quit()
         daemon.stop()
@@ -82,4 +109,40 @@ final class BrowserRig: @unchecked Sendable {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return root.path + "/.build/screenshots"
     }
+}
+
+/// The stand-in app running in the background until it prints its JSON line and exits.
+final class AppRun: @unchecked Sendable {
+    private let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+
+    init(arguments: [String], environment: [String: String]) throws {
+        process.executableURL = ProcessRunner.builtExecutable("FolioAppHelper")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+    }
+
+    /// Waits (at most `seconds`) for the app to exit, and returns its last line as JSON.
+    func finish(within seconds: Double = 20) async throws -> WireValue {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw BrowserError("the app did not finish within \(seconds) s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard let line = text.split(separator: "\n").last, let value = try? WireValue(parsing: Array(line.utf8)) else {
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw BrowserError("the app printed no JSON (status \(process.terminationStatus)): \(text) \(problems)")
+        }
+        return value
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
 }

@@ -109,9 +109,18 @@ final class WebDriver: @unchecked Sendable {
         return reference
     }
 
+    /// Clicks the element; found again if the page re-rendered it in between (a live update
+    /// replaces the list's rows).
     func click(_ css: String) async throws {
-        let id = try await element(css)
-        try await command("POST", "/element/\(id)/click")
+        for attempt in 1...5 {
+            let id = try await element(css)
+            do {
+                try await command("POST", "/element/\(id)/click")
+                return
+            } catch let error as BrowserError where error.description.contains("stale element") && attempt < 5 {
+                continue
+            }
+        }
     }
 
     /// Types `text` into the element (keys such as Enter as their WebDriver code points).

@@ -5,9 +5,10 @@ import Logging
 import SystemPackage
 
 /// The document picker, run in the daemon — out of the app's process, so an app learns only what
-/// the user chose. A front end (`folio pick --serve`, the web UI, a script) attaches over the socket
-/// and is handed each request as a `picker` event; its choice comes back as `picker.choose`, and
-/// the daemon then carries out the mode (apple-semantics §5.1) and answers the app:
+/// the user chose. A front end (`folio pick --serve`, a script) attaches over the socket and is
+/// handed each request as a `picker` event; its choice comes back as `picker.choose`. Without one,
+/// the browser page shows the request while a page is open (`PickerPage`). The daemon then carries
+/// out the mode (apple-semantics §5.1) and answers the app:
 /// - import: copies into the app's `tmp/Imports`, removed when the app's connection ends;
 /// - open: the originals, with a session grant and a reference document in `Library/References`;
 /// - export: copies in the chosen folder, the app's originals untouched;
@@ -18,6 +19,8 @@ final class PickerService: @unchecked Sendable {
     let logger: Logger
     private let lock = NSLock()
     private weak var frontEnd: ClientSession?
+    /// The browser page, while one is open: the front end when no socket front end is attached.
+    private weak var page: (any PickerPage)?
     private var pending: [UInt64: Pending] = [:]
     private var lastNumber: UInt64 = 0
     /// Import folders per connection, removed when it ends.
@@ -29,6 +32,8 @@ final class PickerService: @unchecked Sendable {
         let request: PickerRequest
         let app: String?
         let client: UInt32?
+        /// The front end shown the request (a socket's session or the page): only it may answer.
+        weak var shownTo: (any AnyObject & Sendable)?
     }
 
     init(pools: DaemonPools, logger: Logger) {
@@ -47,16 +52,19 @@ final class PickerService: @unchecked Sendable {
         logger.info("picker front end attached", metadata: ["pid": "\(session.peerPID)"])
     }
 
-    /// Hands an app's request to the front end; the app's reply comes when the user chose.
+    /// Hands an app's request to the front end (a socket's, else the page); the app's reply comes
+    /// when the user chose.
     func pick(_ request: PickerRequest, from session: ClientSession, reply: Int64) throws(CoordinationFailure) {
         lock.lock()
-        guard let front = frontEnd else {
+        let front: (any AnyObject & Sendable)? = frontEnd ?? page
+        guard let front else {
             lock.unlock()
-            throw CoordinationFailure(kind: .failed, message: "no document picker is attached to the Folio daemon: run `folio pick --serve`")
+            throw CoordinationFailure(
+                kind: .failed, message: "no document picker is showing: open the browser page (`folio browse`) or run `folio pick --serve`")
         }
         lastNumber += 1
         let number = lastNumber
-        pending[number] = Pending(session: session, reply: reply, request: request, app: session.app, client: session.client)
+        pending[number] = Pending(session: session, reply: reply, request: request, app: session.app, client: session.client, shownTo: front)
         lock.unlock()
         var event: [String: WireValue] = ["event": "picker", "request": .int(Int64(number)), "params": request.wireValue]
         if let app = session.app {
@@ -64,18 +72,45 @@ final class PickerService: @unchecked Sendable {
             if let name = access?.catalog.manifest(app)?.name { event["appName"] = .string(name) }
             if let access { event["container"] = .string(AppContainer(appIdentifier: app, paths: access.catalog.paths).url.path) }
         }
-        front.write([.object(event)])
+        if let socket = front as? ClientSession {
+            socket.write([.object(event)])
+        } else if let page = front as? any PickerPage {
+            page.present(number, .object(event))
+        }
+    }
+
+    /// The browser page opened (`page`) or closed (nil). Requests shown to a page that closed are
+    /// cancelled, as closing the picker's tab would.
+    func setPage(_ page: (any PickerPage)?) {
+        let orphans = lock.withLock { () -> [UInt64: Pending] in
+            let previous = self.page
+            self.page = page
+            guard let previous, previous !== page else { return [:] }
+            let shown = pending.filter { $0.value.shownTo === previous }
+            for number in shown.keys { pending[number] = nil }
+            return shown
+        }
+        for orphan in orphans.values {
+            reply(orphan, .failure(CoordinationFailure(kind: .userCancelled, message: "the picker's page was closed")))
+        }
+    }
+
+    /// The request `number` as shown to the page, if it is still open there.
+    func pendingRequest(_ number: UInt64) -> PickerRequest? {
+        lock.withLock { pending[number].flatMap { $0.shownTo === page && page != nil ? $0.request : nil } }
     }
 
     /// The front end's answer: validated, carried out, and sent to the app. A choice that breaks
     /// the request's rules is refused and the request stays open for another choice.
-    func choose(_ number: UInt64, paths: [String]?, from session: ClientSession) throws(CoordinationFailure) {
+    func choose(_ number: UInt64, paths: [String]?, from chooser: any AnyObject & Sendable) throws(CoordinationFailure) {
         lock.lock()
-        let isFrontEnd = frontEnd === session
+        let isFrontEnd = frontEnd === chooser || page === chooser
         let found = pending[number]
         lock.unlock()
         guard isFrontEnd else { throw CoordinationFailure(kind: .denied, message: "this connection is not the picker front end") }
-        guard let request = found else { throw CoordinationFailure(kind: .notFound, message: "no picker request \(number) is open") }
+        guard let request = found, request.shownTo === chooser else {
+            throw CoordinationFailure(kind: .notFound, message: "no picker request \(number) is open")
+        }
         guard let paths else {
             finish(number, request, .failure(CoordinationFailure(kind: .userCancelled, message: "the user cancelled the picker")))
             return
@@ -105,6 +140,7 @@ final class PickerService: @unchecked Sendable {
     }
 
     private func reply(_ request: Pending, _ result: Result<WireValue, CoordinationFailure>) {
+        if let page = request.shownTo as? any PickerPage { page.withdraw() }
         guard let session = request.session else { return }
         switch result {
         case .success(let value): session.write([WireFrame.result(.int(request.reply), value)])
@@ -115,20 +151,31 @@ final class PickerService: @unchecked Sendable {
     /// A connection ended: as the front end, its open requests fail; as an app, its requests are
     /// dropped and its imported documents removed.
     func sessionClosed(_ session: ClientSession) {
-        let (orphans, folders) = lock.withLock { () -> ([Pending], [String]) in
+        let (orphans, folders, pageToTell) = lock.withLock { () -> ([Pending], [String], (any PickerPage)?) in
             var orphans: [Pending] = []
             if frontEnd === session {
                 frontEnd = nil
-                orphans = Array(pending.values)
-                pending.removeAll()
-            } else {
-                pending = pending.filter { $0.value.session != nil && $0.value.session !== session }
+                orphans = pending.values.filter { $0.shownTo === session }
+                pending = pending.filter { $0.value.shownTo !== session }
             }
-            return (orphans, imports.removeValue(forKey: ObjectIdentifier(session)) ?? [])
+            // The app's own requests go; the page is told if it showed one.
+            let gone = pending.filter { $0.value.session == nil || $0.value.session === session }
+            for number in gone.keys { pending[number] = nil }
+            let tell = gone.values.contains { $0.shownTo != nil && $0.shownTo === page } ? page : nil
+            return (orphans, imports.removeValue(forKey: ObjectIdentifier(session)) ?? [], tell)
         }
         for orphan in orphans {
             reply(orphan, .failure(CoordinationFailure(kind: .failed, message: "the picker front end went away")))
         }
+        pageToTell?.withdraw()
         for folder in folders { try? FileManager.default.removeItem(atPath: folder) }
     }
+}
+
+/// A front end that is not a socket connection: the browser page. It is shown each request and
+/// told when requests it showed may have ended (answered, cancelled, or the app went away), so it
+/// asks which are still open.
+protocol PickerPage: AnyObject, Sendable {
+    func present(_ number: UInt64, _ event: WireValue)
+    func withdraw()
 }

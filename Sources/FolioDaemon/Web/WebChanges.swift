@@ -4,15 +4,24 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Which folders changed, for the open pages (`GET /api/events`): the index's changes (everything
-/// under its roots, from any app, sync or an uncoordinated edit) and, for folders the index does not
-/// hold, an inotify watch on each folder a page listed (the last 64). The index is listened to only
-/// while a page is open, so a crawl with no page open records nothing for it.
+/// What the open pages hear (`GET /api/events`).
+enum WebEvent: Sendable {
+    /// Folders whose items changed.
+    case folders(Set<String>)
+    /// The picker's open requests changed (one was shown, answered, cancelled or withdrawn).
+    case picker
+}
+
+/// The open pages' events: which folders changed — the index's changes (everything under its
+/// roots, from any app, sync or an uncoordinated edit) and, for folders the index does not hold, an
+/// inotify watch on each folder a page listed (the last 64) — and the picker's requests. The index
+/// is listened to only while a page is open, so a crawl with no page open records nothing for it;
+/// while one is, the page is the document picker's front end (unless `folio pick --serve` is).
 final class WebChanges: Sendable {
     private let index: MetadataIndex
     private let logger: Logger
     private struct State {
-        var subscribers: [UInt64: AsyncStream<Set<String>>.Continuation] = [:]
+        var subscribers: [UInt64: AsyncStream<WebEvent>.Continuation] = [:]
         var last: UInt64 = 0
         var indexObserver: UInt64?
         var watcher: InotifyWatcher?
@@ -22,20 +31,28 @@ final class WebChanges: Sendable {
     private let state = Mutex(State())
     static let watchedFolders = 64
 
-    init(index: MetadataIndex, logger: Logger) {
+    /// Where the picker's requests go while a page is open.
+    let picker: WebPicker
+    private let pickerService: PickerService
+
+    init(index: MetadataIndex, picker: PickerService, logger: Logger) {
         self.index = index
         self.logger = logger
+        pickerService = picker
+        self.picker = WebPicker()
+        self.picker.changes = self
     }
 
-    /// A stream of changed folders, until the caller stops iterating it.
-    func subscribe() -> AsyncStream<Set<String>> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Set<String>.self, bufferingPolicy: .bufferingNewest(64))
+    /// A stream of events, until the caller stops iterating it.
+    func subscribe() -> AsyncStream<WebEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: WebEvent.self, bufferingPolicy: .bufferingNewest(64))
         let (number, first) = state.withLock { state in
             state.last += 1
             state.subscribers[state.last] = continuation
             return (state.last, state.subscribers.count == 1)
         }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(number) }
+        if first { pickerService.setPage(picker) }
         if first {
             index.work.async { [self] in
                 let token = index.live.addFolderObserver { [weak self] folders in self?.publish(folders) }
@@ -51,12 +68,13 @@ final class WebChanges: Sendable {
     }
 
     private func unsubscribe(_ number: UInt64) {
-        let observer = state.withLock { state -> UInt64? in
-            state.subscribers[number] = nil
-            guard state.subscribers.isEmpty else { return nil }
+        let (observer, last) = state.withLock { state -> (UInt64?, Bool) in
+            guard state.subscribers.removeValue(forKey: number) != nil, state.subscribers.isEmpty else { return (nil, false) }
             defer { state.indexObserver = nil }
-            return state.indexObserver
+            return (state.indexObserver, true)
         }
+        // The last page closed: requests it showed are cancelled, as closing the picker would.
+        if last { pickerService.setPage(nil) }
         if let observer { index.work.async { [index] in index.live.removeFolderObserver(observer) } }
     }
 
@@ -71,6 +89,7 @@ final class WebChanges: Sendable {
         }
         for continuation in continuations { continuation.finish() }
         watcher?.stop()
+        pickerService.setPage(nil)
     }
 
     /// A page listed `folder`, which the index does not hold: watch it (on a blocking pool).
@@ -102,8 +121,12 @@ final class WebChanges: Sendable {
 
     private func publish(_ folders: Set<String>) {
         guard !folders.isEmpty else { return }
+        publish(.folders(folders))
+    }
+
+    func publish(_ event: WebEvent) {
         let continuations = state.withLock { Array($0.subscribers.values) }
-        for continuation in continuations { continuation.yield(folders) }
+        for continuation in continuations { continuation.yield(event) }
     }
 
     private static func folders(of events: [InotifyWatcher.Event]) -> Set<String> {

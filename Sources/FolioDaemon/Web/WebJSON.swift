@@ -52,6 +52,8 @@ struct WebItem: Encodable, Sendable {
     var downloading: Bool?
     var pinned: Bool?
     var error: String?
+    /// Whether it may answer the picker request the page asked about.
+    var pickable: Bool?
 
     init(_ record: IndexRecord) {
         path = record.path

@@ -33,7 +33,7 @@ extension WebRoutes {
                 try await state.blocking(.quick) { try scope.folder(path) }
                 let listing = try await listing(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
                 return WebJSON.response(
-                    Listing(path: path, total: listing.total, offset: offset, items: listing.items.map(WebItem.init), crumbs: crumbs(of: path, scope: scope)))
+                    Listing(path: path, total: listing.total, offset: offset, items: items(listing.items, request: request, state: state), crumbs: crumbs(of: path, scope: scope)))
             }
         }
 
@@ -51,7 +51,7 @@ extension WebRoutes {
                 let items = records.filter { record in
                     (since.map { record.modified >= $0 } ?? true) && (kind?.matches(record) ?? true)
                 }.prefix(limit)
-                return WebJSON.response(Items(items: items.map(WebItem.init)))
+                return WebJSON.response(Items(items: Self.items(Array(items), request: request, state: state)))
             }
         }
 
@@ -99,6 +99,16 @@ extension WebRoutes {
                 }
                 return WebJSON.response(TrashListing(items: items))
             }
+        }
+    }
+
+    /// The page's items; with `picker=N`, each says whether it may answer that picker request.
+    static func items(_ records: [IndexRecord], request: Request, state: WebState) -> [WebItem] {
+        let picking = request.uri.queryParameters.get("picker").flatMap(UInt64.init).flatMap(state.context.access.picker.pendingRequest)
+        return records.map { record in
+            var item = WebItem(record)
+            if let picking { item.pickable = pickable(record, for: picking) }
+            return item
         }
     }
 

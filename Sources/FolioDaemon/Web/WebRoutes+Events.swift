@@ -7,7 +7,7 @@ extension WebRoutes {
     /// `GET /api/events`: server-sent events. Each `folders` event names the folders whose items
     /// changed (``WebChanges``: whatever reached the index, and folders outside it that a page
     /// listed), at most one every 100 ms; the page reloads what it shows of them. A comment every
-    /// 15 s finds a closed page; the stream ends when the daemon stops.
+    /// 5 s finds a closed page; the stream ends when the daemon stops.
     static func addEventRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
         api.get("events") { _, _ in
             let folders = state.changes.subscribe()
@@ -22,17 +22,18 @@ extension WebRoutes {
         }
     }
 
-    /// Writes each batch of changed folders, gathered over 100 ms, and a heartbeat when quiet.
-    private static func stream(_ folders: AsyncStream<Set<String>>, to writer: inout any ResponseBodyWriter) async throws {
-        let ticks = AsyncStream<Set<String>> { continuation in
+    /// Writes each event: changed folders gathered over 100 ms, the picker's changes at once, and
+    /// a comment every 5 s, which finds a closed page (and so a picker closed with its tab).
+    private static func stream(_ events: AsyncStream<WebEvent>, to writer: inout any ResponseBodyWriter) async throws {
+        let ticks = AsyncStream<WebEvent?> { continuation in
             let pump = Task {
-                for await batch in folders { continuation.yield(batch) }
+                for await event in events { continuation.yield(event) }
                 continuation.finish()
             }
             let heartbeat = Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(15))
-                    continuation.yield([])
+                    try? await Task.sleep(for: .seconds(5))
+                    continuation.yield(nil)
                 }
             }
             continuation.onTermination = { _ in
@@ -42,12 +43,17 @@ extension WebRoutes {
         }
         var pending = Set<String>()
         var lastSent = ContinuousClock.now - .seconds(1)
-        for await batch in ticks {
-            if batch.isEmpty && pending.isEmpty {
-                try await writer.write(ByteBuffer(string: ": still here\n\n"))
+        for await event in ticks {
+            switch event {
+            case nil:
+                if pending.isEmpty { try await writer.write(ByteBuffer(string: ": still here\n\n")) }
                 continue
+            case .picker?:
+                try await writer.write(ByteBuffer(string: "event: picker\ndata: {}\n\n"))
+                continue
+            case .folders(let folders)?:
+                pending.formUnion(folders)
             }
-            pending.formUnion(batch)
             let waited = ContinuousClock.now - lastSent
             if waited < .milliseconds(100) { try? await Task.sleep(for: .milliseconds(100) - waited) }
             let data = try JSONEncoder().encode(["folders": pending.sorted()])

@@ -14,6 +14,7 @@ enum WebRoutes {
         addBrowseRoutes(to: api, state: state)
         addActionRoutes(to: api, state: state)
         addEventRoutes(to: api, state: state)
+        addPickerRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

@@ -72,7 +72,7 @@ final class WebState: Sendable {
         token = Self.makeToken()
         files = CoordinatedFiles(engine: context.access.coordination)
         trash = FreedesktopTrash(directory: paths.dataHome + "/Trash", files: files)
-        changes = WebChanges(index: context.index, logger: logger)
+        changes = WebChanges(index: context.index, picker: context.access.picker, logger: logger)
     }
 
     /// The port, once listening.
@@ -90,7 +90,7 @@ final class WebState: Sendable {
         boundPort.withLock { $0 = port }
         let description: WireValue = ["url": .string("http://127.0.0.1:\(port)/"), "port": .int(Int64(port)), "token": .string(token), "pid": .int(Int64(getpid()))]
         do {
-            try FolioPaths.makePrivateDirectory(paths.socketDirectory)
+            // The control socket's folder (0700) exists: the socket was bound before any service ran.
             try AtomicFile.write(Data(description.serialized()), to: webFile, permissions: [.ownerReadWrite])
             logger.info("the browser page is served", metadata: ["url": "http://127.0.0.1:\(port)/"])
         } catch {

@@ -16,7 +16,10 @@ const state = {
   loading: false,
   places: null,
   generation: 0,
+  picker: null,        // the picker request the page shows: { request, app, appName, params }
 };
+
+const pickerVerbs = { open: "Open", import: "Import", export: "Export Here", move: "Move Here" };
 
 const $ = (id) => document.getElementById(id);
 // The end of the list: when it scrolls into view, the next page is fetched.
@@ -146,7 +149,7 @@ async function reload(keepSelection = false) {
   let result;
   try {
     switch (state.view) {
-      case "folder": result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=0&limit=${Math.min(wanted, 1000)}`); break;
+      case "folder": result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=0&limit=${Math.min(wanted, 1000)}${pickerParameter()}`); break;
       case "search": result = await api(searchQuery()); break;
       case "recents": result = await api("recents"); break;
       case "favorites": result = await api("favorites"); break;
@@ -219,8 +222,9 @@ function row(item, index) {
   });
   const where = state.view === "trash" ? item.originalPath : state.view !== "folder" ? parentOf(item.path) : null;
   const label = [item.name, kindName(item), item.tags && item.tags.length ? "tags " + item.tags.join(", ") : null, where ? "in " + where : null].filter(Boolean).join(", ");
+  const unpickable = state.picker && item.pickable === false && !item.folder;
   return element("li", {
-      class: "item", role: "option", id: "item-" + index, "data-index": index, "data-path": item.path,
+      class: unpickable ? "item unpickable" : "item", role: "option", "aria-disabled": unpickable ? "true" : null, id: "item-" + index, "data-index": index, "data-path": item.path,
       "aria-selected": state.selected.has(item.path) ? "true" : "false", "aria-label": label,
       onclick: (event) => select(index, event), ondblclick: () => activate(item),
     },
@@ -234,6 +238,7 @@ function row(item, index) {
 function select(index, event = {}) {
   const item = state.items[index];
   if (!item) return;
+  if (state.picker && !state.picker.params.multiple) event = { ...event, shiftKey: false, ctrlKey: false, metaKey: false };
   if (event.shiftKey && state.anchor >= 0) {
     const [from, to] = [Math.min(state.anchor, index), Math.max(state.anchor, index)];
     if (!event.ctrlKey && !event.metaKey) state.selected.clear();
@@ -254,6 +259,7 @@ function select(index, event = {}) {
 
 function activate(item) {
   if (item.folder && state.view !== "trash") openFolder(item.path);
+  else if (state.picker && item.pickable) choosePicked();
 }
 
 function selectedItems() { return state.items.filter((item) => state.selected.has(item.path)); }
@@ -273,6 +279,78 @@ function updateActions() {
   $("restore").hidden = !inTrash;
   $("restore").disabled = !inTrash || chosen.length === 0;
   $("new-folder").disabled = state.view !== "folder";
+  if (state.picker) {
+    const mode = state.picker.params.mode;
+    const destination = mode === "export" || mode === "move";
+    $("picker-choose").disabled = destination ? state.view !== "folder" : chosen.length === 0 || chosen.some((item) => !item.pickable);
+  }
+}
+
+// MARK: The picker
+
+function pickerParameter() { return state.picker ? "&picker=" + state.picker.request : ""; }
+
+async function refreshPicker() {
+  let requests = [];
+  try { requests = (await api("picker")).requests; } catch (error) { say(error.message); return; }
+  if (state.picker && requests.some((r) => r.request === state.picker.request)) return;
+  if (state.picker) leavePicker("The picker request ended");
+  if (requests.length > 0) enterPicker(requests[0]);
+}
+
+function describeTypes(types) {
+  if (!types || types.length === 0) return "";
+  return " (" + types.map((t) => t.split(".").pop()).join(", ") + ")";
+}
+
+async function enterPicker(request) {
+  state.picker = request;
+  const { mode, multiple, types, urls, directory } = request.params;
+  const app = request.appName || request.app || "An app";
+  const names = (urls || []).map(baseName).join(", ");
+  const texts = {
+    open: `${app} wants to open ${multiple ? "documents" : "a document"}${describeTypes(types)}.`,
+    import: `${app} wants a copy of ${multiple ? "documents" : "a document"}${describeTypes(types)}.`,
+    export: `${app} wants to export “${names}”: choose a folder.`,
+    move: `${app} wants to move “${names}”: choose a folder.`,
+  };
+  $("picker-text").textContent = texts[mode] || `${app} wants a document.`;
+  $("picker-error").textContent = "";
+  $("picker-choose").textContent = pickerVerbs[mode] || "Choose";
+  $("picker-choose").setAttribute("aria-label", pickerVerbs[mode] || "Choose");
+  $("picker-bar").hidden = false;
+  document.title = "Choose — Folio";
+  const start = directory && state.places && [state.places.home, state.places.drive].some((root) => root && (directory === root || directory.startsWith(root + "/"))) ? directory : state.path || state.places.home;
+  await openFolder(start);
+  $("picker-choose").focus();
+}
+
+function leavePicker(message) {
+  state.picker = null;
+  $("picker-bar").hidden = true;
+  reload(true);
+  if (message) say(message);
+}
+
+async function choosePicked() {
+  if (!state.picker) return;
+  const { mode } = state.picker.params;
+  const paths = mode === "export" || mode === "move" ? [state.path] : selectedItems().map((item) => item.path);
+  try {
+    await api("picker/choose", { request: state.picker.request, paths });
+    const app = state.picker.appName || state.picker.app || "the app";
+    leavePicker(`Chosen for ${app}`);
+    await refreshPicker();
+  } catch (error) {
+    $("picker-error").textContent = error.message;
+  }
+}
+
+async function cancelPicker() {
+  if (!state.picker) return;
+  try { await api("picker/choose", { request: state.picker.request, paths: null }); } catch (error) { say(error.message); }
+  leavePicker("Cancelled");
+  await refreshPicker();
 }
 
 async function loadMore() {
@@ -280,7 +358,7 @@ async function loadMore() {
   state.loading = true;
   const generation = state.generation;
   try {
-    const result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=${state.items.length}&limit=${pageSize}`);
+    const result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=${state.items.length}&limit=${pageSize}${pickerParameter()}`);
     if (generation !== state.generation) return;
     const start = state.items.length;
     state.items.push(...result.items);
@@ -302,7 +380,7 @@ function searchQuery() {
   if (kind) query += "&kind=" + kind;
   const days = Number($("search-date").value);
   if (days) query += "&since=" + Math.floor(Date.now() / 1000 - days * 86400);
-  return query;
+  return query + pickerParameter();
 }
 
 let searchTimer = null;
@@ -464,6 +542,7 @@ function keyDown(event) {
   if (event.target.closest("dialog")) return;
   const typing = event.target.matches("input, select");
   if (event.key === "/" && !typing) { event.preventDefault(); $("search").focus(); return; }
+  if (event.key === "Escape" && state.picker && !typing) { cancelPicker(); return; }
   if (typing) { if (event.key === "Escape") { $("search").value = ""; searchChanged(); $("items").focus(); } return; }
   const current = state.anchor;
   switch (event.key) {
@@ -483,6 +562,8 @@ function keyDown(event) {
 
 function listen() {
   const events = new EventSource("/api/events");
+  events.addEventListener("picker", () => refreshPicker());
+  events.addEventListener("open", () => refreshPicker());
   events.addEventListener("folders", (event) => {
     const { folders } = JSON.parse(event.data);
     const affects = state.view === "folder" ? folders.includes(state.path) : state.view !== "trash";
@@ -505,6 +586,8 @@ async function start() {
   $("favorite").addEventListener("click", toggleFavorite);
   $("trash").addEventListener("click", trashSelected);
   $("restore").addEventListener("click", restoreSelected);
+  $("picker-choose").addEventListener("click", choosePicked);
+  $("picker-cancel").addEventListener("click", cancelPicker);
   $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
   $("order").addEventListener("click", () => { state.desc = !state.desc; $("order").setAttribute("aria-pressed", String(state.desc)); $("order").textContent = state.desc ? "↑" : "↓"; reload(); });
   $("view").addEventListener("click", () => {

@@ -1,0 +1,145 @@
+import Folio
+import FolioTesting
+import FolioTestTraits
+import Foundation
+import Testing
+
+/// The document picker in the browser page: a real app process calls `pick()` (the stand-in app,
+/// `FolioAppHelper`), the open page shows the request, and a person's choice in Chromium answers
+/// the app, in each mode.
+@Suite("Picker page", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
+struct PickerPageTests {
+    static func selector(_ path: String) -> String { BrowserPageTests.selector(path) }
+
+    private static func rig(_ name: String) throws -> BrowserRig {
+        try BrowserRig(name, withApp: true) { home in
+            try Data("the letter".utf8).write(to: URL(fileURLWithPath: home + "/Documents/letter.txt"))
+            try Data("second".utf8).write(to: URL(fileURLWithPath: home + "/Documents/second.txt"))
+            try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: home + "/Documents/photo.png"))
+        }
+    }
+
+    /// Waits for the picker's bar with `text` in it.
+    private static func waitForPicker(_ page: WebDriver, _ text: String) async throws {
+        try await page.wait(
+            for: "return !document.getElementById('picker-bar').hidden && document.getElementById('picker-text').textContent.includes(arguments[0])",
+            "the picker showing \(text)", arguments: [text])
+    }
+
+    @Test func openGrantsTheChosenDocumentInPlace() async throws {
+        let rig = try Self.rig("pick-open")
+        let documents = rig.home + "/Documents"
+        try await rig.withPage(path: documents) { page in
+            let app = try rig.startApp(["pick", "open", "--type", "public.plain-text"])
+            try await Self.waitForPicker(page, "Writer wants to open a document")
+            // The image is not a requested type: shown, but not choosable.
+            try await page.wait(for: "return document.querySelector(arguments[0])?.getAttribute('aria-disabled') === 'true'", "the image greyed", arguments: [Self.selector(documents + "/photo.png")])
+            let open = try await page.accessibility("#picker-choose")
+            #expect(open.label == "Open" && open.role == "button")
+            try await page.click(Self.selector(documents + "/letter.txt"))
+            try await page.click("#picker-choose")
+            let answer = try await app.finish()
+            #expect(answer["ok"] == true, "\(answer)")
+            let url = answer["urls"]?.arrayValue?.first
+            #expect(url?["path"]?.stringValue == documents + "/letter.txt")
+            #expect(url?["text"]?.stringValue == "the letter")
+            #expect(url?["started"] == true)
+            try await page.wait(for: "return document.getElementById('picker-bar').hidden", "the picker gone")
+        }
+    }
+
+    @Test func importGivesACopyInTheAppsContainer() async throws {
+        let rig = try Self.rig("pick-import")
+        let documents = rig.home + "/Documents"
+        try await rig.withPage(path: documents) { page in
+            let app = try rig.startApp(["pick", "import", "--type", "public.plain-text", "--multiple"])
+            try await Self.waitForPicker(page, "Writer wants a copy of documents")
+            try await page.click(Self.selector(documents + "/letter.txt"))
+            try await page.run("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('click', {bubbles: true, ctrlKey: true}))", [Self.selector(documents + "/second.txt")])
+            try await page.click("#picker-choose")
+            let answer = try await app.finish()
+            #expect(answer["ok"] == true, "\(answer)")
+            let urls = answer["urls"]?.arrayValue ?? []
+            #expect(urls.count == 2)
+            for url in urls {
+                #expect(url["path"]?.stringValue?.hasPrefix(rig.container + "/tmp/Imports/") == true, "\(url)")
+            }
+            #expect(Set(urls.compactMap { $0["text"]?.stringValue }) == ["the letter", "second"])
+            #expect(FileManager.default.fileExists(atPath: documents + "/letter.txt"))
+        }
+    }
+
+    @Test func exportAndMoveIntoTheChosenFolder() async throws {
+        let rig = try Self.rig("pick-export")
+        let documents = rig.home + "/Documents"
+        try FileManager.default.createDirectory(atPath: documents + "/Outbox", withIntermediateDirectories: true)
+        try await rig.withPage(path: documents) { page in
+            // The app's own documents, in its container.
+            let own = rig.container + "/Documents"
+            try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+            try Data("exported".utf8).write(to: URL(fileURLWithPath: own + "/report.txt"))
+            try Data("moved".utf8).write(to: URL(fileURLWithPath: own + "/draft.txt"))
+
+            let export = try rig.startApp(["pick", "export", "--url", own + "/report.txt"])
+            try await Self.waitForPicker(page, "Writer wants to export “report.txt”")
+            #expect(try await page.accessibility("#picker-choose").label == "Export Here")
+            try await page.run("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('dblclick', {bubbles: true}))", [Self.selector(documents + "/Outbox")])
+            try await page.wait(for: "return document.querySelector('#crumbs [aria-current=page]')?.textContent === 'Outbox'", "the Outbox folder")
+            try await page.click("#picker-choose")
+            let exported = try await export.finish()
+            #expect(exported["ok"] == true, "\(exported)")
+            #expect(exported["urls"]?.arrayValue?.first?["path"]?.stringValue == documents + "/Outbox/report.txt")
+            #expect(FileManager.default.contents(atPath: documents + "/Outbox/report.txt") == Data("exported".utf8))
+            #expect(FileManager.default.fileExists(atPath: own + "/report.txt"))
+
+            let move = try rig.startApp(["pick", "move", "--url", own + "/draft.txt"])
+            try await Self.waitForPicker(page, "Writer wants to move “draft.txt”")
+            try await page.click("#picker-choose")
+            let moved = try await move.finish()
+            #expect(moved["ok"] == true, "\(moved)")
+            #expect(FileManager.default.contents(atPath: documents + "/Outbox/draft.txt") == Data("moved".utf8))
+            #expect(!FileManager.default.fileExists(atPath: own + "/draft.txt"))
+        }
+    }
+
+    @Test func cancelAndClosingTheTabCancel() async throws {
+        let rig = try Self.rig("pick-cancel")
+        let documents = rig.home + "/Documents"
+        try await rig.withPage(path: documents) { page in
+            let first = try rig.startApp(["pick", "open"])
+            try await Self.waitForPicker(page, "Writer wants to open a document")
+            try await page.click("#picker-cancel")
+            let cancelled = try await first.finish()
+            #expect(cancelled["ok"] == false)
+            #expect(cancelled["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(cancelled)")
+
+            let second = try rig.startApp(["pick", "open"])
+            try await Self.waitForPicker(page, "Writer wants to open a document")
+            try await page.go("about:blank")
+            let closed = try await second.finish(within: 30)
+            #expect(closed["code"]?.intValue == Int64(CocoaError.userCancelled.rawValue), "\(closed)")
+        }
+        // No page open: the app hears at once that no picker is showing.
+        let rig2 = try Self.rig("pick-none")
+        defer { Task { await rig2.stop() } }
+        let lonely = try await rig2.startApp(["pick", "open"]).finish()
+        #expect(lonely["ok"] == false)
+        #expect(lonely["message"]?.stringValue?.contains("folio browse") == true, "\(lonely)")
+    }
+
+    @Test func screenshotsOfThePicker() async throws {
+        let rig = try Self.rig("pick-shots")
+        let documents = rig.home + "/Documents"
+        try await rig.withPage(path: documents) { page in
+            let app = try rig.startApp(["pick", "open", "--type", "public.plain-text"])
+            try await Self.waitForPicker(page, "Writer wants to open a document")
+            for width in [1280, 390] {
+                try await page.setWindow(width: width, height: 844)
+                try await page.wait(for: "return window.innerWidth <= arguments[0]", "the window at \(width)", arguments: [width])
+                try await page.screenshot(to: BrowserRig.screenshots + "/picker-\(width).png")
+            }
+            try await page.click("#picker-cancel")
+            _ = try await app.finish()
+        }
+    }
+}
