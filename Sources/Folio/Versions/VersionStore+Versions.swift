@@ -115,3 +115,15 @@ extension VersionStore {
         return result
     }
 }
+
+extension VersionStore {
+    /// Where the documents with unresolved conflict versions were last seen (the browser's
+    /// Conflicts list and badges): one read of each manifest in the store.
+    package func documentsWithUnresolvedConflicts() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(DocumentIdentity.isValid).compactMap { identity in
+            guard let manifest = try? manifest(identity), manifest.versions.contains(where: { $0.isConflict && !$0.isResolved }) else { return nil }
+            return manifest.lastKnownPath
+        }
+    }
+}

@@ -26,6 +26,9 @@ struct IndexRecord: Sendable, Equatable {
     /// A drive item's state with the server (columns `uploaded`, `downloading`, `pinned`,
     /// `sync_error`), from the drive's journal: nil outside the drive.
     var sync: UbiquitousSyncState?
+    /// Whether the document has unresolved conflict versions (filled in by the browser page from
+    /// the version store; the index does not keep it).
+    var conflict = false
 
     /// The record of the document a placeholder stub stands for (its path and name, the size,
     /// date and type the stub gives, not downloaded), or nil when `name` is not a valid stub's.

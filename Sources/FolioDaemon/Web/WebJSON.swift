@@ -52,6 +52,8 @@ struct WebItem: Encodable, Sendable {
     var downloading: Bool?
     var pinned: Bool?
     var error: String?
+    /// Whether versions of it conflict and wait to be resolved.
+    var conflict: Bool?
     /// Whether it may answer the picker request the page asked about.
     var pickable: Bool?
 
@@ -71,6 +73,7 @@ struct WebItem: Encodable, Sendable {
         downloading = record.sync?.isDownloading
         pinned = record.sync?.isPinned
         error = record.sync?.error
+        conflict = record.conflict ? true : nil
     }
 }
 

@@ -32,8 +32,10 @@ extension WebRoutes {
                 let scope = await state.scope()
                 try await state.blocking(.quick) { try scope.folder(path) }
                 let listing = try await listing(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
+                // Documents in conflict carry a badge (the version store's manifests say which).
+                let conflicts = Set(try await state.blocking(.slow) { VersionStore.current.documentsWithUnresolvedConflicts() })
                 return WebJSON.response(
-                    Listing(path: path, total: listing.total, offset: offset, items: items(listing.items, request: request, state: state), crumbs: crumbs(of: path, scope: scope)))
+                    Listing(path: path, total: listing.total, offset: offset, items: items(listing.items, request: request, state: state, conflicts: conflicts), crumbs: crumbs(of: path, scope: scope)))
             }
         }
 
@@ -103,10 +105,11 @@ extension WebRoutes {
     }
 
     /// The page's items; with `picker=N`, each says whether it may answer that picker request.
-    static func items(_ records: [IndexRecord], request: Request, state: WebState) -> [WebItem] {
+    static func items(_ records: [IndexRecord], request: Request, state: WebState, conflicts: Set<String> = []) -> [WebItem] {
         let picking = request.uri.queryParameters.get("picker").flatMap(UInt64.init).flatMap(state.context.access.picker.pendingRequest)
         return records.map { record in
             var item = WebItem(record)
+            if conflicts.contains(record.path) { item.conflict = true }
             if let picking { item.pickable = pickable(record, for: picking) }
             return item
         }

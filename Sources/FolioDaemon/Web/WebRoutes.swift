@@ -15,6 +15,7 @@ enum WebRoutes {
         addActionRoutes(to: api, state: state)
         addEventRoutes(to: api, state: state)
         addPickerRoutes(to: api, state: state)
+        addVersionRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

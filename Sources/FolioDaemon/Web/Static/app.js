@@ -155,6 +155,7 @@ async function reload(keepSelection = false) {
       case "favorites": result = await api("favorites"); break;
       case "tagged": result = await api("tagged?tag=" + encodeURIComponent(state.tag)); break;
       case "trash": result = await api("trash"); break;
+      case "conflicts": result = await api("conflicts"); break;
     }
   } catch (error) {
     if (generation === state.generation) say(error.message);
@@ -187,7 +188,7 @@ function describeView() {
 function renderCrumbs(crumbs) {
   const list = $("crumbs");
   list.replaceChildren();
-  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", tagged: `Tag: ${state.tag}` };
+  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", conflicts: "Conflicts", tagged: `Tag: ${state.tag}` };
   if (state.view !== "folder") {
     list.append(element("li", {}, element("span", { "aria-current": "page" }, titles[state.view])));
     document.title = `${titles[state.view]} — Folio`;
@@ -212,7 +213,7 @@ function row(item, index) {
   if (item.downloading) badges.push(element("span", { class: "badge" }, "downloading"));
   if (item.uploaded === false) badges.push(element("span", { class: "badge" }, "uploading"));
   if (item.error) badges.push(element("span", { class: "badge error", title: item.error }, "error: " + item.error));
-  if (/ \(conflict/i.test(item.name)) badges.push(element("span", { class: "badge conflict" }, "conflict"));
+  if (item.conflict) badges.push(element("span", { class: "badge conflict" }, "conflict"));
   if (item.favorite) badges.push(element("span", { class: "badge" }, "★"));
   const tagDots = (item.tags || []).map((tag) => {
     const dot = element("span", { class: "dot tagdot", title: tag, "aria-hidden": "true" });
@@ -275,6 +276,9 @@ function updateActions() {
   $("favorite").setAttribute("aria-pressed", one && chosen[0].favorite ? "true" : "false");
   $("move").disabled = inTrash || chosen.length === 0;
   $("trash").disabled = inTrash || chosen.length === 0;
+  $("versions").disabled = inTrash || !one || chosen[0].folder;
+  $("resolve").hidden = !(one && chosen[0].conflict);
+  $("resolve").disabled = !(one && chosen[0].conflict);
   $("trash").hidden = inTrash;
   $("restore").hidden = !inTrash;
   $("restore").disabled = !inTrash || chosen.length === 0;
@@ -536,6 +540,99 @@ async function toggleFavorite() {
   } catch (error) { say(error.message); }
 }
 
+// MARK: Versions and conflicts
+
+function showDialog(id) { const dialog = $(id); dialog.querySelector(".error").textContent = ""; if (!dialog.open) dialog.showModal(); return dialog; }
+
+function versionLabel(version) {
+  if (version.kind === "current") return `now, ${formatDate(version.modified)} (current)`;
+  const when = formatDate(version.modified);
+  const from = version.computer ? ` from ${version.computer}` : "";
+  const flags = version.conflict ? (version.resolved ? "resolved conflict" : "conflict") : version.kind;
+  return `${when}${from} (${flags})`;
+}
+
+async function showVersions() {
+  const [item] = selectedItems();
+  if (!item) return;
+  const dialog = showDialog("versions-dialog");
+  $("versions-title").textContent = `Versions of “${item.name}”`;
+  $("versions-preview").textContent = "";
+  $("versions-list").replaceChildren();
+  let listing;
+  try { listing = await api("versions?path=" + encodeURIComponent(item.path)); } catch (error) { $("versions-error").textContent = error.message; return; }
+  if (listing.versions.length === 0) $("versions-list").append(element("li", {}, element("span", {}, "No versions are kept of this document yet.")));
+  for (const version of [...listing.versions].reverse()) {
+    const label = versionLabel(version);
+    const current = version.kind === "current";
+    $("versions-list").append(element("li", { "data-version": version.id },
+      element("span", {}, label),
+      version.text !== undefined && version.text !== null ? element("button", { type: "button", "aria-label": `Preview ${label}`, onclick: () => { $("versions-preview").textContent = version.text; } }, "Preview") : null,
+      current ? null : element("button", { type: "button", class: "restore-version", "aria-label": `Restore ${label}`, onclick: async () => {
+        try {
+          await api("versions/restore", { path: item.path, id: version.id });
+          dialog.close();
+          await reload(true);
+          say(`Restored ${item.name} to the version of ${formatDate(version.modified)}`);
+        } catch (error) { $("versions-error").textContent = error.message; }
+      } }, "Restore")));
+  }
+}
+
+// Lines of `a` and `b` as a diff: each line kept, added (only in b) or removed (only in a).
+function diffLines(a, b) {
+  const x = a.split("\n"), y = b.split("\n");
+  if (x.length * y.length > 4000000) return [...x.map((t) => ["removed", t]), ...y.map((t) => ["added", t])];
+  const table = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
+  for (let i = x.length - 1; i >= 0; i -= 1) for (let j = y.length - 1; j >= 0; j -= 1) table[i][j] = x[i] === y[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < x.length && j < y.length) {
+    if (x[i] === y[j]) { out.push(["same", x[i]]); i += 1; j += 1; }
+    else if (table[i + 1][j] >= table[i][j + 1]) { out.push(["removed", x[i]]); i += 1; }
+    else { out.push(["added", y[j]]); j += 1; }
+  }
+  while (i < x.length) { out.push(["removed", x[i]]); i += 1; }
+  while (j < y.length) { out.push(["added", y[j]]); j += 1; }
+  return out;
+}
+
+async function resolveConflict() {
+  const [item] = selectedItems();
+  if (!item) return;
+  const dialog = showDialog("conflict-dialog");
+  $("conflict-title").textContent = `Resolve the conflict of “${item.name}”`;
+  $("conflict-columns").replaceChildren();
+  let listing;
+  try { listing = await api("versions?path=" + encodeURIComponent(item.path)); } catch (error) { $("conflict-error").textContent = error.message; return; }
+  const current = listing.current;
+  const rivals = listing.versions.filter((v) => v.conflict && !v.resolved);
+  const keep = async (id, both) => {
+    try {
+      const result = await api("conflicts/resolve", { path: item.path, keep: id, both });
+      dialog.close();
+      await reload(true);
+      say(both ? `Kept both: ${[item.name, ...result.kept.map(baseName)].join(", ")}` : `Resolved the conflict of ${item.name}`);
+    } catch (error) { $("conflict-error").textContent = error.message; }
+  };
+  const column = (version, title) => {
+    let body;
+    if (listing.textual && typeof version.text === "string" && typeof current.text === "string") {
+      const lines = version === current ? current.text.split("\n").map((t) => ["same", t]) : diffLines(current.text, version.text);
+      body = element("div", { class: "diff", role: "group", "aria-label": `Contents of ${title}` }, ...lines.map(([kind, text]) => element("div", { class: kind }, text || " ")));
+    } else {
+      body = element("p", { class: "hint" }, `${formatSize(version.size || item.size, false)}, ${formatDate(version.modified || item.modified)}`);
+    }
+    return element("section", { "aria-label": title },
+      element("h3", {}, title),
+      element("p", { class: "hint" }, versionLabel(version)),
+      body,
+      element("button", { type: "button", class: "keep", "aria-label": `Keep ${title}`, onclick: () => keep(version === current ? null : version.id, false) }, "Keep This"));
+  };
+  $("conflict-columns").append(column(current, "This computer’s version"), ...rivals.map((v) => column(v, `The version from ${v.computer || "another computer"}`)));
+  $("conflict-both").onclick = () => keep(null, true);
+}
+
 // MARK: Keyboard
 
 function keyDown(event) {
@@ -587,6 +684,10 @@ async function start() {
   $("trash").addEventListener("click", trashSelected);
   $("restore").addEventListener("click", restoreSelected);
   $("picker-choose").addEventListener("click", choosePicked);
+  $("versions").addEventListener("click", showVersions);
+  $("resolve").addEventListener("click", resolveConflict);
+  $("versions-close").addEventListener("click", () => $("versions-dialog").close());
+  $("conflict-cancel").addEventListener("click", () => $("conflict-dialog").close());
   $("picker-cancel").addEventListener("click", cancelPicker);
   $("sort").addEventListener("change", () => { state.sort = $("sort").value; reload(); });
   $("order").addEventListener("click", () => { state.desc = !state.desc; $("order").setAttribute("aria-pressed", String(state.desc)); $("order").textContent = state.desc ? "↑" : "↓"; reload(); });

@@ -1,0 +1,117 @@
+import Folio
+import FolioSystem
+import Foundation
+import Hummingbird
+import SystemPackage
+import UniformTypes
+
+extension WebRoutes {
+    /// Versions and conflicts: every version kept of a document (with its text, for a text
+    /// document, so the page can show a diff), restoring one, the documents in conflict, and
+    /// resolving a conflict by keeping one version or both.
+    static func addVersionRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+        api.get("versions") { request, _ in
+            await answer {
+                let path = try parameter("path", of: request)
+                let scope = await state.scope()
+                let listing = try await state.blocking(.slow) {
+                    let status = try scope.existing(path)
+                    guard status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document has versions: \(path)") }
+                    let textual = UTType(filenameExtension: (path as NSString).pathExtension)?.conforms(to: .text) ?? false
+                    let versions = try state.files.versions(of: path).map { version in
+                        VersionEntry(
+                            id: version.persistentIdentifier, kind: version.kindName, modified: version.modificationDate?.timeIntervalSince1970,
+                            conflict: version.isConflict, resolved: version.isResolved, computer: version.localizedNameOfSavingComputer,
+                            size: (try? FileStatus(path: FilePath(version.url.path)))?.size ?? 0, text: textual ? Self.text(at: version.url.path) : nil)
+                    }
+                    let current = VersionEntry(
+                        id: "current", kind: "current", modified: status.modificationTime, conflict: false, resolved: false, computer: nil,
+                        size: status.size, text: textual ? Self.text(at: path) : nil)
+                    return VersionListing(path: path, textual: textual, current: current, versions: versions.filter { $0.kind != "current" })
+                }
+                return WebJSON.response(listing)
+            }
+        }
+
+        api.post("versions/restore") { request, _ in
+            await answer {
+                let change = try await body(RestoreVersion.self, of: request)
+                let scope = await state.scope()
+                try await state.blocking(.slow) {
+                    try scope.existing(change.path)
+                    try state.files.restore(change.id, of: change.path)
+                }
+                try await state.context.index.perform { $0.applyStitched() }
+                return WebJSON.response(["path": change.path])
+            }
+        }
+
+        api.get("conflicts") { _, _ in
+            await answer {
+                let scope = await state.scope()
+                let types = state.context.index.writer.types
+                let records = try await state.blocking(.slow) {
+                    VersionStore.current.documentsWithUnresolvedConflicts().compactMap { path -> IndexRecord? in
+                        guard (try? scope.existing(path)) != nil, let status = try? FileStatus(path: FilePath(path)) else { return nil }
+                        var record = IndexRecord(path: path, name: (path as NSString).lastPathComponent, status: status, types: types)
+                        record.conflict = true
+                        return record
+                    }
+                }
+                return WebJSON.response(Items(items: records.map(WebItem.init)))
+            }
+        }
+
+        api.post("conflicts/resolve") { request, _ in
+            await answer {
+                let change = try await body(ResolveConflict.self, of: request)
+                let scope = await state.scope()
+                let kept = try await state.blocking(.slow) {
+                    try scope.existing(change.path)
+                    return try state.files.resolveConflicts(of: change.path, keep: change.keep, keepBoth: change.both ?? false)
+                }
+                try await state.context.index.perform { $0.applyStitched() }
+                return WebJSON.response(["kept": kept])
+            }
+        }
+    }
+
+    /// The text of a document of at most 512 KiB in UTF-8, or nil.
+    static func text(at path: String) -> String? {
+        guard let status = try? FileStatus(path: FilePath(path)), status.size <= 512 << 10, let data = FileManager.default.contents(atPath: path) else { return nil }
+        return String(data: data, encoding: .utf8)
+    }
+}
+
+struct VersionEntry: Encodable, Sendable {
+    var id: String
+    var kind: String
+    var modified: Double?
+    var conflict: Bool
+    var resolved: Bool
+    var computer: String?
+    var size: Int64
+    var text: String?
+}
+
+struct VersionListing: Encodable, Sendable {
+    var path: String
+    var textual: Bool
+    /// The document as it is now.
+    var current: VersionEntry
+    /// The versions kept, oldest first.
+    var versions: [VersionEntry]
+}
+
+struct RestoreVersion: Decodable {
+    var path: String
+    var id: String
+}
+
+struct ResolveConflict: Decodable {
+    var path: String
+    /// The version whose contents win; nil keeps the current contents.
+    var keep: String?
+    /// Also keep each losing version under a name of its own.
+    var both: Bool?
+}
