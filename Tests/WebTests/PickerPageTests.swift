@@ -3,6 +3,9 @@ import FolioTesting
 import FolioTestTraits
 import Foundation
 import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// The document picker in the browser page: a real app process calls `pick()` (the stand-in app,
 /// `FolioAppHelper`), the open page shows the request, and a person's choice in Chromium answers
@@ -140,6 +143,35 @@ struct PickerPageTests {
             }
             try await page.click("#picker-cancel")
             _ = try await app.finish()
+        }
+    }
+}
+
+/// App access in the browser page: the grants each app holds, and revoking one.
+@Suite("Grants page", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
+struct GrantsPageTests {
+    @Test func revokingAGrantEndsTheAppsAccess() async throws {
+        let rig = try BrowserRig("grants", withApp: true) { home in
+            try Data("the letter".utf8).write(to: URL(fileURLWithPath: home + "/Documents/letter.txt"))
+        }
+        let letter = rig.home + "/Documents/letter.txt"
+        let added = try rig.folio(["grants", "add", "--app", BrowserRig.app, letter])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try await rig.startApp(["read", letter]).finish()["ok"] == true)
+        try await rig.withPage(path: rig.home + "/Documents") { page in
+            try await page.click("button[data-view=grants]")
+            try await page.wait(for: "return document.querySelectorAll('#grants button.revoke').length === 1", "the grant listed")
+            let text = try await page.run("return document.querySelector('#grants .what').textContent") as? String
+            #expect(text?.hasPrefix("Writer: ~/Documents/letter.txt (read only, kept") == true, "\(text ?? "")")
+            let revoke = try await page.accessibility("#grants button.revoke")
+            #expect(revoke.role == "button" && revoke.label == "Revoke Writer's access to ~/Documents/letter.txt")
+            try await page.click("#grants button.revoke")
+            try await page.wait(for: "return document.querySelectorAll('#grants button.revoke').length === 0", "the grant gone")
+            let listed = try rig.folio(["grants", "list", "--json"])
+            #expect(!listed.stdout.contains("letter.txt"), "\(listed.stdout)")
+            let refused = try await rig.startApp(["read", letter]).finish()
+            #expect(refused["ok"] == false)
+            #expect(refused["posix"]?.intValue == Int64(EACCES), "\(refused)")
         }
     }
 }

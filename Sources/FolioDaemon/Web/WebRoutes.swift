@@ -16,6 +16,7 @@ enum WebRoutes {
         addEventRoutes(to: api, state: state)
         addPickerRoutes(to: api, state: state)
         addVersionRoutes(to: api, state: state)
+        addGrantRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

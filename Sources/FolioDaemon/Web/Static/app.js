@@ -143,7 +143,38 @@ async function showTagged(tag) {
   await reload();
 }
 
+function showPanel(view) {
+  const panel = view === "grants";
+  $("grants-view").hidden = view !== "grants";
+  $("items").hidden = panel;
+  document.querySelector(".actions").hidden = panel;
+}
+
+async function loadGrants() {
+  const { grants } = await api("grants");
+  const list = $("grants");
+  list.replaceChildren();
+  if (grants.length === 0) list.append(element("li", {}, element("span", { class: "what" }, "No app has access to anything outside its container.")));
+  for (const grant of grants) {
+    const what = `${grant.appName}: ${grant.displayPath} (${grant.access === "read-write" ? "read and write" : "read only"}, ${grant.lifetime === "persistent" ? "kept" : "this session"}, from the ${grant.source})`;
+    list.append(element("li", { "data-grant": grant.grant },
+      element("span", { class: "what" }, what),
+      element("button", { type: "button", class: "revoke", "aria-label": `Revoke ${grant.appName}'s access to ${grant.displayPath}`, onclick: async () => {
+        try { await api("grants/revoke", { grant: grant.grant }); await loadGrants(); say(`Revoked ${grant.appName}'s access to ${grant.displayPath}`); }
+        catch (error) { say(error.message); }
+      } }, "Revoke")));
+  }
+  say(`${grants.length} ${grants.length === 1 ? "grant" : "grants"}`);
+}
+
 async function reload(keepSelection = false) {
+  showPanel(state.view);
+  if (state.view === "grants") {
+    renderCrumbs([]);
+    markCurrentPlace();
+    try { await loadGrants(); } catch (error) { say(error.message); }
+    return;
+  }
   const generation = ++state.generation;
   const wanted = Math.max(pageSize, keepSelection ? state.items.length : 0);
   let result;
@@ -188,7 +219,7 @@ function describeView() {
 function renderCrumbs(crumbs) {
   const list = $("crumbs");
   list.replaceChildren();
-  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", conflicts: "Conflicts", tagged: `Tag: ${state.tag}` };
+  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", conflicts: "Conflicts", grants: "App Access", tagged: `Tag: ${state.tag}` };
   if (state.view !== "folder") {
     list.append(element("li", {}, element("span", { "aria-current": "page" }, titles[state.view])));
     document.title = `${titles[state.view]} — Folio`;
