@@ -15,7 +15,12 @@ import json
 import os
 import shutil
 import sys
+import time
 import uuid
+
+# Seconds to wait after each MiB fetched (default none): to watch a download's progress, in a
+# demonstration or the browser page's tests.
+CHUNK_DELAY = float(os.environ.get("FOLDER_PROVIDER_CHUNK_DELAY", "0"))
 
 ROOT_ID = "NSFileProviderRootContainerItemIdentifier"
 WORKING_SET = "NSFileProviderWorkingSetContainerItemIdentifier"
@@ -187,6 +192,8 @@ class FolderProvider:
                 target.write(chunk)
                 done += len(chunk)
                 send({"method": "progress", "params": {"id": request_id, "completed": done, "total": total}})
+                if CHUNK_DELAY:
+                    time.sleep(CHUNK_DELAY)
         return {"path": destination, "item": item}
 
     def call_createItem(self, params):

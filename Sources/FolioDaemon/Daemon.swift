@@ -60,7 +60,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         inlineRequests: configuration.inlineRequests, logger: logger)
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
-    let web = configuration.webPort.map { WebService(context: context, paths: paths, port: $0, home: configuration.home, logger: logger) }
+    let web = configuration.webPort.map { WebService(context: context, paths: paths, port: $0, home: configuration.home, driveCheck: configuration.driveCheck, logger: logger) }
     var services: [any Service] = [IndexService(index: index), socket]
     if let drive { services.append(drive) }
     if let web { services.append(web) }

@@ -1,4 +1,5 @@
 public import Folio
+package import FolioSync
 public import Foundation
 
 /// What the daemon needs to start: where its files live.
@@ -21,6 +22,11 @@ public struct DaemonConfiguration: Sendable {
     /// Makes the drive's provider from its configuration (nil while no drive is set up); without
     /// it the daemon leaves the drive to `folio drive sync`. The `folio daemon` command sets it.
     public var driveProvider: (@Sendable () throws -> (any FileProvider)?)?
+
+    /// Checks a drive configuration (with its secret) before the browser page saves it: the
+    /// provider is made and its root asked for. Set by `folio daemon`, where the providers are
+    /// linked; without it the page cannot set up a drive.
+    package var driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?
 
     /// How often the daemon syncs the drive when nothing asks sooner (`FOLIO_DRIVE_INTERVAL`,
     /// seconds; default 60).

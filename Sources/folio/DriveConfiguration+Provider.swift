@@ -7,7 +7,11 @@ extension DriveConfiguration {
     /// The provider the drive lives on, with the sealed secret. Made here, where the providers are
     /// linked: the daemon and the sync engine know providers only by their protocol.
     func makeProvider(_ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
-        let secret = try SecretBox.load(at: Self.secretPath(paths), paths: paths)
+        try makeProvider(secret: try SecretBox.load(at: Self.secretPath(paths), paths: paths), paths)
+    }
+
+    /// The provider with `secret` given (a configuration not saved yet, being checked).
+    func makeProvider(secret: String?, _ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
         switch kind {
         case .webdav:
             guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https" else {
@@ -28,5 +32,20 @@ extension DriveConfiguration {
                 domain: FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "drive"), displayName: "Drive"),
                 temporaryDirectory: URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging/provider"), environment: secret.map { ProcessInfo.processInfo.environment.merging(["FOLIO_PASSWORD": $0]) { $1 } })
         }
+    }
+}
+
+extension DriveConfiguration {
+    /// Checks that the drive can be reached before it is saved: the provider is made with `secret`
+    /// and lists its root (the server answers, the account and bucket are right, the folder or
+    /// executable works).
+    func check(secret: String?, _ paths: FolioPaths = FolioPaths()) async throws {
+        let provider = try makeProvider(secret: secret, paths)
+        let staging = URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging")
+        // A provider program writes fetched contents there (its own folder below): it must exist.
+        try FileManager.default.createDirectory(at: staging.appendingPathComponent("provider"), withIntermediateDirectories: true)
+        defer { (provider as? ProviderProcess)?.stop() }
+        _ = try await provider.enumerateItems(
+            in: .rootContainer, startingAt: .initialPageSortedByName, request: FileProviderRequest(temporaryDirectory: staging))
     }
 }

@@ -21,9 +21,9 @@ final class BrowserRig: @unchecked Sendable {
 
     /// Starts the daemon; `prepare` fills the home folder first. With `withApp`, the stand-in app
     /// is registered as `BrowserRig.app` (named Writer, opening plain text in place).
-    init(_ name: String, withApp: Bool = false, prepare: (String) throws -> Void = { _ in }) throws {
+    init(_ name: String, withApp: Bool = false, extraEnvironment: [String: String] = [:], prepare: (String) throws -> Void = { _ in }) throws {
         directory = try TemporaryDirectory("web-\(name)")
-        environment = directory.xdgEnvironment()
+        environment = directory.xdgEnvironment().merging(extraEnvironment) { $1 }
         home = environment["HOME"]!
         try FileManager.default.createDirectory(atPath: home + "/Documents", withIntermediateDirectories: true)
         try prepare(home)

@@ -178,7 +178,9 @@ final class WebDriver: @unchecked Sendable {
         while true {
             if let value = try await run(script, arguments) as? Bool, value { return }
             guard Date() < deadline else {
-                let status = (try? await run("return document.getElementById('status')?.textContent ?? ''")) as? String ?? ""
+                let status = (try? await run(
+                    "return [document.getElementById('status')?.textContent ?? '', ...[...document.querySelectorAll('.error')].map(e => e.textContent).filter(t => t)].join(' | ')"
+                )) as? String ?? ""
                 throw BrowserError("waited \(seconds) s for \(what); status: \(status); console: \(await consoleLog())")
             }
             try await Task.sleep(for: .milliseconds(50))

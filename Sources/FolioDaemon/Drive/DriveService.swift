@@ -37,7 +37,87 @@ final class DriveService: Service, Sendable {
         var dirtySince: ContinuousClock.Instant?
         /// The paths being materialized now.
         var downloading: Set<String> = []
+        /// The last passes, newest last (at most `keptPasses`).
+        var passes: [PassRecord] = []
+        /// Downloads asked for by the browser page, by path: their progress, and the task to
+        /// cancel.
+        var downloads: [String: (progress: Progress, task: Task<Void, Never>)] = [:]
     }
+
+    /// One pass, as the browser page shows it.
+    struct PassRecord: Sendable {
+        var ended: Date
+        var reason: String
+        var report: SyncReport?
+        var error: String?
+    }
+
+    static let keptPasses = 20
+
+    /// The last passes, oldest first.
+    var passes: [PassRecord] { state.withLock { $0.passes } }
+
+    private func record(_ pass: PassRecord) {
+        state.withLock { state in
+            state.passes.append(pass)
+            if state.passes.count > Self.keptPasses { state.passes.removeFirst(state.passes.count - Self.keptPasses) }
+        }
+    }
+
+    /// Starts downloading `path` (a placeholder, or a folder with placeholders below) in the
+    /// background; `progress(of:)` follows it, `cancelDownload` stops it. `finished` is called
+    /// when it ends, with its error unless it succeeded.
+    func startDownload(_ path: String, finished: @escaping @Sendable ((any Error)?) -> Void) async throws {
+        guard let drive = try await preparedDrive() else {
+            throw FileProviderError(.providerDomainNotFound, message: "no drive is set up")
+        }
+        let relative = try drive.drivePath(path)
+        let progress = Progress(totalUnitCount: 0)
+        let started = state.withLock { state -> Bool in
+            guard state.downloads[path] == nil else { return false }
+            state.downloading.insert(path)
+            return true
+        }
+        guard started else { return }
+        statesChanged(state.withLock { $0.downloading })
+        let task = Task {
+            var failure: (any Error)?
+            do { _ = try await drive.download([relative], progress: progress) } catch { failure = error }
+            statesChanged(state.withLock { state in
+                state.downloading.remove(path)
+                state.downloads[path] = nil
+                return state.downloading
+            })
+            if let failure { logger.notice("a download from the browser page ended early", metadata: ["path": "\(relative)", "error": "\(failure)"]) }
+            finished(failure)
+        }
+        state.withLock { $0.downloads[path] = (progress, task) }
+    }
+
+    /// Tells the index the drive's states changed (after an eviction or a pin).
+    func refreshStates() {
+        statesChanged(state.withLock { $0.downloading })
+    }
+
+    /// The downloads under way, with the fraction done of each.
+    func downloadProgress() -> [(path: String, fraction: Double, completed: Int64, total: Int64)] {
+        state.withLock { state in
+            state.downloads.map { ($0.key, $0.value.progress.fractionCompleted, $0.value.progress.completedUnitCount, $0.value.progress.totalUnitCount) }
+                .sorted { $0.0 < $1.0 }
+        }
+    }
+
+    /// Cancels the download of `path`; false when none is under way.
+    func cancelDownload(_ path: String) -> Bool {
+        guard let download = state.withLock({ $0.downloads[path] }) else { return false }
+        download.progress.cancel()
+        download.task.cancel()
+        return true
+    }
+
+    /// The drive, made or made again as its configuration says (nil while none is set up), on a
+    /// blocking pool.
+    func drive() async throws -> DriveSync? { try await preparedDrive() }
 
     init(
         paths: FolioPaths, database: any DatabaseWriter, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
@@ -122,6 +202,7 @@ final class DriveService: Service, Sendable {
             drive = try await preparedDrive()
         } catch {
             logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
+            record(PassRecord(ended: Date(), reason: reason, error: "\(error)"))
             statesChanged(state.withLock { $0.downloading })
             return
         }
@@ -135,6 +216,7 @@ final class DriveService: Service, Sendable {
         defer { statesChanged(state.withLock { $0.downloading }) }
         do {
             let report = try await drive.sync(confirmingDeletions: confirmingDeletions)
+            record(PassRecord(ended: Date(), reason: reason, report: report))
             if report != SyncReport() || reason == Self.requested {
                 logger.info(
                     "drive synced",
@@ -147,6 +229,7 @@ final class DriveService: Service, Sendable {
             return report
         } catch {
             logger.warning("drive sync failed", metadata: ["reason": "\(reason)", "error": "\(error)"])
+            record(PassRecord(ended: Date(), reason: reason, error: "\(error)"))
             throw error
         }
     }

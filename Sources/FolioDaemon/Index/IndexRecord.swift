@@ -59,6 +59,25 @@ struct IndexRecord: Sendable, Equatable {
         downloadStatus = MetadataFacts.downloadingStatus(ofItemAt: path, kind: status.kind, driveRoot: driveRoot)
     }
 
+    /// The records of one folder's entries as the index keeps them: a placeholder stands for the
+    /// document it promises, unless the document is there too.
+    static func records(of entries: [DirectoryScanner.Entry], types: IndexTypes, driveRoot: String?) -> [IndexRecord] {
+        let names = Set(entries.map(\.name))
+        var records: [IndexRecord] = []
+        records.reserveCapacity(entries.count)
+        for entry in entries {
+            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
+            if PlaceholderStub.isStubName(entry.name) {
+                guard !names.contains(PlaceholderStub.documentName(ofStub: entry.name)),
+                    let promised = IndexRecord.promised(stubPath: entry.path, name: entry.name, status: entry.status, types: types)
+                else { continue }
+                record = promised
+            }
+            records.append(record)
+        }
+        return records
+    }
+
     /// The columns `init(row:)` reads.
     static let columns =
         "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error"

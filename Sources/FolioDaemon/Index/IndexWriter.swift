@@ -47,20 +47,7 @@ struct IndexWriter {
             let record = IndexRecord(row: row)
             existing[record.name] = record
         }
-        let names = Set(entries.map(\.name))
-        var records: [IndexRecord] = []
-        records.reserveCapacity(entries.count)
-        for entry in entries {
-            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
-            if PlaceholderStub.isStubName(entry.name) {
-                // A placeholder is indexed as the document it stands for, unless the document is here.
-                guard !names.contains(PlaceholderStub.documentName(ofStub: entry.name)),
-                    let promised = IndexRecord.promised(stubPath: entry.path, name: entry.name, status: entry.status, types: types)
-                else { continue }
-                record = promised
-            }
-            records.append(record)
-        }
+        let records = IndexRecord.records(of: entries, types: types, driveRoot: driveRoot)
         let syncStates = try states?.states(of: records, db)
         for (index, listed) in records.enumerated() {
             var record = listed

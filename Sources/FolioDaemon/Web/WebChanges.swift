@@ -10,6 +10,10 @@ enum WebEvent: Sendable {
     case folders(Set<String>)
     /// The picker's open requests changed (one was shown, answered, cancelled or withdrawn).
     case picker
+    /// The drive's downloads under way (none: they ended).
+    case progress([DownloadEntry])
+    /// A download ended early, with why.
+    case downloadFailed(String, String)
 }
 
 /// The open pages' events: which folders changed — the index's changes (everything under its

@@ -124,16 +124,14 @@ extension WebRoutes {
         if let indexed = try await index.perform({ try $0.children(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit) }) {
             return indexed
         }
+        let driveRoot = state.paths.driveDirectory
         return try await state.blocking(.slow) {
-            var records: [IndexRecord] = []
-            let listed = DirectoryScanner().list(
-                path,
-                visit: { entry in
-                    guard hidden || !entry.name.hasPrefix(".") else { return }
-                    records.append(IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: index.writer.types))
-                }, skipped: { _, _ in })
+            var entries: [DirectoryScanner.Entry] = []
+            let listed = DirectoryScanner().list(path, visit: { entries.append($0) }, skipped: { _, _ in })
             guard listed else { throw WebScope.Refusal(status: 403, message: "\(path) cannot be read") }
             state.changes.watch(path)
+            var records = IndexRecord.records(of: entries, types: index.writer.types, driveRoot: driveRoot)
+            if !hidden { records.removeAll { $0.name.hasPrefix(".") } }
             records.sort { order.precedes($0, $1, descending: descending) }
             return (records.count, Array(records.dropFirst(offset).prefix(limit)))
         }

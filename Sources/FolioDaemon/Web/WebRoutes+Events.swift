@@ -51,6 +51,14 @@ extension WebRoutes {
             case .picker?:
                 try await writer.write(ByteBuffer(string: "event: picker\ndata: {}\n\n"))
                 continue
+            case .progress(let downloads)?:
+                let data = try JSONEncoder().encode(["downloads": downloads])
+                try await writer.write(ByteBuffer(string: "event: progress\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"))
+                continue
+            case .downloadFailed(let path, let message)?:
+                let data = try JSONEncoder().encode(["path": path, "error": message])
+                try await writer.write(ByteBuffer(string: "event: download-failed\ndata: " + String(decoding: data, as: UTF8.self) + "\n\n"))
+                continue
             case .folders(let folders)?:
                 pending.formUnion(folders)
             }

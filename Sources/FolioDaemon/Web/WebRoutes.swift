@@ -17,6 +17,7 @@ enum WebRoutes {
         addPickerRoutes(to: api, state: state)
         addVersionRoutes(to: api, state: state)
         addGrantRoutes(to: api, state: state)
+        addDriveRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

@@ -1,4 +1,5 @@
 import Folio
+import FolioSync
 import FolioSystem
 import Foundation
 import Hummingbird
@@ -18,9 +19,12 @@ final class WebService: Service, Sendable {
     private let application: Application<RouterResponder<BasicRequestContext>>
     private let logger: Logger
 
-    init(context: DaemonContext, paths: FolioPaths, port: Int, home: String?, logger: Logger) {
+    init(
+        context: DaemonContext, paths: FolioPaths, port: Int, home: String?,
+        driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?, logger: Logger
+    ) {
         let scopeRoots = [home, paths.dataDirectory].compactMap { $0 }
-        let state = WebState(context: context, paths: paths, scopeRoots: scopeRoots, home: home, logger: logger)
+        let state = WebState(context: context, paths: paths, scopeRoots: scopeRoots, home: home, driveCheck: driveCheck, logger: logger)
         self.state = state
         self.logger = logger
         let router = Router(context: BasicRequestContext.self)
@@ -61,10 +65,17 @@ final class WebState: Sendable {
     let files: CoordinatedFiles
     let trash: FreedesktopTrash
     let changes: WebChanges
+    /// Checks a drive before the page saves it (nil: the page cannot set one up).
+    let driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?
     private let boundPort = Mutex<Int?>(nil)
+    private let progressReporting = Mutex(false)
 
-    init(context: DaemonContext, paths: FolioPaths, scopeRoots: [String], home: String?, logger: Logger) {
+    init(
+        context: DaemonContext, paths: FolioPaths, scopeRoots: [String], home: String?,
+        driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?, logger: Logger
+    ) {
         self.context = context
+        self.driveCheck = driveCheck
         self.paths = paths
         self.home = home
         self.scopeRoots = scopeRoots
@@ -74,6 +85,16 @@ final class WebState: Sendable {
         trash = FreedesktopTrash(directory: paths.dataHome + "/Trash", files: files)
         changes = WebChanges(index: context.index, picker: context.access.picker, logger: logger)
     }
+
+    /// Makes the caller the one task pushing downloads' progress; false when one already is.
+    func claimProgressReporter() -> Bool {
+        progressReporting.withLock { busy in
+            defer { busy = true }
+            return !busy
+        }
+    }
+
+    func releaseProgressReporter() { progressReporting.withLock { $0 = false } }
 
     /// The port, once listening.
     var port: Int? { boundPort.withLock { $0 } }

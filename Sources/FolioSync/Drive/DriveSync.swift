@@ -56,22 +56,41 @@ package struct DriveSync: Sendable {
         let folder = Self.stagingDirectory(paths)
         return try await SyncFileWork.run {
             var files = 0, bytes: Int64 = 0
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                files += 1
-                bytes += (try? FileStatus(path: FilePath(folder + "/" + name)))?.size ?? 0
+            // Files, in the folder and in the providers' folders within it (which stay).
+            func count(_ folder: String, descending: Bool) {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                    let status = try? FileStatus(path: FilePath(folder + "/" + name))
+                    if descending, status?.kind == .directory {
+                        count(folder + "/" + name, descending: false)
+                    } else {
+                        files += 1
+                        bytes += status?.size ?? 0
+                    }
+                }
             }
+            count(folder, descending: true)
             return (files, bytes)
         }
     }
 
-    /// Removes everything in the staging folder (the caller holds the drive's lock).
+    /// Removes everything in the staging folder (the caller holds the drive's lock), but keeps its
+    /// folders, emptied: a provider program that runs on is told its folder there once, at hello,
+    /// and fetches into it.
     private func sweepStaging() async throws -> Int {
         let folder = Self.stagingDirectory(paths)
         return try await SyncFileWork.run {
             var removed = 0
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                if (try? FileManager.default.removeItem(atPath: folder + "/" + name)) != nil { removed += 1 }
+            func sweep(_ folder: String, keepingFolders: Bool) {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+                    let path = folder + "/" + name
+                    if keepingFolders, (try? FileStatus(path: FilePath(path)))?.kind == .directory {
+                        sweep(path, keepingFolders: false)
+                    } else if (try? FileManager.default.removeItem(atPath: path)) != nil {
+                        removed += 1
+                    }
+                }
             }
+            sweep(folder, keepingFolders: true)
             return removed
         }
     }

@@ -31,6 +31,7 @@ struct DaemonCommand: AsyncParsableCommand {
         logger.logLevel = level
         var configuration = DaemonConfiguration()
         configuration.driveProvider = { try DriveConfiguration.load()?.makeProvider() }
+        configuration.driveCheck = { drive, secret in try await drive.check(secret: secret) }
         configuration.presenterTimeout = CoordinationArbiter.Configuration.fromEnvironment().presenterTimeout
         if let presenterTimeout {
             guard presenterTimeout > 0, presenterTimeout.isFinite else { throw ValidationError("--presenter-timeout must be positive") }

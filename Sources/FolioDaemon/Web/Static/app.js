@@ -17,6 +17,8 @@ const state = {
   places: null,
   generation: 0,
   picker: null,        // the picker request the page shows: { request, app, appName, params }
+  downloads: new Map(), // drive downloads under way: path → { fraction, completed, total }
+  drive: null,          // the drive page's last answer
 };
 
 const pickerVerbs = { open: "Open", import: "Import", export: "Export Here", move: "Move Here" };
@@ -144,8 +146,9 @@ async function showTagged(tag) {
 }
 
 function showPanel(view) {
-  const panel = view === "grants";
+  const panel = view === "grants" || view === "drive";
   $("grants-view").hidden = view !== "grants";
+  $("drive-view").hidden = view !== "drive";
   $("items").hidden = panel;
   document.querySelector(".actions").hidden = panel;
 }
@@ -169,10 +172,10 @@ async function loadGrants() {
 
 async function reload(keepSelection = false) {
   showPanel(state.view);
-  if (state.view === "grants") {
+  if (state.view === "grants" || state.view === "drive") {
     renderCrumbs([]);
     markCurrentPlace();
-    try { await loadGrants(); } catch (error) { say(error.message); }
+    try { if (state.view === "grants") await loadGrants(); else await loadDrive(); } catch (error) { say(error.message); }
     return;
   }
   const generation = ++state.generation;
@@ -219,7 +222,7 @@ function describeView() {
 function renderCrumbs(crumbs) {
   const list = $("crumbs");
   list.replaceChildren();
-  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", conflicts: "Conflicts", grants: "App Access", tagged: `Tag: ${state.tag}` };
+  const titles = { search: "Search", recents: "Recents", favorites: "Favorites", trash: "Trash", conflicts: "Conflicts", grants: "App Access", drive: "Drive Settings", tagged: `Tag: ${state.tag}` };
   if (state.view !== "folder") {
     list.append(element("li", {}, element("span", { "aria-current": "page" }, titles[state.view])));
     document.title = `${titles[state.view]} — Folio`;
@@ -241,7 +244,11 @@ function render() {
 function row(item, index) {
   const badges = [];
   if (item.download === "notDownloaded") badges.push(element("span", { class: "badge" }, "in the cloud"));
-  if (item.downloading) badges.push(element("span", { class: "badge" }, "downloading"));
+  const download = state.downloads.get(item.path);
+  if (download) {
+    badges.push(element("span", { class: "badge downloading" }, `downloading ${Math.floor(download.fraction * 100)}%`));
+    badges.push(element("button", { type: "button", class: "cancel-download", "aria-label": `Cancel the download of ${item.name}`, onclick: (event) => { event.stopPropagation(); cancelDownload(item.path); } }, "Cancel"));
+  } else if (item.downloading) badges.push(element("span", { class: "badge" }, "downloading"));
   if (item.uploaded === false) badges.push(element("span", { class: "badge" }, "uploading"));
   if (item.error) badges.push(element("span", { class: "badge error", title: item.error }, "error: " + item.error));
   if (item.conflict) badges.push(element("span", { class: "badge conflict" }, "conflict"));
@@ -308,6 +315,12 @@ function updateActions() {
   $("move").disabled = inTrash || chosen.length === 0;
   $("trash").disabled = inTrash || chosen.length === 0;
   $("versions").disabled = inTrash || !one || chosen[0].folder;
+  const inDrive = state.view === "folder" && state.places && (state.path === state.places.drive || state.path.startsWith(state.places.drive + "/"));
+  for (const id of ["download", "evict", "pin"]) $(id).hidden = !inDrive;
+  $("download").disabled = !inDrive || chosen.length === 0 || !chosen.some((item) => item.folder || item.download === "notDownloaded");
+  $("evict").disabled = !inDrive || chosen.length === 0 || !chosen.some((item) => item.folder || item.download === "current" || item.download === "downloaded");
+  $("pin").disabled = !inDrive || !one;
+  $("pin").setAttribute("aria-pressed", one && chosen[0].pinned ? "true" : "false");
   $("resolve").hidden = !(one && chosen[0].conflict);
   $("resolve").disabled = !(one && chosen[0].conflict);
   $("trash").hidden = inTrash;
@@ -664,11 +677,126 @@ async function resolveConflict() {
   $("conflict-both").onclick = () => keep(null, true);
 }
 
+// MARK: The drive
+
+async function loadDrive() {
+  const drive = await api("drive");
+  state.drive = drive;
+  const configuration = drive.configuration;
+  $("drive-summary").textContent = configuration
+    ? `${configuration.description}. ${drive.local} local, ${drive.cloud} in the cloud, ${drive.uploading} waiting to upload${drive.errors ? `, ${drive.errors} in error` : ""}. Its files are in ${drive.replica}.`
+    : "No drive is set up. Choose where it lives below; it is checked before it is saved.";
+  $("drive-sync").disabled = !configuration;
+  const last = drive.passes[drive.passes.length - 1];
+  $("drive-held").hidden = !(last && last.held > 0);
+  if (last && last.held > 0) $("drive-held-text").textContent = `The last pass held back ${last.held} deletions: so many files went at once that Folio waits for you before deleting them on the server.`;
+  $("drive-passes").replaceChildren(...[...drive.passes].reverse().map((pass) => element("li", { class: pass.error ? "failed" : null },
+    `${formatDate(pass.ended)} (${pass.reason}): ` + (pass.error ? `failed: ${pass.error}` : `${pass.uploaded} up, ${pass.downloaded} down, ${pass.placeholders} new in the cloud, ${pass.deletedOnServer + pass.deletedHere} deleted, ${pass.conflicts} conflicts${pass.held ? `, ${pass.held} deletions held` : ""}`))));
+  if (drive.passes.length === 0) $("drive-passes").append(element("li", {}, "No pass yet."));
+  renderDownloads(drive.downloads);
+  if (configuration && !$("drive-form").dataset.touched) {
+    $("drive-kind").value = configuration.kind;
+    $("drive-url").value = configuration.url;
+    $("drive-user").value = configuration.user || "";
+    $("drive-bucket").value = configuration.bucket ? configuration.bucket + (configuration.prefix ? "/" + configuration.prefix : "") : "";
+    $("drive-arguments").value = (configuration.arguments || []).join("\n");
+  }
+  driveKindChanged();
+}
+
+function driveKindChanged() {
+  const kind = $("drive-kind").value;
+  for (const label of document.querySelectorAll("#drive-form [data-for]")) label.hidden = !label.dataset.for.split(" ").includes(kind);
+  $("drive-url-label").textContent = { webdav: "Server address (https://…)", s3: "Server address (https://…)", folder: "Folder", provider: "Program" }[kind];
+}
+
+async function saveDrive(event) {
+  event.preventDefault();
+  const kind = $("drive-kind").value;
+  const form = { kind, url: $("drive-url").value.trim() };
+  if (kind === "webdav" || kind === "s3") { form.user = $("drive-user").value.trim(); form.secret = $("drive-secret").value; }
+  if (kind === "s3") { form.bucket = $("drive-bucket").value.trim(); form.region = $("drive-region").value.trim(); }
+  if (kind === "provider") form.arguments = $("drive-arguments").value.split("\n").map((a) => a.trim()).filter((a) => a.length > 0);
+  $("drive-error").textContent = "";
+  $("drive-save").disabled = true;
+  say("Checking the drive…");
+  try {
+    await api("drive/setup", form);
+    $("drive-secret").value = "";
+    delete $("drive-form").dataset.touched;
+    await loadDrive();
+    say("Drive checked and saved");
+  } catch (error) {
+    $("drive-error").textContent = error.message;
+    say("The drive was not saved");
+  } finally {
+    $("drive-save").disabled = false;
+  }
+}
+
+async function syncDrive(confirmDeletions) {
+  say(confirmDeletions ? "Deleting on the server…" : "Syncing…");
+  let outcome;
+  try {
+    const pass = await api("drive/sync", { confirmDeletions });
+    outcome = pass.error ? `The pass failed: ${pass.error}` : `Synced: ${pass.uploaded} up, ${pass.downloaded} down, ${pass.placeholders} new in the cloud`;
+  } catch (error) { outcome = error.message; }
+  if (state.view === "drive") await loadDrive().catch(() => {});
+  say(outcome);
+}
+
+function renderDownloads(downloads) {
+  state.downloads = new Map(downloads.map((d) => [d.path, d]));
+  const list = $("drive-downloads");
+  list.replaceChildren(...downloads.map((d) => element("li", {},
+    element("span", {}, baseName(d.path)),
+    element("progress", { max: "1", value: String(d.fraction), "aria-label": `Download of ${baseName(d.path)}` }),
+    element("span", {}, `${Math.floor(d.fraction * 100)}%`),
+    element("button", { type: "button", "aria-label": `Cancel the download of ${baseName(d.path)}`, onclick: () => cancelDownload(d.path) }, "Cancel"))));
+  if (downloads.length === 0) list.append(element("li", {}, "None under way."));
+}
+
+async function downloadSelected() {
+  const chosen = selectedItems();
+  try { await api("drive/download", { paths: chosen.map((item) => item.path) }); say(`Downloading ${chosen.length === 1 ? chosen[0].name : chosen.length + " items"}`); }
+  catch (error) { say(error.message); }
+}
+
+async function cancelDownload(path) {
+  try { await api("drive/cancel", { path }); say(`Cancelled the download of ${baseName(path)}`); } catch (error) { say(error.message); }
+}
+
+async function evictSelected() {
+  const chosen = selectedItems();
+  try {
+    const result = await api("drive/evict", { paths: chosen.map((item) => item.path) });
+    await reload(true);
+    say(result.refused.length ? `Not removed: ${result.refused.join("; ")}` : `Removed the download of ${chosen.length === 1 ? chosen[0].name : chosen.length + " items"}`);
+  } catch (error) { say(error.message); }
+}
+
+async function togglePin() {
+  const [item] = selectedItems();
+  if (!item) return;
+  try { await api("drive/pin", { paths: [item.path], pinned: !item.pinned }); await reload(true); say(item.pinned ? `${item.name} may be removed when space is short` : `${item.name} stays downloaded`); }
+  catch (error) { say(error.message); }
+}
+
+function progressArrived(downloads) {
+  const ended = [...state.downloads.keys()].filter((path) => !downloads.some((d) => d.path === path));
+  renderDownloads(downloads);
+  window.folioProgressSeen = (window.folioProgressSeen || []).concat(downloads.map((d) => d.fraction));
+  for (const node of $("items").querySelectorAll(".item")) {
+    if (state.downloads.has(node.dataset.path) || ended.includes(node.dataset.path)) { render(); break; }
+  }
+  if (ended.length > 0) reload(true);
+}
+
 // MARK: Keyboard
 
 function keyDown(event) {
   if (event.target.closest("dialog")) return;
-  const typing = event.target.matches("input, select");
+  const typing = event.target.matches("input, select, textarea, [contenteditable]");
   if (event.key === "/" && !typing) { event.preventDefault(); $("search").focus(); return; }
   if (event.key === "Escape" && state.picker && !typing) { cancelPicker(); return; }
   if (typing) { if (event.key === "Escape") { $("search").value = ""; searchChanged(); $("items").focus(); } return; }
@@ -691,6 +819,8 @@ function keyDown(event) {
 function listen() {
   const events = new EventSource("/api/events");
   events.addEventListener("picker", () => refreshPicker());
+  events.addEventListener("progress", (event) => progressArrived(JSON.parse(event.data).downloads));
+  events.addEventListener("download-failed", (event) => { const { path, error } = JSON.parse(event.data); say(`The download of ${baseName(path)} stopped: ${error}`); });
   events.addEventListener("open", () => refreshPicker());
   events.addEventListener("folders", (event) => {
     const { folders } = JSON.parse(event.data);
@@ -716,6 +846,14 @@ async function start() {
   $("restore").addEventListener("click", restoreSelected);
   $("picker-choose").addEventListener("click", choosePicked);
   $("versions").addEventListener("click", showVersions);
+  $("download").addEventListener("click", downloadSelected);
+  $("evict").addEventListener("click", evictSelected);
+  $("pin").addEventListener("click", togglePin);
+  $("drive-form").addEventListener("submit", saveDrive);
+  $("drive-form").addEventListener("input", () => { $("drive-form").dataset.touched = "1"; });
+  $("drive-kind").addEventListener("change", driveKindChanged);
+  $("drive-sync").addEventListener("click", () => syncDrive(false));
+  $("drive-confirm").addEventListener("click", () => syncDrive(true));
   $("resolve").addEventListener("click", resolveConflict);
   $("versions-close").addEventListener("click", () => $("versions-dialog").close());
   $("conflict-cancel").addEventListener("click", () => $("conflict-dialog").close());
