@@ -120,9 +120,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Real servers on loopback (Apache, WsgiDAV, rclone, moto) with the scratch folders and process
-        // runs they need: for the tests (through FolioTesting) and for `folio bench sync`.
-        .target(name: "FolioServers"),
+        // Real servers on loopback (Apache, WsgiDAV, rclone, moto) and a headless Chromium over WebDriver, with
+        // the scratch folders and process runs they need: for the tests (through FolioTesting) and `folio bench`.
+        .target(name: "FolioServers", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")]),
         // Fixtures shared by the project's tests and by apps' tests; re-exports FolioServers.
         .target(name: "FolioTesting", dependencies: ["Folio", "FolioSystem", "FolioServers", .product(name: "Crypto", package: "swift-crypto")]),
         // Swift Testing traits for the project's tests (a target of their own, so FolioTesting needs no Testing):

@@ -23,6 +23,8 @@ let package = Package(
         // request type, and daemon events.
         .executableTarget(
             name: "FuzzWireFrame", dependencies: ["FuzzSupport", .product(name: "FolioDaemon", package: folio)]),
+        .executableTarget(
+            name: "FuzzTrashInfo", dependencies: ["FuzzSupport", .product(name: "FolioDaemon", package: folio)]),
         // The provider protocol: replies of out-of-process providers (items, pages, anchors, errors).
         .executableTarget(
             name: "FuzzProviderFrame", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

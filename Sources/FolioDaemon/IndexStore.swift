@@ -74,6 +74,10 @@ package final class IndexStore: Sendable {
             try SyncJournal.addTransferHashes(db)
             try db.execute(sql: "UPDATE meta SET value = '8' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v9-name-prefixes") { db in
+            try IndexSchema.addNamePrefixIndex(db)
+            try db.execute(sql: "UPDATE meta SET value = '9' WHERE key = 'schema'")
+        }
         return migrator
     }
 

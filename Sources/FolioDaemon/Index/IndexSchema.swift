@@ -79,4 +79,12 @@ enum IndexSchema {
     static func addDriveStateColumns(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE items ADD COLUMN pinned INTEGER; ALTER TABLE items ADD COLUMN sync_error TEXT;")
     }
+
+    /// Migration `v9-name-prefixes`: the folded names in order, so that a search of one or two
+    /// characters (too short for the trigram index) finds the names starting with them at once
+    /// rather than scanning every row (95 ms p50 at a million rows, seen by the browser page's
+    /// search as you type).
+    static func addNamePrefixIndex(_ db: Database) throws {
+        try db.execute(sql: "CREATE INDEX items_fold ON items(fold)")
+    }
 }

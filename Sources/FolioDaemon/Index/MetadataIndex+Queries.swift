@@ -122,11 +122,25 @@ extension MetadataIndex {
     }
 
     /// Items whose name contains `text` (case and diacritics aside), names starting with it first,
-    /// then shorter names; `allowed` filters what the asker may see.
+    /// then shorter names; `allowed` filters what the asker may see. Text of one or two characters,
+    /// too short for the trigram index, finds the names that start with it, in order of name.
     func search(_ text: String, limit: Int, allowed: (String) -> Bool) throws -> [IndexRecord] {
         dispatchPrecondition(condition: .onQueue(work))
         applyStitched()
         let folded = MetadataFacts.searchFold(text)
+        if folded.unicodeScalars.count < 3 {
+            return try pool.read { db in
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE fold >= ? AND fold < ? AND parent IS NOT NULL ORDER BY fold",
+                    arguments: [folded, folded + "\u{10FFFF}"])
+                var results: [IndexRecord] = []
+                while let row = try rows.next(), results.count < limit {
+                    let record = IndexRecord(row: row)
+                    if allowed(record.path) { results.append(record) }
+                }
+                return results
+            }
+        }
         let source = PredicateCompiler.like([.any, .text(folded), .any], literal: folded)
         let prefix = PredicateCompiler.escapeLike(folded) + "%"
         return try pool.read { db in

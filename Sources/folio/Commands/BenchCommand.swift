@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync.")
+    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync, web.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -23,6 +23,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Files in each generated tree, comma-separated (index).")
     var sizes = "200000,1000000"
 
+    @Option(help: "Files in the folder whose first screen is timed (web).") var webFolder = 100_000
+    @Option(help: "Files indexed for search as you type (web).") var webIndexed = 1_000_000
     @Option(help: "Small files (sync).") var syncFiles = 10_000
     @Option(help: "The size of each small file (sync).") var syncFileSize = 4096
     @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
@@ -33,6 +35,7 @@ struct BenchCommand: AsyncParsableCommand {
         case "sync":
             guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
             try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, folioOnly: syncFolioOnly)
+        case "web": try await WebBenchmarks.run(folderEntries: webFolder, indexed: webIndexed, rounds: min(rounds, 5))
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "wire": WireBenchmarks.run(iterations: min(iterations, 200_000), rounds: rounds)
         case "coordination": try CoordinationBenchmarks.run(iterations: min(iterations, 20_000), seconds: seconds)
@@ -44,7 +47,7 @@ struct BenchCommand: AsyncParsableCommand {
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
             guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
             try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync")
+        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync, web")
         }
     }
 }

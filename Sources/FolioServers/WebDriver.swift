@@ -1,7 +1,5 @@
-import AsyncHTTPClient
-import Folio
-import FolioTesting
-import Foundation
+public import AsyncHTTPClient
+public import Foundation
 import NIOCore
 import NIOHTTP1
 #if canImport(Glibc)
@@ -9,15 +7,17 @@ import NIOHTTP1
 #endif
 
 /// Debian's `chromedriver` as a real process on loopback, with one headless Chromium session,
-/// spoken to over the W3C WebDriver HTTP API with AsyncHTTPClient (no Python, no selenium).
-final class WebDriver: @unchecked Sendable {
+/// spoken to over the W3C WebDriver HTTP API with AsyncHTTPClient (no Python, no selenium): for the
+/// browser page's tests and `folio bench web`.
+public final class WebDriver: @unchecked Sendable {
     private let port: Int
     private let http = HTTPClient(eventLoopGroupProvider: .singleton)
-    private(set) var session = ""
+    /// The WebDriver session's id.
+    public private(set) var session = ""
     private let directory: TemporaryDirectory
 
     /// Why the browser tests cannot run here, or nil.
-    static var unavailability: String? {
+    public static var unavailability: String? {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] where !FileManager.default.isExecutableFile(atPath: tool) {
             return "\(tool) is missing (scripts/test installs chromium and chromium-driver)"
         }
@@ -25,7 +25,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Starts chromedriver and a Chromium session with a window `width` × `height`.
-    init(width: Int = 1280, height: Int = 800) async throws {
+    public init(width: Int = 1280, height: Int = 800) async throws {
         directory = try TemporaryDirectory("chromium")
         var chosen = 0
         var lastError: (any Error)?
@@ -77,7 +77,7 @@ final class WebDriver: @unchecked Sendable {
 
     /// Ends the session and stops chromedriver, and any Chromium process of this session's
     /// profile that outlived it.
-    func quit() async {
+    public func quit() async {
         if !session.isEmpty { _ = try? await send("DELETE", "/session/\(session)", nil, timeout: 20) }
         session = ""
         // The session's end closed Chromium; chromedriver ignores SIGTERM for seconds, and holds
@@ -90,20 +90,20 @@ final class WebDriver: @unchecked Sendable {
     // MARK: Commands
 
     @discardableResult
-    func command(_ method: String, _ path: String, _ body: Any? = nil) async throws -> Any? {
+    public func command(_ method: String, _ path: String, _ body: Any? = nil) async throws -> Any? {
         try await send(method, "/session/\(session)" + path, method == "POST" ? (body ?? [String: Any]()) : nil, timeout: 30)
     }
 
-    func go(_ url: String) async throws { try await command("POST", "/url", ["url": url]) }
+    public func go(_ url: String) async throws { try await command("POST", "/url", ["url": url]) }
 
     /// Runs `script` in the page and returns its value.
     @discardableResult
-    func run(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
+    public func run(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
         try await command("POST", "/execute/sync", ["script": script, "args": arguments])
     }
 
     /// The first element matching `css`.
-    func element(_ css: String) async throws -> String {
+    public func element(_ css: String) async throws -> String {
         let found = try await command("POST", "/element", ["using": "css selector", "value": css])
         guard let reference = (found as? [String: Any])?.values.first as? String else { throw BrowserError("no element \(css)") }
         return reference
@@ -111,7 +111,7 @@ final class WebDriver: @unchecked Sendable {
 
     /// Clicks the element; found again if the page re-rendered it in between (a live update
     /// replaces the list's rows).
-    func click(_ css: String) async throws {
+    public func click(_ css: String) async throws {
         for attempt in 1...5 {
             let id = try await element(css)
             do {
@@ -124,18 +124,18 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Types `text` into the element (keys such as Enter as their WebDriver code points).
-    func type(_ css: String, _ text: String) async throws {
+    public func type(_ css: String, _ text: String) async throws {
         let id = try await element(css)
         try await command("POST", "/element/\(id)/value", ["text": text])
     }
 
-    func clear(_ css: String) async throws {
+    public func clear(_ css: String) async throws {
         let id = try await element(css)
         try await command("POST", "/element/\(id)/clear")
     }
 
     /// The accessible name and role Chromium computes for the element.
-    func accessibility(_ css: String) async throws -> (label: String, role: String) {
+    public func accessibility(_ css: String) async throws -> (label: String, role: String) {
         let id = try await element(css)
         let label = try await command("GET", "/element/\(id)/computedlabel") as? String ?? ""
         let role = try await command("GET", "/element/\(id)/computedrole") as? String ?? ""
@@ -143,7 +143,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Presses keys on the focused element (WebDriver's key actions).
-    func press(_ keys: String) async throws {
+    public func press(_ keys: String) async throws {
         var actions: [[String: Any]] = []
         for key in keys.unicodeScalars {
             actions.append(["type": "keyDown", "value": String(key)])
@@ -152,12 +152,12 @@ final class WebDriver: @unchecked Sendable {
         try await command("POST", "/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
     }
 
-    func setWindow(width: Int, height: Int) async throws {
+    public func setWindow(width: Int, height: Int) async throws {
         try await command("POST", "/window/rect", ["width": width, "height": height])
     }
 
     /// A PNG of the viewport, written to `path`.
-    func screenshot(to path: String) async throws {
+    public func screenshot(to path: String) async throws {
         guard let text = try await command("GET", "/screenshot") as? String, let data = Data(base64Encoded: text) else {
             throw BrowserError("no screenshot")
         }
@@ -166,14 +166,14 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// What the page wrote to its console (errors first of all).
-    func consoleLog() async -> String {
+    public func consoleLog() async -> String {
         let entries = (try? await command("POST", "/se/log", ["type": "browser"])) as? [[String: Any]] ?? []
         return entries.map { "\($0["level"] ?? "?"): \($0["message"] ?? "")" }.joined(separator: "\n")
     }
 
     /// Waits until `script` returns true in the page (a positive event), or fails at the deadline
     /// with what the page showed.
-    func wait(for script: String, _ what: String, arguments: [Any] = [], seconds: Double = 15) async throws {
+    public func wait(for script: String, _ what: String, arguments: [Any] = [], seconds: Double = 15) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let value = try await run(script, arguments) as? Bool, value { return }
@@ -208,8 +208,8 @@ final class WebDriver: @unchecked Sendable {
     }
 }
 
-/// A browser test's failure, with what the browser or the page said.
-struct BrowserError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+/// A browser run's failure, with what the browser or the page said.
+public struct BrowserError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
