@@ -10,6 +10,14 @@ import Testing
 struct BrowserPageTests {
     static func selector(_ path: String) -> String { "li[data-path=\"\(path)\"]" }
 
+    /// A 1×1 red PNG.
+    static let redPixel: [UInt8] = [
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+        0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41, 0x54, 0x08, 0xD7, 0x63,
+        0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+        0x42, 0x60, 0x82,
+    ]
+
     private func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     @Test func renameMoveDuplicateNewFolderTrashAndPutBack() async throws {
@@ -181,9 +189,10 @@ struct BrowserPageTests {
         let rig = try BrowserRig("shots") { home in
             for index in 1...12 { try Data(repeating: 65, count: index * 700).write(to: URL(fileURLWithPath: home + "/Documents/Document \(index).txt")) }
             try FileManager.default.createDirectory(atPath: home + "/Documents/Projects", withIntermediateDirectories: true)
+            try Data(Self.redPixel).write(to: URL(fileURLWithPath: home + "/Documents/Red.png"))
         }
         try await rig.withPage(path: rig.home + "/Documents") { page in
-            try await page.wait(for: "return document.querySelectorAll('li.item').length === 13", "thirteen items")
+            try await page.wait(for: "return document.querySelectorAll('li.item').length === 14", "fourteen items")
             for width in [1280, 390] {
                 try await page.setWindow(width: width, height: 844)
                 try await page.wait(for: "return window.innerWidth <= arguments[0]", "the window at \(width)", arguments: [width])
@@ -191,6 +200,13 @@ struct BrowserPageTests {
                 try await page.screenshot(to: file)
                 #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0) > 5000)
             }
+            // The grid shows the image's thumbnail, made by the machine's thumbnailer through the daemon.
+            try await page.setWindow(width: 1280, height: 844)
+            try await page.click("#view")
+            try await page.wait(
+                for: "const img = document.querySelector(arguments[0] + ' img.thumbnail'); return !!img && img.complete && img.naturalWidth > 0",
+                "the thumbnail drawn", arguments: [Self.selector(rig.home + "/Documents/Red.png")], seconds: 30)
+            try await page.screenshot(to: BrowserRig.screenshots + "/browser-grid-1280.png")
         }
     }
 }

@@ -19,14 +19,14 @@ public struct URLThumbnailDictionaryItem: RawRepresentable, Hashable, Sendable {
 
 /// Thumbnails in the freedesktop thumbnail cache (`$XDG_CACHE_HOME/thumbnails/x-large/<md5 of the
 /// file URI>.png`), where file managers find them too.
-enum Thumbnails {
+package enum Thumbnails {
     static let largestKey = URLThumbnailDictionaryItem.NSThumbnail1024x1024SizeKey
 
     /// A cache folder for the current task only (tests).
     @TaskLocal static var cacheOverride: String?
 
     /// `$XDG_CACHE_HOME/thumbnails` (default `~/.cache/thumbnails`).
-    static var cacheDirectory: String {
+    package static var cacheDirectory: String {
         if let cacheOverride { return cacheOverride }
         let environment = ProcessInfo.processInfo.environment
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
@@ -54,7 +54,7 @@ enum Thumbnails {
 
     /// The stored thumbnail when it is not older than the file (modified `modified`, seconds since
     /// 1970); else a new one from the thumbnailers, or the old one when none can be made.
-    static func current(for url: URL, modified: Double, in directory: String = cacheDirectory) -> Data? {
+    package static func current(for url: URL, modified: Double, in directory: String = cacheDirectory) -> Data? {
         let cached = ItemStamp(path: cachePath(for: url, in: directory))
         if cached.exists, cached.modificationTime + 1 >= modified, let png = thumbnail(for: url, in: directory) { return png }
         return ThumbnailGenerator.generate(for: url, cache: directory) ?? thumbnail(for: url, in: directory)

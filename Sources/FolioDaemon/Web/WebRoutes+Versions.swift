@@ -115,3 +115,25 @@ struct ResolveConflict: Decodable {
     /// Also keep each losing version under a name of its own.
     var both: Bool?
 }
+
+extension WebRoutes {
+    /// `GET /api/thumbnail?path=`: the freedesktop thumbnail of an image or PDF (made by the
+    /// machine's thumbnailers, sandboxed, when the cache has none newer than the file), as PNG.
+    static func addThumbnailRoute(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+        api.get("thumbnail") { request, _ in
+            await answer {
+                let path = try parameter("path", of: request)
+                let scope = await state.scope()
+                let png = try await state.blocking(.slow) { () throws -> Data? in
+                    let status = try scope.existing(path)
+                    guard status.kind == .regular, let type = UTType(filenameExtension: (path as NSString).pathExtension),
+                        type.conforms(to: .image) || type.conforms(to: .pdf)
+                    else { return nil }
+                    return Thumbnails.current(for: URL(fileURLWithPath: path), modified: status.modificationTime)
+                }
+                guard let png else { throw WebScope.Refusal(status: 404, message: "no thumbnail of \(path)") }
+                return Response(status: .ok, headers: [.contentType: "image/png"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))
+            }
+        }
+    }
+}

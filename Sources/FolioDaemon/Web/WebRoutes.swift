@@ -16,6 +16,7 @@ enum WebRoutes {
         addEventRoutes(to: api, state: state)
         addPickerRoutes(to: api, state: state)
         addVersionRoutes(to: api, state: state)
+        addThumbnailRoute(to: api, state: state)
         addGrantRoutes(to: api, state: state)
         addDriveRoutes(to: api, state: state)
     }

@@ -91,6 +91,16 @@ function iconClass(item) {
 
 function iconOf(item) { return element("span", { class: "icon " + iconClass(item), "aria-hidden": "true" }); }
 
+// In the grid, images and PDFs show their thumbnail (the freedesktop cache, through the daemon);
+// the icon stays when there is none.
+function pictureOf(item) {
+  const kind = iconClass(item);
+  if (!$("items").classList.contains("grid") || (kind !== "image" && kind !== "pdf") || item.download === "notDownloaded" || !item.path.startsWith("/")) return iconOf(item);
+  const picture = element("img", { class: "thumbnail", alt: "", loading: "lazy", src: `/api/thumbnail?path=${encodeURIComponent(item.path)}&m=${item.modified}` });
+  picture.addEventListener("error", () => picture.replaceWith(iconOf(item)));
+  return picture;
+}
+
 function tagColour(tag) { return finderColours[tag.toLowerCase()] || null; }
 
 // MARK: Sidebar
@@ -275,7 +285,7 @@ function row(item, index) {
       "aria-selected": state.selected.has(item.path) ? "true" : "false", "aria-label": label,
       onclick: (event) => select(index, event), ondblclick: () => activate(item),
     },
-    iconOf(item),
+    pictureOf(item),
     element("span", { class: "name" }, item.name, ...tagDots, ...badges, where ? element("span", { class: "kind" }, "  " + where) : null),
     element("span", { class: "date" }, formatDate(item.modified)),
     element("span", { class: "size" }, formatSize(item.size, item.folder)),
@@ -871,6 +881,7 @@ async function start() {
     const grid = $("items").classList.toggle("grid");
     $("items").classList.toggle("list", !grid);
     $("view").setAttribute("aria-pressed", String(grid));
+    render();
   });
   $("menu").addEventListener("click", () => { const open = $("sidebar").classList.toggle("open"); $("menu").setAttribute("aria-expanded", String(open)); });
   for (const button of document.querySelectorAll("[data-view]")) button.addEventListener("click", () => showList(button.dataset.view));
