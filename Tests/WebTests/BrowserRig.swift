@@ -33,6 +33,7 @@ final class BrowserRig: @unchecked Sendable {
                 """
                 {"CFBundleIdentifier": "\(Self.app)", "CFBundleName": "Writer", "LSSupportsOpeningDocumentsInPlace": true,
                  "CFBundleExecutable": "\(ProcessRunner.builtExecutable("FolioAppHelper").path)",
+                 "NSUbiquitousContainers": {"iCloud.\(Self.app)": {"NSUbiquitousContainerIsDocumentScopePublic": true, "NSUbiquitousContainerName": "Writer Files"}},
                  "CFBundleDocumentTypes": [{"CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "LSHandlerRank": "Owner"}]}
                 """)
             let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)

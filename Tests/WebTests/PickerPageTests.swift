@@ -175,3 +175,20 @@ struct GrantsPageTests {
         }
     }
 }
+
+/// Apps whose ubiquity container is public show its Documents folder in the sidebar.
+@Suite("Sidebar", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
+struct SidebarTests {
+    @Test func aPublicAppContainerIsAPlace() async throws {
+        let rig = try BrowserRig("sidebar", withApp: true)
+        let documents = FolioPaths(environment: rig.environment).driveDirectory + "/iCloud.\(BrowserRig.app)/Documents"
+        try FileManager.default.createDirectory(atPath: documents, withIntermediateDirectories: true)
+        try Data("in the app's folder".utf8).write(to: URL(fileURLWithPath: documents + "/story.txt"))
+        try await rig.withPage(path: rig.home + "/Documents") { page in
+            let place = try await page.accessibility("button.place[data-path=\"\(documents)\"]")
+            #expect(place.label == "Writer Files" && place.role == "button")
+            try await page.click("button.place[data-path=\"\(documents)\"]")
+            try await page.wait(for: "return !!document.querySelector(arguments[0])", "the app's document", arguments: [BrowserPageTests.selector(documents + "/story.txt")])
+        }
+    }
+}

@@ -31,6 +31,16 @@ final class AppCatalog: Sendable {
         return nil
     }
 
+    /// The registered apps' identifiers, by name.
+    func identifiers() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: paths.appsDirectory)) ?? []
+        let identifiers = names.compactMap { name -> String? in
+            guard name.hasSuffix(".json") || name.hasSuffix(".plist") else { return nil }
+            return (name as NSString).deletingPathExtension
+        }
+        return Array(Set(identifiers.filter(WireCheck.isValidApp))).sorted()
+    }
+
     /// App `identifier`'s container, made when missing.
     func container(_ identifier: String) throws -> AppContainer {
         let container = AppContainer(appIdentifier: identifier, paths: paths)

@@ -13,10 +13,22 @@ extension WebRoutes {
             await answer {
                 let index = state.context.index
                 let (roots, tags) = try await index.perform { index in (try index.roots(), try index.tagCounts()) }
+                let catalog = state.context.access.catalog, drive = state.paths.driveDirectory
+                // Apps whose ubiquity container is public (`NSUbiquitousContainerIsDocumentScopePublic`)
+                // show its Documents folder, as the Files app does.
+                let apps = try await state.blocking(.quick) {
+                    catalog.identifiers().compactMap(catalog.manifest).flatMap { manifest in
+                        manifest.ubiquitousContainers.filter(\.isDocumentScopePublic).compactMap { container -> Place? in
+                            let documents = drive + "/" + container.identifier + "/Documents"
+                            guard FileManager.default.fileExists(atPath: documents) else { return nil }
+                            return Place(path: documents, name: container.name ?? manifest.name ?? manifest.bundleIdentifier)
+                        }
+                    }
+                }
                 let places = Places(
-                    home: state.home, drive: state.paths.driveDirectory, trash: state.trash.directory,
+                    home: state.home, drive: drive, trash: state.trash.directory,
                     roots: roots.filter { $0.origin == "user" }.map { Place(path: $0.path, name: ($0.path as NSString).lastPathComponent) },
-                    tags: tags.map { TagCount(name: $0.tag, count: $0.count) })
+                    apps: apps, tags: tags.map { TagCount(name: $0.tag, count: $0.count) })
                 return WebJSON.response(places)
             }
         }
@@ -185,6 +197,8 @@ struct Places: Encodable, Sendable {
     var drive: String
     var trash: String
     var roots: [Place]
+    /// The public ubiquity containers of registered apps.
+    var apps: [Place]
     var tags: [TagCount]
 }
 

@@ -114,6 +114,7 @@ async function loadPlaces() {
   if (places.home) entries.push({ name: "Home", path: places.home });
   for (const root of places.roots) if (root.path !== places.home) entries.push(root);
   entries.push({ name: "Drive", path: places.drive });
+  for (const app of places.apps || []) entries.push(app);
   for (const entry of entries) {
     list.append(element("li", {}, element("button", { type: "button", class: "place", "data-path": entry.path, "aria-label": entry.name, onclick: () => openFolder(entry.path) }, iconOf({ folder: true }), entry.name)));
   }
