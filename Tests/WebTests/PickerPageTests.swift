@@ -192,3 +192,52 @@ struct SidebarTests {
         }
     }
 }
+
+/// Open with: the apps that open a document, the default, and opening it in one.
+@Suite("Open with", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
+struct OpenWithTests {
+    @Test func openingADocumentInItsApp() async throws {
+        let scratch = try TemporaryDirectory("web-open-app")
+        let opened = scratch.path + "/opened.txt"
+        // The app: a script that writes down what it was handed.
+        let script = scratch.path + "/writer.sh"
+        try Data("#!/bin/sh\necho \"$@\" > '\(opened).part' && mv '\(opened).part' '\(opened)'\n".utf8).write(to: URL(fileURLWithPath: script))
+        #expect(chmod(script, 0o755) == 0)
+        let rig = try BrowserRig("open") { home in
+            try Data("a letter".utf8).write(to: URL(fileURLWithPath: home + "/Documents/letter.txt"))
+        }
+        // Another app claims plain text first, so it is the default until the user chooses.
+        let editor = try scratch.write(
+            "editor.json",
+            """
+            {"CFBundleIdentifier": "com.example.Editor", "CFBundleName": "Editor", "CFBundleExecutable": "/bin/true",
+             "CFBundleDocumentTypes": [{"CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "LSHandlerRank": "Alternate"}]}
+            """)
+        #expect(try rig.folio(["app", "register", editor.path]).status == 0)
+        let manifest = try scratch.write(
+            "writer.json",
+            """
+            {"CFBundleIdentifier": "com.example.Notes", "CFBundleName": "Notes", "LSSupportsOpeningDocumentsInPlace": true,
+             "CFBundleExecutable": "\(script)",
+             "CFBundleDocumentTypes": [{"CFBundleTypeName": "Text", "LSItemContentTypes": ["public.plain-text"], "LSHandlerRank": "Alternate"}]}
+            """)
+        #expect(try rig.folio(["app", "register", manifest.path]).status == 0)
+        let letter = rig.home + "/Documents/letter.txt"
+        try await rig.withPage(path: rig.home + "/Documents") { page in
+            try await page.click(BrowserPageTests.selector(letter))
+            try await page.click("#open-with")
+            try await page.wait(for: "return !!document.querySelector('#open-apps li[data-app=\"com.example.Notes\"] button.open-in')", "Notes offered")
+            try await page.wait(for: "return document.getElementById('open-type').textContent.includes('Opens in Editor by default')", "Editor the default")
+            try await page.click("#open-apps li[data-app=\"com.example.Notes\"] button.make-default")
+            try await page.wait(for: "return document.getElementById('open-type').textContent.includes('Opens in Notes by default')", "Notes the default")
+            try await page.click("#open-close")
+            // A double click opens it in the default app, in place (the app may write it: a grant).
+            try await page.run("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('dblclick', {bubbles: true}))", [BrowserPageTests.selector(letter)])
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: opened), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect((try? String(contentsOfFile: opened, encoding: .utf8)) == letter + "\n")
+            let grants = try rig.folio(["grants", "list", "--app", "com.example.Notes"])
+            #expect(grants.stdout.contains("letter.txt"), "\(grants.stdout)")
+        }
+    }
+}

@@ -19,6 +19,7 @@ enum WebRoutes {
         addThumbnailRoute(to: api, state: state)
         addGrantRoutes(to: api, state: state)
         addDriveRoutes(to: api, state: state)
+        addOpenRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

@@ -317,7 +317,36 @@ function select(index, event = {}) {
 
 function activate(item) {
   if (item.folder && state.view !== "trash") openFolder(item.path);
-  else if (state.picker && item.pickable) choosePicked();
+  else if (state.picker) { if (item.pickable) choosePicked(); }
+  else if (state.view !== "trash" && !item.folder) openDocument(item, null);
+}
+
+// Opens a document in an app (nil: the type's default), as `folio open` does.
+async function openDocument(item, app) {
+  try { await api("open", { path: item.path, app }); say(`Opening ${item.name}${app ? "" : " in its app"}`); }
+  catch (error) { say(error.message); }
+}
+
+async function showOpenWith() {
+  const [item] = selectedItems();
+  if (!item) return;
+  showDialog("open-dialog");
+  $("open-title").textContent = `Open “${item.name}” with`;
+  $("open-apps").replaceChildren();
+  let answer;
+  try { answer = await api("handlers?path=" + encodeURIComponent(item.path)); } catch (error) { $("open-error").textContent = error.message; return; }
+  $("open-type").textContent = `${answer.typeName}. ` + (answer.defaultHandler ? `Opens in ${answer.defaultHandler.name} by default.` : "No app opens it by default.");
+  if (answer.handlers.length === 0) $("open-apps").append(element("li", {}, element("span", {}, "No registered app opens this kind of document.")));
+  for (const handler of answer.handlers) {
+    const isDefault = answer.defaultHandler && answer.defaultHandler.app === handler.app;
+    $("open-apps").append(element("li", { "data-app": handler.app },
+      element("span", {}, handler.name + (isDefault ? " (default)" : "")),
+      element("button", { type: "button", class: "open-in", "aria-label": `Open in ${handler.name}`, onclick: () => { $("open-dialog").close(); openDocument(item, handler.app); } }, "Open"),
+      isDefault ? null : element("button", { type: "button", class: "make-default", "aria-label": `Always open this kind of document in ${handler.name}`, onclick: async () => {
+        try { await api("handlers/default", { path: item.path, app: handler.app }); await showOpenWith(); say(`${answer.typeName} now opens in ${handler.name}`); }
+        catch (error) { $("open-error").textContent = error.message; }
+      } }, "Always Use")));
+  }
 }
 
 function selectedItems() { return state.items.filter((item) => state.selected.has(item.path)); }
@@ -334,6 +363,7 @@ function updateActions() {
   $("move").disabled = inTrash || chosen.length === 0;
   $("trash").disabled = inTrash || chosen.length === 0;
   $("versions").disabled = inTrash || !one || chosen[0].folder;
+  $("open-with").disabled = inTrash || !one || chosen[0].folder || chosen[0].download === "notDownloaded";
   const inDrive = state.view === "folder" && state.places && (state.path === state.places.drive || state.path.startsWith(state.places.drive + "/"));
   for (const id of ["download", "evict", "pin"]) $(id).hidden = !inDrive;
   $("download").disabled = !inDrive || chosen.length === 0 || !chosen.some((item) => item.folder || item.download === "notDownloaded");
@@ -864,6 +894,8 @@ async function start() {
   $("restore").addEventListener("click", restoreSelected);
   $("picker-choose").addEventListener("click", choosePicked);
   $("versions").addEventListener("click", showVersions);
+  $("open-with").addEventListener("click", showOpenWith);
+  $("open-close").addEventListener("click", () => $("open-dialog").close());
   $("download").addEventListener("click", downloadSelected);
   $("evict").addEventListener("click", evictSelected);
   $("pin").addEventListener("click", togglePin);

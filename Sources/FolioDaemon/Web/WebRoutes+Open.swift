@@ -1,0 +1,109 @@
+import Folio
+import FolioSystem
+import Foundation
+import Hummingbird
+import Logging
+import SystemPackage
+import UniformTypes
+
+extension WebRoutes {
+    /// Open with: the apps that can open a document (the type's candidates, best first) and which
+    /// one opens it by default; making one the default for the type; and opening the document in
+    /// an app, which runs `folio open` (its grant or Inbox copy, then the app), as the CLI would.
+    static func addOpenRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+        api.get("handlers") { request, _ in
+            await answer {
+                let path = try parameter("path", of: request)
+                let scope = await state.scope()
+                let handlers = try await state.blocking(.slow) {
+                    let status = try scope.existing(path)
+                    guard status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document opens in an app: \(path)") }
+                    let registry = handlerRegistry(state)
+                    let type = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path)).type
+                    let choice = registry.choice(for: type)
+                    let catalog = state.context.access.catalog
+                    let candidates = registry.candidates(for: type).filter { $0.rank != .none }.map { candidate in
+                        HandlerEntry(app: candidate.bundleIdentifier, name: catalog.manifest(candidate.bundleIdentifier)?.name ?? candidate.bundleIdentifier)
+                    }
+                    var chosen: HandlerEntry?
+                    if case .app(let app)? = choice?.handler { chosen = HandlerEntry(app: app, name: catalog.manifest(app)?.name ?? app) }
+                    return Handlers(type: type.identifier, typeName: type.localizedDescription ?? type.identifier, handlers: candidates, defaultHandler: chosen)
+                }
+                return WebJSON.response(handlers)
+            }
+        }
+
+        api.post("handlers/default") { request, _ in
+            await answer {
+                let change = try await body(OpenIn.self, of: request)
+                guard let app = change.app else { throw WebScope.Refusal(status: 400, message: "name the app") }
+                let scope = await state.scope()
+                try await state.blocking(.slow) {
+                    try scope.existing(change.path)
+                    let type = try UTType.contentType(ofItemAt: URL(fileURLWithPath: change.path)).type
+                    do { try handlerRegistry(state).setDefaultHandler(app, for: type) } catch {
+                        throw WebScope.Refusal(status: 400, message: "\(error)")
+                    }
+                }
+                return WebJSON.response(["app": app])
+            }
+        }
+
+        api.post("open") { request, _ in
+            await answer {
+                let change = try await body(OpenIn.self, of: request)
+                let scope = await state.scope()
+                try await state.blocking(.slow) {
+                    try scope.existing(change.path)
+                    if let app = change.app, state.context.access.catalog.manifest(app) == nil {
+                        throw WebScope.Refusal(status: 404, message: "no app \(app) is registered")
+                    }
+                    // `folio open` prepares the document (a grant in place, or a copy in the Inbox)
+                    // and starts the app; it runs on after this answer, reaped when it ends.
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+                    process.arguments = ["open"] + (change.app.map { ["--app", $0] } ?? []) + ["--", change.path]
+                    process.standardInput = FileHandle.nullDevice
+                    process.standardOutput = FileHandle.nullDevice
+                    process.terminationHandler = { ended in
+                        if ended.terminationStatus != 0 {
+                            state.logger.notice("an app opened from the browser page ended with an error", metadata: ["status": "\(ended.terminationStatus)"])
+                        }
+                    }
+                    try process.run()
+                }
+                return WebJSON.response(["path": change.path])
+            }
+        }
+    }
+
+    /// The handler registry over the daemon's types, with the user's choices; apps registered
+    /// since the daemon started are added to the types first.
+    private static func handlerRegistry(_ state: WebState) -> HandlerRegistry {
+        let types = state.context.types
+        let known = Set(types.apps.map(\.bundleIdentifier))
+        let catalog = state.context.access.catalog
+        for identifier in catalog.identifiers() where !known.contains(identifier) {
+            if let manifest = catalog.manifest(identifier) { try? types.register(manifest) }
+        }
+        return HandlerRegistry(types: types, paths: state.paths)
+    }
+}
+
+struct HandlerEntry: Encodable, Sendable {
+    var app: String
+    var name: String
+}
+
+struct Handlers: Encodable, Sendable {
+    var type: String
+    var typeName: String
+    var handlers: [HandlerEntry]
+    var defaultHandler: HandlerEntry?
+}
+
+struct OpenIn: Decodable {
+    var path: String
+    /// The app; nil: the type's default.
+    var app: String?
+}
