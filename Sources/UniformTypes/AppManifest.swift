@@ -30,6 +30,10 @@ public struct AppManifest: Sendable, Hashable {
     /// given a document's path as its argument by `folio open`.
     public var executable: String?
 
+    /// `FolioDocumentTemplates`: absolute paths of template documents the app ships; the browser
+    /// page offers each as a new document (beside the user's `~/Templates`).
+    public var documentTemplates: [String]
+
     /// The largest manifest accepted, in bytes.
     public static let maximumSize = 1 << 20
     /// The most declarations or document types a manifest may hold.
@@ -39,7 +43,8 @@ public struct AppManifest: Sendable, Hashable {
     public init(
         bundleIdentifier: String, name: String? = nil, version: String? = nil, exportedTypes: [TypeDeclaration] = [],
         importedTypes: [TypeDeclaration] = [], documentTypes: [DocumentTypeClaim] = [],
-        supportsOpeningDocumentsInPlace: Bool = false, ubiquitousContainers: [UbiquitousContainer] = [], executable: String? = nil
+        supportsOpeningDocumentsInPlace: Bool = false, ubiquitousContainers: [UbiquitousContainer] = [], executable: String? = nil,
+        documentTemplates: [String] = []
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.name = name
@@ -50,6 +55,7 @@ public struct AppManifest: Sendable, Hashable {
         self.supportsOpeningDocumentsInPlace = supportsOpeningDocumentsInPlace
         self.ubiquitousContainers = ubiquitousContainers
         self.executable = executable
+        self.documentTemplates = documentTemplates
     }
 
     /// The types whose files count as related items (`NSIsRelatedItemType`) of the app's documents.

@@ -51,10 +51,14 @@ struct ManifestReader {
         if let executable, executable.isEmpty || executable.utf8.count > 4096 || executable.contains("\0") {
             throw fail("CFBundleExecutable", "expected a command name or an absolute path")
         }
+        let templates = try strings(dict, "FolioDocumentTemplates", path: "FolioDocumentTemplates")
+        for (i, template) in templates.enumerated() where !template.hasPrefix("/") || template.utf8.count > 4096 || template.contains("\0") {
+            throw fail("FolioDocumentTemplates[\(i)]", "expected an absolute path")
+        }
         return AppManifest(
             bundleIdentifier: bundleIdentifier, name: name, version: version, exportedTypes: exported,
             importedTypes: imported, documentTypes: claims, supportsOpeningDocumentsInPlace: inPlace,
-            ubiquitousContainers: try ubiquitousContainers(dict), executable: executable)
+            ubiquitousContainers: try ubiquitousContainers(dict), executable: executable, documentTemplates: templates)
     }
 
     private func boolean(_ value: Any) -> Bool? {

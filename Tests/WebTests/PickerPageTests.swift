@@ -241,3 +241,51 @@ struct OpenWithTests {
         }
     }
 }
+
+/// New documents from the user's Templates folder and from the templates apps ship.
+@Suite("New document", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
+struct NewDocumentTests {
+    @Test func fromTheUsersAndAnAppsTemplates() async throws {
+        let scratch = try TemporaryDirectory("web-templates")
+        let invoice = try scratch.write("Invoice.md", "# Invoice\n")
+        let rig = try BrowserRig("new") { home in
+            try FileManager.default.createDirectory(atPath: home + "/Templates", withIntermediateDirectories: true)
+            try Data("Dear …".utf8).write(to: URL(fileURLWithPath: home + "/Templates/Letter.txt"))
+        }
+        let manifest = try scratch.write(
+            "billing.json",
+            """
+            {"CFBundleIdentifier": "com.example.Billing", "CFBundleName": "Billing", "FolioDocumentTemplates": ["\(invoice.path)"]}
+            """)
+        #expect(try rig.folio(["app", "register", manifest.path]).status == 0)
+        let documents = rig.home + "/Documents"
+        try await rig.withPage(path: documents) { page in
+            try await page.click("#new-document")
+            try await page.wait(for: "return document.querySelectorAll('#new-templates button.create').length === 2", "two templates")
+            let labels = try await page.run("return [...document.querySelectorAll('#new-templates button.create')].map(b => b.getAttribute('aria-label'))") as? [String]
+            #expect(labels == ["New Letter", "New Invoice (Billing)"])
+            try await page.click("#new-templates button[aria-label=\"New Letter\"]")
+            // The copy is made, then named at once.
+            try await page.wait(for: "return document.getElementById('name-dialog').open", "the name dialog")
+            try await page.clear("#name-input")
+            try await page.type("#name-input", "To Ann.txt")
+            try await page.click("#name-ok")
+            try await page.wait(for: "return !!document.querySelector(arguments[0])", "the new letter", arguments: [BrowserPageTests.selector(documents + "/To Ann.txt")])
+            #expect(FileManager.default.contents(atPath: documents + "/To Ann.txt") == Data("Dear …".utf8))
+            try await page.click("#new-document")
+            try await page.wait(for: "return document.querySelectorAll('#new-templates button.create').length === 2", "two templates again")
+            try await page.click("#new-templates button[aria-label=\"New Invoice (Billing)\"]")
+            try await page.wait(for: "return document.getElementById('name-dialog').open", "the name dialog")
+            try await page.click("#name-cancel")
+            try await page.wait(for: "return !!document.querySelector(arguments[0])", "the invoice", arguments: [BrowserPageTests.selector(documents + "/Invoice.md")])
+            #expect(FileManager.default.contents(atPath: documents + "/Invoice.md") == Data("# Invoice\n".utf8))
+            // Only a listed template is copied.
+            let refused = try LoopbackHTTP.request(
+                port: rig.port, method: "POST", path: "/api/new",
+                headers: ["Cookie": "folio-\(rig.port)=\(rig.token)", "Origin": "http://127.0.0.1:\(rig.port)", "Content-Type": "application/json"],
+                body: Data(#"{"folder": "\#(documents)", "template": "/etc/passwd"}"#.utf8))
+            #expect(refused.status == 404)
+            #expect(!FileManager.default.fileExists(atPath: documents + "/passwd"))
+        }
+    }
+}

@@ -20,6 +20,7 @@ enum WebRoutes {
         addGrantRoutes(to: api, state: state)
         addDriveRoutes(to: api, state: state)
         addOpenRoutes(to: api, state: state)
+        addTemplateRoutes(to: api, state: state)
     }
 
     /// Runs a handler and turns its refusals and failures into JSON errors with their status.

@@ -327,6 +327,30 @@ async function openDocument(item, app) {
   catch (error) { say(error.message); }
 }
 
+async function showNewDocument() {
+  if (state.view !== "folder") return;
+  showDialog("new-dialog");
+  $("new-templates").replaceChildren();
+  let templates;
+  try { ({ templates } = await api("templates")); } catch (error) { $("new-error").textContent = error.message; return; }
+  if (templates.length === 0) $("new-templates").append(element("li", {}, element("span", {}, "No templates: put documents in your Templates folder, or register an app that ships some.")));
+  for (const template of templates) {
+    const label = template.app ? `${template.name} (${template.app})` : template.name;
+    $("new-templates").append(element("li", { "data-template": template.path },
+      element("span", {}, label),
+      element("button", { type: "button", class: "create", "aria-label": `New ${label}`, onclick: async () => {
+        try {
+          const result = await api("new", { folder: state.path, template: template.path });
+          $("new-dialog").close();
+          state.selected = new Set([result.path]);
+          await reload(true);
+          say(`Created ${baseName(result.path)}`);
+          renameSelected();
+        } catch (error) { $("new-error").textContent = error.message; }
+      } }, "Create")));
+  }
+}
+
 async function showOpenWith() {
   const [item] = selectedItems();
   if (!item) return;
@@ -376,6 +400,7 @@ function updateActions() {
   $("restore").hidden = !inTrash;
   $("restore").disabled = !inTrash || chosen.length === 0;
   $("new-folder").disabled = state.view !== "folder";
+  $("new-document").disabled = state.view !== "folder";
   if (state.picker) {
     const mode = state.picker.params.mode;
     const destination = mode === "export" || mode === "move";
@@ -895,6 +920,8 @@ async function start() {
   $("picker-choose").addEventListener("click", choosePicked);
   $("versions").addEventListener("click", showVersions);
   $("open-with").addEventListener("click", showOpenWith);
+  $("new-document").addEventListener("click", showNewDocument);
+  $("new-close").addEventListener("click", () => $("new-dialog").close());
   $("open-close").addEventListener("click", () => $("open-dialog").close());
   $("download").addEventListener("click", downloadSelected);
   $("evict").addEventListener("click", evictSelected);
