@@ -67,7 +67,21 @@ struct BrowserPageTests {
             #expect(exists(documents + "/Archive/b.txt"))
             #expect(!exists(documents + "/b.txt"))
 
-            // Duplicate c.txt: "c copy.txt", same bytes.
+            // Drag renamed.txt onto the Archive folder (the page's drag and drop handlers, fed the events
+        // a drag makes: WebDriver cannot drive HTML drag and drop in Chromium).
+        try await page.run(
+            """
+            const source = document.querySelector(arguments[0]), target = document.querySelector(arguments[1]);
+            const data = new DataTransfer();
+            source.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
+            target.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: data}));
+            target.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: data}));
+            """, [Self.selector(documents + "/renamed.txt"), Self.selector(documents + "/Archive")])
+        try await page.wait(for: "return !document.querySelector(arguments[0])", "renamed.txt dragged away", arguments: [Self.selector(documents + "/renamed.txt")])
+        #expect(FileManager.default.fileExists(atPath: documents + "/Archive/renamed.txt"))
+        #expect(!FileManager.default.fileExists(atPath: documents + "/renamed.txt"))
+
+        // Duplicate c.txt: "c copy.txt", same bytes.
             try await page.click(Self.selector(documents + "/c.txt"))
             try await page.click("#duplicate")
             try await page.wait(for: "return !!document.querySelector(arguments[0])", "the copy", arguments: [Self.selector(documents + "/c copy.txt")])

@@ -116,7 +116,9 @@ async function loadPlaces() {
   entries.push({ name: "Drive", path: places.drive });
   for (const app of places.apps || []) entries.push(app);
   for (const entry of entries) {
-    list.append(element("li", {}, element("button", { type: "button", class: "place", "data-path": entry.path, "aria-label": entry.name, onclick: () => openFolder(entry.path) }, iconOf({ folder: true }), entry.name)));
+    const place = element("button", { type: "button", class: "place", "data-path": entry.path, "aria-label": entry.name, onclick: () => openFolder(entry.path) }, iconOf({ folder: true }), entry.name);
+    acceptDrops(place, entry.path);
+    list.append(element("li", {}, place));
   }
   const tags = $("tags");
   tags.replaceChildren();
@@ -281,7 +283,9 @@ function row(item, index) {
   const where = state.view === "trash" ? item.originalPath : state.view !== "folder" ? parentOf(item.path) : null;
   const label = [item.name, kindName(item), item.tags && item.tags.length ? "tags " + item.tags.join(", ") : null, where ? "in " + where : null].filter(Boolean).join(", ");
   const unpickable = state.picker && item.pickable === false && !item.folder;
-  return element("li", {
+  const draggable = state.view !== "trash" && item.path.startsWith("/") && !state.picker;
+  const node = element("li", {
+      draggable: draggable ? "true" : null,
       class: unpickable ? "item unpickable" : "item", role: "option", "aria-disabled": unpickable ? "true" : null, id: "item-" + index, "data-index": index, "data-path": item.path,
       "aria-selected": state.selected.has(item.path) ? "true" : "false", "aria-label": label,
       onclick: (event) => select(index, event), ondblclick: () => activate(item),
@@ -291,6 +295,40 @@ function row(item, index) {
     element("span", { class: "date" }, formatDate(item.modified)),
     element("span", { class: "size" }, formatSize(item.size, item.folder)),
     element("span", { class: "kind" }, kindName(item)));
+  if (draggable) node.addEventListener("dragstart", (event) => dragStart(event, item));
+  if (item.folder && state.view !== "trash") acceptDrops(node, item.path);
+  return node;
+}
+
+// MARK: Drag and drop: items dragged onto a folder (in the list or the sidebar) move there.
+
+function dragStart(event, item) {
+  if (!state.selected.has(item.path)) { state.selected = new Set([item.path]); for (const n of $("items").querySelectorAll(".item")) n.setAttribute("aria-selected", n.dataset.path === item.path ? "true" : "false"); }
+  event.dataTransfer.setData("application/x-folio-paths", JSON.stringify([...state.selected]));
+  event.dataTransfer.effectAllowed = "move";
+}
+
+function acceptDrops(node, folder) {
+  node.addEventListener("dragover", (event) => {
+    if (!event.dataTransfer.types.includes("application/x-folio-paths")) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    node.classList.add("drop-target");
+  });
+  node.addEventListener("dragleave", () => node.classList.remove("drop-target"));
+  node.addEventListener("drop", async (event) => {
+    node.classList.remove("drop-target");
+    const text = event.dataTransfer.getData("application/x-folio-paths");
+    if (!text) return;
+    event.preventDefault();
+    const paths = JSON.parse(text).filter((path) => path !== folder && parentOf(path) !== folder);
+    if (paths.length === 0) return;
+    try {
+      await api("move", { paths, to: folder });
+      await reload(true);
+      say(`Moved ${paths.length === 1 ? baseName(paths[0]) : paths.length + " items"} to ${baseName(folder)}`);
+    } catch (error) { say(error.message); }
+  });
 }
 
 function select(index, event = {}) {
