@@ -105,6 +105,20 @@ final class BrowserRig: @unchecked Sendable {
         daemon.stop()
     }
 
+    /// Screenshots of the page as it is, at a phone's width (390 px) and a desktop's (1280 px):
+    /// `.build/screenshots/<name>-<width>.png`. The window is left at the desktop's width. Each
+    /// must hold a picture (more than 5 kB).
+    static func screenshots(of page: WebDriver, named name: String) async throws {
+        for width in [390, 1280] {
+            try await page.setWindow(width: width, height: 844)
+            try await page.wait(for: "return window.innerWidth <= arguments[0] && window.innerWidth > arguments[0] - 40", "the window at \(width)", arguments: [width])
+            let file = screenshots + "/\(name)-\(width).png"
+            try await page.screenshot(to: file)
+            let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+            guard size > 5000 else { throw BrowserError("the screenshot \(file) holds \(size) bytes") }
+        }
+    }
+
     /// Where screenshots go: `.build/screenshots`, kept after the run to be looked at.
     static var screenshots: String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -46,12 +46,7 @@ struct DrivePageTests {
             try await page.click("#drive-sync")
             try await page.wait(for: "return document.getElementById('status').textContent.startsWith('Synced')", "the pass")
             try await page.wait(for: "return document.querySelectorAll('#drive-passes li:not(.failed)').length >= 1 && !document.getElementById('drive-passes').textContent.includes('No pass')", "the pass listed")
-            for width in [1280, 390] {
-                try await page.setWindow(width: width, height: 844)
-                try await page.wait(for: "return window.innerWidth <= arguments[0]", "the window at \(width)", arguments: [width])
-                try await page.screenshot(to: BrowserRig.screenshots + "/drive-\(width).png")
-            }
-            try await page.setWindow(width: 1280, height: 800)
+            try await BrowserRig.screenshots(of: page, named: "drive")
 
             // The drive's folder: placeholders, in the cloud.
             try await page.click("button.place[data-path=\"\(drive)\"]")

@@ -136,11 +136,7 @@ struct PickerPageTests {
         try await rig.withPage(path: documents) { page in
             let app = try rig.startApp(["pick", "open", "--type", "public.plain-text"])
             try await Self.waitForPicker(page, "Writer wants to open a document")
-            for width in [1280, 390] {
-                try await page.setWindow(width: width, height: 844)
-                try await page.wait(for: "return window.innerWidth <= arguments[0]", "the window at \(width)", arguments: [width])
-                try await page.screenshot(to: BrowserRig.screenshots + "/picker-\(width).png")
-            }
+            try await BrowserRig.screenshots(of: page, named: "picker")
             try await page.click("#picker-cancel")
             _ = try await app.finish()
         }

@@ -44,12 +44,7 @@ struct VersionsPageTests {
             #expect(removed == ["line two"])
             let keep = try await page.accessibility("#conflict-columns section:nth-child(2) button.keep")
             #expect(keep.role == "button" && keep.label.hasPrefix("Keep The version from"))
-            for width in [1280, 390] {
-                try await page.setWindow(width: width, height: 844)
-                try await page.wait(for: "return window.innerWidth <= arguments[0]", "the window at \(width)", arguments: [width])
-                try await page.screenshot(to: BrowserRig.screenshots + "/conflict-\(width).png")
-            }
-            try await page.setWindow(width: 1280, height: 800)
+            try await BrowserRig.screenshots(of: page, named: "conflict")
             try await page.click("#conflict-both")
             try await page.wait(for: "return !document.getElementById('conflict-dialog').open", "the resolver closed")
             try await page.wait(for: "return document.querySelectorAll('li.item').length === 0", "no conflicts left")

@@ -15,6 +15,11 @@ enum WebJSON {
             status: status, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A value in the daemon's wire form (grants, picker requests), as JSON.
+    static func response(wire value: WireValue) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
         response(["error": message], status: status)
     }

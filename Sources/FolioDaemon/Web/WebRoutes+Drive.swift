@@ -17,7 +17,7 @@ extension WebRoutes {
                 page.configuration = try await state.blocking(.quick) { try DriveConfiguration.load(paths) }.map(DriveSettings.init)
                 if let service = state.context.drive, page.configuration != nil {
                     page.passes = service.passes.map(PassEntry.init)
-                    page.downloads = service.downloadProgress().map { DownloadEntry(path: $0.path, fraction: $0.fraction, completed: $0.completed, total: $0.total) }
+                    page.downloads = DownloadEntry.all(of: service)
                     if let drive = try await service.drive() {
                         for (_, item) in try await drive.status([""]) {
                             switch item.state {
@@ -117,8 +117,8 @@ extension WebRoutes {
         Task {
             defer { state.releaseProgressReporter() }
             while true {
-                let downloads = service.downloadProgress()
-                state.changes.publish(.progress(downloads.map { DownloadEntry(path: $0.path, fraction: $0.fraction, completed: $0.completed, total: $0.total) }))
+                let downloads = DownloadEntry.all(of: service)
+                state.changes.publish(.progress(downloads))
                 if downloads.isEmpty { return }
                 try? await Task.sleep(for: .milliseconds(200))
             }
@@ -183,6 +183,11 @@ struct DownloadEntry: Codable, Sendable {
     var fraction: Double
     var completed: Int64
     var total: Int64
+
+    /// The drive's downloads under way.
+    static func all(of service: DriveService) -> [DownloadEntry] {
+        service.downloadProgress().map { DownloadEntry(path: $0.path, fraction: $0.fraction, completed: $0.completed, total: $0.total) }
+    }
 }
 
 struct DrivePage: Encodable, Sendable {

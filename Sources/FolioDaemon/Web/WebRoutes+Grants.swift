@@ -17,9 +17,7 @@ extension WebRoutes {
                         return .object(value)
                     }
                 }
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: WireValue.object(["grants": .array(grants)]).serialized())))
+                return WebJSON.response(wire: ["grants": .array(grants)])
             }
         }
 

@@ -11,9 +11,7 @@ extension WebRoutes {
         api.get("picker") { _, _ in
             await answer {
                 let open = state.changes.picker.open(in: state.context.access.picker)
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: WireValue.object(["requests": .array(open)]).serialized())))
+                return WebJSON.response(wire: ["requests": .array(open)])
             }
         }
 
