@@ -195,4 +195,60 @@ struct WebGateTests {
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: documents + "/escape2")) == outside)
         #expect(FileManager.default.contents(atPath: outside + "/secret.txt") == Data("secret".utf8))
     }
+
+    /// Another user's process is refused, cookie and all: anyone may connect to 127.0.0.1.
+    @Test func anotherUserIsRefused() async throws {
+        guard getuid() == 0, let setpriv = ProcessRunner.which("setpriv"), let curl = ProcessRunner.which("curl") else {
+            print("skipped: needs root, setpriv and curl to act as another user")
+            return
+        }
+        let target = try Target()
+        defer { Task { await target.rig.stop() } }
+        let arguments = ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Cookie: \(target.cookie)", "http://127.0.0.1:\(target.rig.port)/api/places"]
+        let mine = try ProcessRunner.run(URL(fileURLWithPath: curl), arguments)
+        #expect(mine.stdout == "200", "\(mine.stdout) \(mine.stderr)")
+        let theirs = try ProcessRunner.run(URL(fileURLWithPath: setpriv), ["--reuid=65534", "--regid=65534", "--clear-groups", curl] + arguments)
+        #expect(theirs.stdout == "403", "\(theirs.stdout) \(theirs.stderr)")
+        #expect(target.rig.daemon.logs("refused a connection of another user"))
+    }
+
+    /// The places Folio keeps (the Drive, an indexed root) cannot be renamed, moved or trashed.
+    @Test func folioPlacesStayWhereTheyAre() async throws {
+        let target = try Target()
+        defer { Task { await target.rig.stop() } }
+        try target.rig.folio(["index", "add", target.documents])
+        let drive = FolioPaths(environment: target.rig.environment).driveDirectory
+        try FileManager.default.createDirectory(atPath: drive, withIntermediateDirectories: true)
+        for path in [drive, target.documents] {
+            #expect(try target.post("/api/rename", ["path": path, "name": "elsewhere"]).status == 400, "\(path)")
+            #expect(try target.post("/api/trash", ["paths": [path]]).status == 400, "\(path)")
+            #expect(try target.post("/api/move", ["paths": [path], "to": target.rig.home]).status == 400, "\(path)")
+        }
+        #expect(FileManager.default.fileExists(atPath: drive) && FileManager.default.fileExists(atPath: target.documents))
+    }
+
+    /// `folio browse` hands the browser a file only the user can read, never the token itself
+    /// (another user could read a command line); `--print` prints the address.
+    @Test func browseKeepsTheTokenOffCommandLines() async throws {
+        let target = try Target()
+        defer { Task { await target.rig.stop() } }
+        let bin = try TemporaryDirectory("web-browse-bin")
+        let recorded = bin.path + "/argv"
+        let opener = try bin.write("xdg-open", "#!/bin/sh\necho \"$@\" > '\(recorded)'\n")
+        #expect(chmod(opener.path, 0o755) == 0)
+        var environment = target.rig.environment
+        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["DISPLAY"] = ":9"
+        let opened = try ProcessRunner.run(ProcessRunner.folioExecutable(), ["browse", target.documents], environment: environment)
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let argument = try String(contentsOfFile: recorded, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!argument.contains(target.rig.token))
+        let file = try #require(URL(string: argument)).path
+        var status = stat()
+        #expect(stat(file, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        let page = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(page.contains("http://127.0.0.1:\(target.rig.port)/?token=\(target.rig.token)&amp;path=\(target.documents)"))
+        let printed = try ProcessRunner.run(ProcessRunner.folioExecutable(), ["browse", "--print"], environment: environment)
+        #expect(printed.stdout == "http://127.0.0.1:\(target.rig.port)/?token=\(target.rig.token)\n")
+    }
 }

@@ -111,18 +111,27 @@ final class PickerService: @unchecked Sendable {
         guard let request = found, request.shownTo === chooser else {
             throw CoordinationFailure(kind: .notFound, message: "no picker request \(number) is open")
         }
+        // The request is taken out while it is answered, so two answers at once (two pages, a
+        // double click and a button) cannot both carry it out; a refused choice puts it back.
+        guard lock.withLock({ pending.removeValue(forKey: number) }) != nil else {
+            throw CoordinationFailure(kind: .notFound, message: "picker request \(number) was answered already")
+        }
         guard let paths else {
-            finish(number, request, .failure(CoordinationFailure(kind: .userCancelled, message: "the user cancelled the picker")))
+            reply(request, .failure(CoordinationFailure(kind: .userCancelled, message: "the user cancelled the picker")))
             return
         }
         guard let access else { throw CoordinationFailure(kind: .failed, message: "the daemon is stopping") }
         guard request.session != nil else {
             // The app went away while the user chose: nothing is copied, moved or granted.
-            lock.withLock { pending[number] = nil }
             throw CoordinationFailure(kind: .notFound, message: "the app that asked has gone")
         }
-        let chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
-        lock.withLock { pending[number] = nil }
+        let chosen: [String]
+        do {
+            chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
+        } catch {
+            lock.withLock { pending[number] = request }
+            throw error
+        }
         // The copy or move waits for claims on the documents: on the slow pool, never a shared one.
         pools.submit(.slow) { [self] in
             let result = Result { () throws(CoordinationFailure) -> [WireValue] in
@@ -132,11 +141,6 @@ final class PickerService: @unchecked Sendable {
             }
             self.reply(request, result.map { ["urls": .array($0)] })
         }
-    }
-
-    private func finish(_ number: UInt64, _ request: Pending, _ result: Result<WireValue, CoordinationFailure>) {
-        lock.withLock { pending[number] = nil }
-        reply(request, result)
     }
 
     private func reply(_ request: Pending, _ result: Result<WireValue, CoordinationFailure>) {

@@ -41,7 +41,7 @@ final class DriveService: Service, Sendable {
         var passes: [PassRecord] = []
         /// Downloads asked for by the browser page, by path: their progress, and the task to
         /// cancel.
-        var downloads: [String: (progress: Progress, task: Task<Void, Never>)] = [:]
+        var downloads: [String: (number: UUID, progress: Progress, task: Task<Void, Never>)] = [:]
     }
 
     /// One pass, as the browser page shows it.
@@ -73,25 +73,32 @@ final class DriveService: Service, Sendable {
         }
         let relative = try drive.drivePath(path)
         let progress = Progress(totalUnitCount: 0)
+        let number = UUID()
+        // The entry is made, and the task started, in one step: a second request for the path
+        // finds it, and a download that ends at once removes an entry that is there.
         let started = state.withLock { state -> Bool in
             guard state.downloads[path] == nil else { return false }
             state.downloading.insert(path)
+            let task = Task {
+                var failure: (any Error)?
+                do { _ = try await drive.download([relative], progress: progress) } catch { failure = error }
+                let downloading = self.state.withLock { state -> Set<String> in
+                    if state.downloads[path]?.number == number {
+                        state.downloads[path] = nil
+                        state.downloading.remove(path)
+                    }
+                    return state.downloading
+                }
+                self.statesChanged(downloading)
+                if let failure {
+                    self.logger.notice("a download from the browser page ended early", metadata: ["path": "\(relative)", "error": "\(failure)"])
+                }
+                finished(failure)
+            }
+            state.downloads[path] = (number, progress, task)
             return true
         }
-        guard started else { return }
-        statesChanged(state.withLock { $0.downloading })
-        let task = Task {
-            var failure: (any Error)?
-            do { _ = try await drive.download([relative], progress: progress) } catch { failure = error }
-            statesChanged(state.withLock { state in
-                state.downloading.remove(path)
-                state.downloads[path] = nil
-                return state.downloading
-            })
-            if let failure { logger.notice("a download from the browser page ended early", metadata: ["path": "\(relative)", "error": "\(failure)"]) }
-            finished(failure)
-        }
-        state.withLock { $0.downloads[path] = (progress, task) }
+        if started { statesChanged(state.withLock { $0.downloading }) }
     }
 
     /// Tells the index the drive's states changed (after an eviction or a pin).

@@ -38,38 +38,56 @@ struct FreedesktopTrash: Sendable {
         for folder in [directory, filesDirectory, infoDirectory] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
             throw CoordinationFailure(kind: .failed, message: "cannot create the trash folder \(folder): \(String(cString: strerror(errno)))")
         }
-        let original = (path as NSString).lastPathComponent
+        let original = Self.fitting((path as NSString).lastPathComponent)
         let info = Self.info(path: path, date: now)
-        // Reserve a name: the info file, created exclusively (the specification's own rule).
-        var name = original
+        // Reserve a name: the info file, created exclusively (the specification's own rule). A
+        // name whose file is in `files/` without a record (another program's leftover) is skipped.
         var number = 1
         while true {
+            let name = number == 1 ? original : Self.numbered(original, number)
+            number += 1
             let infoPath = infoDirectory + "/" + name + ".trashinfo"
             let descriptor = open(infoPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            if descriptor >= 0 {
-                let written = info.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-                let synced = fsync(descriptor) == 0
-                close(descriptor)
-                guard written == info.count, synced else {
-                    unlink(infoPath)
-                    throw CoordinationFailure(kind: .failed, message: "cannot write \(infoPath)")
+            guard descriptor >= 0 else {
+                guard errno == EEXIST, number < 10_000 else {
+                    throw CoordinationFailure(kind: .failed, message: "cannot write the trash's record for \(path): \(String(cString: strerror(errno)))")
                 }
-                break
+                continue
             }
-            guard errno == EEXIST, number < 10_000 else {
-                throw CoordinationFailure(kind: .failed, message: "cannot write the trash's record for \(path): \(String(cString: strerror(errno)))")
+            let written = info.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor) == 0
+            close(descriptor)
+            guard written == info.count, synced else {
+                unlink(infoPath)
+                throw CoordinationFailure(kind: .failed, message: "cannot write \(infoPath)")
             }
-            number += 1
-            let stem = (original as NSString).deletingPathExtension, suffix = (original as NSString).pathExtension
-            name = stem + ".\(number)" + (suffix.isEmpty || stem.isEmpty ? "" : "." + suffix)
+            do {
+                try files.move(path, to: filesDirectory + "/" + name)
+            } catch {
+                unlink(infoPath)
+                if error.isExists, number < 10_000 { continue }
+                throw error
+            }
+            return Item(name: name, originalPath: path, deletionDate: now, path: filesDirectory + "/" + name)
         }
-        do {
-            try files.move(path, to: filesDirectory + "/" + name)
-        } catch {
-            unlink(infoDirectory + "/" + name + ".trashinfo")
-            throw error
-        }
-        return Item(name: name, originalPath: path, deletionDate: now, path: filesDirectory + "/" + name)
+    }
+
+    /// `name` cut (on a character boundary, the extension kept) so that `name.NNNN.trashinfo` fits
+    /// in a file name's 255 bytes.
+    static func fitting(_ name: String) -> String {
+        let room = 255 - ".trashinfo".utf8.count - 6
+        guard name.utf8.count > room else { return name }
+        let suffix = (name as NSString).pathExtension
+        let keep = suffix.isEmpty || suffix.utf8.count > 16 ? "" : "." + suffix
+        var stem = Substring(name.dropLast(keep.count))
+        while stem.utf8.count + keep.utf8.count > room { stem = stem.dropLast() }
+        return String(stem) + keep
+    }
+
+    /// `name` with `.number` before its extension.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        let stem = (name as NSString).deletingPathExtension, suffix = (name as NSString).pathExtension
+        return stem + ".\(number)" + (suffix.isEmpty || stem.isEmpty ? "" : "." + suffix)
     }
 
     /// What is in the trash, newest first; info files without their item, or that cannot be

@@ -131,8 +131,8 @@ extension MetadataIndex {
         if folded.unicodeScalars.count < 3 {
             return try pool.read { db in
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE fold >= ? AND fold < ? AND parent IS NOT NULL ORDER BY fold",
-                    arguments: [folded, folded + "\u{10FFFF}"])
+                    db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE fold >= ? AND fold < ? AND parent IS NOT NULL ORDER BY fold LIMIT ?",
+                    arguments: [folded, folded + "\u{10FFFF}", limit * 4 + 100])
                 var results: [IndexRecord] = []
                 while let row = try rows.next(), results.count < limit {
                     let record = IndexRecord(row: row)

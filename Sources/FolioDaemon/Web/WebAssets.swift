@@ -14,7 +14,7 @@ enum WebAssets {
         "svg": "image/svg+xml", "json": "application/json; charset=utf-8",
     ]
 
-    static func addRoutes(to router: Router<BasicRequestContext>, state: WebState) {
+    static func addRoutes(to router: Router<WebRequestContext>, state: WebState) {
         router.get("/") { _, _ in serve("index.html") }
         router.get("static/{name}") { _, context in serve(context.parameters.get("name") ?? "") }
     }

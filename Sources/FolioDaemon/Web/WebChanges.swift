@@ -31,8 +31,13 @@ final class WebChanges: Sendable {
         var watcher: InotifyWatcher?
         /// Folders watched outside the index, oldest first.
         var watched: [String] = []
+        /// Set once the daemon stops: no stream starts after.
+        var finished = false
     }
     private let state = Mutex(State())
+    /// Serializes telling the picker whether a page is open (a reload closes one stream and opens
+    /// another: the last word must be the current one).
+    private let pageLock = NSLock()
     static let watchedFolders = 64
 
     /// Where the picker's requests go while a page is open.
@@ -50,13 +55,18 @@ final class WebChanges: Sendable {
     /// A stream of events, until the caller stops iterating it.
     func subscribe() -> AsyncStream<WebEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: WebEvent.self, bufferingPolicy: .bufferingNewest(64))
-        let (number, first) = state.withLock { state in
+        let (number, first) = state.withLock { state -> (UInt64, Bool) in
+            guard !state.finished else { return (0, false) }
             state.last += 1
             state.subscribers[state.last] = continuation
             return (state.last, state.subscribers.count == 1)
         }
+        guard number != 0 else {
+            continuation.finish()
+            return stream
+        }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(number) }
-        if first { pickerService.setPage(picker) }
+        if first { updatePage() }
         if first {
             index.work.async { [self] in
                 let token = index.live.addFolderObserver { [weak self] folders in self?.publish(folders) }
@@ -78,8 +88,16 @@ final class WebChanges: Sendable {
             return (state.indexObserver, true)
         }
         // The last page closed: requests it showed are cancelled, as closing the picker would.
-        if last { pickerService.setPage(nil) }
+        if last { updatePage() }
         if let observer { index.work.async { [index] in index.live.removeFolderObserver(observer) } }
+    }
+
+    /// Tells the picker whether a page is open, as it is now.
+    private func updatePage() {
+        pageLock.withLock {
+            let open = state.withLock { !$0.subscribers.isEmpty }
+            pickerService.setPage(open ? picker : nil)
+        }
     }
 
     /// Ends every page's stream (the daemon stops).
@@ -88,12 +106,13 @@ final class WebChanges: Sendable {
             defer {
                 state.subscribers.removeAll()
                 state.watcher = nil
+                state.finished = true
             }
             return (Array(state.subscribers.values), state.watcher)
         }
         for continuation in continuations { continuation.finish() }
         watcher?.stop()
-        pickerService.setPage(nil)
+        updatePage()
     }
 
     /// A page listed `folder`, which the index does not hold: watch it (on a blocking pool).

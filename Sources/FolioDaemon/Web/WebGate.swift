@@ -1,10 +1,15 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// Every request passes here before any route (docs/web.md, "Security"):
 /// - the `Host` must be the loopback address and port the page is served on (a DNS-rebinding page
 ///   names its own host), else 421;
+/// - the connection must come from a process of this user (`LoopbackPeer`), else 403;
 /// - the first URL's `token` query becomes an HttpOnly, SameSite=Strict cookie (303 to the same
 ///   page without it); a wrong token, and any other request without the cookie, get 401;
 /// - a request that changes anything must come from the page itself: `Origin` this server's, no
@@ -12,7 +17,7 @@ import Hummingbird
 /// - every answer carries a strict Content-Security-Policy and is never cached or framed, and says
 ///   how long the daemon took (`Server-Timing: daemon;dur=`).
 struct WebGate: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = WebRequestContext
     let state: WebState
 
     static let securityHeaders: [(HTTPField.Name, String)] = [
@@ -45,6 +50,16 @@ struct WebGate: RouterMiddleware {
         guard let port = state.port else { return Self.refusal(.serviceUnavailable, "the page is starting") }
         guard let host = request.head.authority, Self.loopbackHosts(port: port).contains(host.lowercased()) else {
             return Self.refusal(.misdirectedRequest, "this server answers only to 127.0.0.1:\(port)")
+        }
+        // Another user's process is refused whatever it knows: the token and cookie guard against
+        // the user's browser being misled, this against the machine's other users.
+        let peers = state.peers
+        let owner = try await state.blocking(.quick) { context.ports.flatMap { peers.owner(remote: $0.remote, local: $0.local) } }
+        guard owner == getuid() else {
+            state.logger.warning(
+                "the browser page refused a connection of another user",
+                metadata: ["uid": "\(owner.map { "\($0)" } ?? "unknown")", "ports": "\(context.ports.map { "\($0.remote)->\($0.local)" } ?? "none")"])
+            return Self.refusal(.forbidden, "this page is another user's")
         }
         if let offered = request.uri.queryParameters.get("token") {
             guard request.method == .get, Self.same(offered, state.token) else { return Self.refusal(.unauthorized, "wrong token: open the page with `folio browse`") }

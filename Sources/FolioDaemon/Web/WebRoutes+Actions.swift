@@ -8,7 +8,7 @@ extension WebRoutes {
     /// daemon's own client (so apps presenting the items hear of it), on the slow pool (a claim may
     /// wait for a presenter). The answer comes once the index holds the change, so the page's next
     /// listing shows it.
-    static func addActionRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addActionRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.post("rename") { request, _ in
             await answer {
                 let change = try await body(Rename.self, of: request)
@@ -16,7 +16,7 @@ extension WebRoutes {
                 let scope = await state.scope()
                 let target = (change.path as NSString).deletingLastPathComponent + "/" + change.name
                 try await state.blocking(.slow) {
-                    try scope.existing(change.path, followingLink: false)
+                    try scope.changeable(change.path)
                     try scope.inside(parentOf: target)
                     try state.files.move(change.path, to: target)
                 }
@@ -33,7 +33,7 @@ extension WebRoutes {
                     try scope.folder(change.to)
                     var moved: [String] = []
                     for path in change.paths {
-                        try scope.existing(path, followingLink: false)
+                        try scope.changeable(path)
                         guard !CoordinationPath.isSelfOrDescendant(change.to, of: path) else {
                             throw WebScope.Refusal(status: 400, message: "\(path) cannot go inside itself")
                         }
@@ -86,8 +86,8 @@ extension WebRoutes {
                 let names = try await state.blocking(.slow) {
                     var names: [String] = []
                     for path in change.paths {
-                        try scope.existing(path, followingLink: false)
-                        guard !scope.roots.contains(path), !CoordinationPath.isSelfOrDescendant(state.trash.directory, of: path) else {
+                        try scope.changeable(path)
+                        guard !CoordinationPath.isSelfOrDescendant(state.trash.directory, of: path) else {
                             throw WebScope.Refusal(status: 400, message: "\(path) cannot be trashed")
                         }
                         names.append(try state.trash.trash(path).name)

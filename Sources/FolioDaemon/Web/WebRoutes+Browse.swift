@@ -8,7 +8,7 @@ import UniformTypes
 extension WebRoutes {
     /// Reads: the sidebar's places, a folder's page of items, search, recents, favorites, tags and
     /// the trash.
-    static func addBrowseRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addBrowseRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("places") { _, _ in
             await answer {
                 let index = state.context.index
@@ -45,7 +45,7 @@ extension WebRoutes {
                 try await state.blocking(.quick) { try scope.folder(path) }
                 let listing = try await listing(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
                 // Documents in conflict carry a badge (the version store's manifests say which).
-                let conflicts = Set(try await state.blocking(.slow) { VersionStore.current.documentsWithUnresolvedConflicts() })
+                let conflicts = try await state.blocking(.quick) { state.conflicts() }
                 return WebJSON.response(
                     Listing(path: path, total: listing.total, offset: offset, items: items(listing.items, request: request, state: state, conflicts: conflicts), crumbs: crumbs(of: path, scope: scope)))
             }
@@ -69,7 +69,7 @@ extension WebRoutes {
             }
         }
 
-        api.get("recents") { _, _ in
+        api.get("recents") { request, _ in
             await answer {
                 let scope = await state.scope()
                 let records = try await state.context.index.perform { index in
@@ -79,16 +79,16 @@ extension WebRoutes {
                         return record
                     }
                 }
-                return WebJSON.response(Items(items: records.prefix(100).map(WebItem.init)))
+                return WebJSON.response(Items(items: items(Array(records.prefix(100)), request: request, state: state)))
             }
         }
 
-        api.get("favorites") { _, _ in
+        api.get("favorites") { request, _ in
             await answer {
                 let records = try await state.context.index.perform { index in
                     try index.favorites().compactMap { try index.item(at: $0.path) }
                 }
-                return WebJSON.response(Items(items: records.map(WebItem.init)))
+                return WebJSON.response(Items(items: items(records, request: request, state: state)))
             }
         }
 
@@ -97,7 +97,7 @@ extension WebRoutes {
                 let tag = try parameter("tag", of: request)
                 try checkTag(tag)
                 let records = try await state.context.index.perform { index in try index.tagged(tag, limit: 1000) }
-                return WebJSON.response(Items(items: records.map(WebItem.init)))
+                return WebJSON.response(Items(items: items(records, request: request, state: state)))
             }
         }
 

@@ -9,7 +9,7 @@ extension WebRoutes {
     /// The drive: where it lives and how it stands (files local, in the cloud, waiting to upload,
     /// in error; the last passes), setting it up (checked before it is saved), a pass now (with the
     /// mass-deletion hold confirmed), and downloads with their progress pushed to the page.
-    static func addDriveRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addDriveRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("drive") { _, _ in
             await answer {
                 let paths = state.paths
@@ -115,11 +115,16 @@ extension WebRoutes {
     private static func reportProgress(state: WebState, service: DriveService) {
         guard state.claimProgressReporter() else { return }
         Task {
-            defer { state.releaseProgressReporter() }
             while true {
                 let downloads = DownloadEntry.all(of: service)
                 state.changes.publish(.progress(downloads))
-                if downloads.isEmpty { return }
+                if downloads.isEmpty {
+                    state.releaseProgressReporter()
+                    // A download that started after the list was read, while this task still held
+                    // the claim, is reported by a reporter of its own.
+                    if DownloadEntry.all(of: service).isEmpty || !state.claimProgressReporter() { return }
+                    continue
+                }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
@@ -138,7 +143,8 @@ struct DriveSettings: Encodable, Sendable {
 
     init(_ configuration: DriveConfiguration) {
         kind = configuration.kind.rawValue
-        url = configuration.url
+        // Never a password back to the page: an older configuration may keep one in its URL.
+        url = DriveConfiguration.splittingCredentials(from: configuration.url).url
         user = configuration.user
         bucket = configuration.bucket
         prefix = configuration.prefix
@@ -222,7 +228,7 @@ struct DriveForm: Decodable {
             }
             return DriveConfiguration(kind: .webdav, url: self.url, user: user?.nilIfEmpty)
         case "s3":
-            guard let url = URL(string: self.url), url.host != nil, let bucket = bucket?.nilIfEmpty, let user = user?.nilIfEmpty, secret?.isEmpty == false else {
+            guard let url = URL(string: self.url), url.host != nil, url.user == nil, let bucket = bucket?.nilIfEmpty, let user = user?.nilIfEmpty, secret?.isEmpty == false else {
                 throw refuse("an S3 drive needs the server URL, BUCKET or BUCKET/PREFIX, the access key and the secret key")
             }
             let parts = bucket.split(separator: "/", maxSplits: 1).map(String.init)

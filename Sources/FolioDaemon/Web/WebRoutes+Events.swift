@@ -8,7 +8,7 @@ extension WebRoutes {
     /// changed (``WebChanges``: whatever reached the index, and folders outside it that a page
     /// listed), at most one every 100 ms; the page reloads what it shows of them. A comment every
     /// 5 s finds a closed page; the stream ends when the daemon stops.
-    static func addEventRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addEventRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("events") { _, _ in
             let folders = state.changes.subscribe()
             return Response(

@@ -6,7 +6,7 @@ import Logging
 extension WebRoutes {
     /// What each app may reach (its grants: the item, read or read-write, for this session or
     /// kept), and revoking one.
-    static func addGrantRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addGrantRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("grants") { _, _ in
             await answer {
                 let access = state.context.access

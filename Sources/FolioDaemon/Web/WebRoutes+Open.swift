@@ -10,7 +10,7 @@ extension WebRoutes {
     /// Open with: the apps that can open a document (the type's candidates, best first) and which
     /// one opens it by default; making one the default for the type; and opening the document in
     /// an app, which runs `folio open` (its grant or Inbox copy, then the app), as the CLI would.
-    static func addOpenRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addOpenRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("handlers") { request, _ in
             await answer {
                 let path = try parameter("path", of: request)

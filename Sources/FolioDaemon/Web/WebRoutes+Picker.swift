@@ -7,7 +7,7 @@ extension WebRoutes {
     /// The picker in the page: the requests it shows, and the user's answer. The choice is checked
     /// against the request (types, one or many, a folder to export or move into) and the scope,
     /// then carried out by the picker service, which answers the app.
-    static func addPickerRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addPickerRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("picker") { _, _ in
             await answer {
                 let open = state.changes.picker.open(in: state.context.access.picker)
@@ -21,7 +21,7 @@ extension WebRoutes {
                 let scope = await state.scope()
                 try await state.blocking(.quick) {
                     for path in choice.paths ?? [] { try scope.existing(path) }
-                    try state.context.access.picker.choose(UInt64(choice.request), paths: choice.paths, from: state.changes.picker)
+                    try state.context.access.picker.choose(choice.request, paths: choice.paths, from: state.changes.picker)
                 }
                 return WebJSON.response(["request": choice.request])
             }
@@ -43,7 +43,7 @@ extension WebRoutes {
 }
 
 struct PickerAnswer: Decodable {
-    var request: Int
+    var request: UInt64
     /// The chosen items (documents, or the one destination folder); nil to cancel.
     var paths: [String]?
 }

@@ -9,7 +9,7 @@ extension WebRoutes {
     /// `user-dirs.dirs`, where Nautilus looks too) and the templates registered apps declare
     /// (`FolioDocumentTemplates`). Only a listed template can be copied: the request names it, never
     /// an arbitrary file.
-    static func addTemplateRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addTemplateRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("templates") { _, _ in
             await answer {
                 WebJSON.response(TemplateList(templates: try await state.blocking(.quick) { templates(state) }))
@@ -52,7 +52,12 @@ extension WebRoutes {
         let catalog = state.context.access.catalog
         for identifier in catalog.identifiers() {
             guard let manifest = catalog.manifest(identifier) else { continue }
-            for path in manifest.documentTemplates where (try? FileStatus(path: FilePath(path), followSymlinks: true))?.kind == .regular {
+            // A template is public content: a file everyone may read (so a manifest cannot name
+            // the user's private files, `~/.ssh/id_rsa`, to have them copied where they sync).
+            for path in manifest.documentTemplates {
+                guard let status = try? FileStatus(path: FilePath(path), followSymlinks: true), status.kind == .regular, status.mode & 0o004 != 0 else {
+                    continue
+                }
                 let fileName = (path as NSString).lastPathComponent
                 found.append(Template(name: (fileName as NSString).deletingPathExtension, fileName: fileName, path: path, app: manifest.name ?? identifier))
             }

@@ -9,7 +9,7 @@ extension WebRoutes {
     /// Versions and conflicts: every version kept of a document (with its text, for a text
     /// document, so the page can show a diff), restoring one, the documents in conflict, and
     /// resolving a conflict by keeping one version or both.
-    static func addVersionRoutes(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addVersionRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("versions") { request, _ in
             await answer {
                 let path = try parameter("path", of: request)
@@ -119,7 +119,7 @@ struct ResolveConflict: Decodable {
 extension WebRoutes {
     /// `GET /api/thumbnail?path=`: the freedesktop thumbnail of an image or PDF (made by the
     /// machine's thumbnailers, sandboxed, when the cache has none newer than the file), as PNG.
-    static func addThumbnailRoute(to api: RouterGroup<BasicRequestContext>, state: WebState) {
+    static func addThumbnailRoute(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("thumbnail") { request, _ in
             await answer {
                 let path = try parameter("path", of: request)

@@ -9,7 +9,7 @@ import NIOPosix
 /// path it is given against the scope first, and runs what blocks (files, SQLite, claims) on the
 /// daemon's pools or the index's queue, never on Swift's cooperative pool.
 enum WebRoutes {
-    static func addRoutes(to router: Router<BasicRequestContext>, state: WebState) {
+    static func addRoutes(to router: Router<WebRequestContext>, state: WebState) {
         let api = router.group("api")
         addBrowseRoutes(to: api, state: state)
         addActionRoutes(to: api, state: state)

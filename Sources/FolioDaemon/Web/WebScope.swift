@@ -1,4 +1,5 @@
 import Folio
+import Foundation
 import FolioSystem
 import SystemPackage
 
@@ -9,14 +10,23 @@ import SystemPackage
 struct WebScope: Sendable {
     /// The folders the page may browse, canonical.
     let roots: [String]
+    /// Folio's own folders (its data, state, configuration, runtime), never reached even when a
+    /// root holds them, except the places in `openings` (the Drive, the app containers).
+    let closed: [String]
+    let openings: [String]
 
-    init(roots: [String]) {
-        var canonical: [String] = []
-        for root in roots {
-            guard let real = try? FileStatus.canonicalPath(root), !canonical.contains(real) else { continue }
-            canonical.append(real)
+    init(roots: [String], closed: [String] = [], openings: [String] = []) {
+        func canonical(_ paths: [String]) -> [String] {
+            var result: [String] = []
+            for path in paths {
+                guard let real = try? FileStatus.canonicalPath(path), !result.contains(real) else { continue }
+                result.append(real)
+            }
+            return result
         }
-        self.roots = canonical
+        self.roots = canonical(roots)
+        self.closed = canonical(closed)
+        self.openings = canonical(openings)
     }
 
     /// Refusals name the path as given (it came from the page) and never what a link leads to.
@@ -70,9 +80,22 @@ struct WebScope: Sendable {
         guard let real = try? FileStatus.canonicalPath(parent), contains(real) else { throw outside(path) }
     }
 
-    /// Whether a canonical path is a root or under one.
+    /// Whether a canonical path is a root or under one, and not in Folio's own folders.
     func contains(_ real: String) -> Bool {
-        roots.contains { CoordinationPath.isSelfOrDescendant(real, of: $0) }
+        guard roots.contains(where: { CoordinationPath.isSelfOrDescendant(real, of: $0) }) else { return false }
+        return openings.contains { CoordinationPath.isSelfOrDescendant(real, of: $0) }
+            || !closed.contains { CoordinationPath.isSelfOrDescendant(real, of: $0) }
+    }
+
+    /// An existing item the page may rename, move or trash: reachable, and not a root nor one of
+    /// the places Folio keeps (the Drive, the containers folder).
+    func changeable(_ path: String) throws(Refusal) {
+        try existing(path, followingLink: false)
+        let real = (try? FileStatus.canonicalPath((path as NSString).deletingLastPathComponent)).map { $0 + "/" + (path as NSString).lastPathComponent } ?? path
+        // Nor a folder that holds Folio's own (`~/.local` holds its data): they stay where they are.
+        guard !roots.contains(real), !(openings + closed).contains(where: { CoordinationPath.isSelfOrDescendant($0, of: real) }) else {
+            throw Refusal(status: 400, message: "\(path) cannot be renamed, moved or trashed")
+        }
     }
 
     private func outside(_ path: String) -> Refusal {

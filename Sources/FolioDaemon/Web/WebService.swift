@@ -16,18 +16,18 @@ import SystemPackage
 /// the daemon stops.
 final class WebService: Service, Sendable {
     let state: WebState
-    private let application: Application<RouterResponder<BasicRequestContext>>
+    private let application: Application<RouterResponder<WebRequestContext>>
     private let logger: Logger
 
     init(
         context: DaemonContext, paths: FolioPaths, port: Int, home: String?,
         driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?, logger: Logger
     ) {
-        let scopeRoots = [home, paths.dataDirectory].compactMap { $0 }
+        let scopeRoots = [home, paths.driveDirectory, paths.containersDirectory].compactMap { $0 }
         let state = WebState(context: context, paths: paths, scopeRoots: scopeRoots, home: home, driveCheck: driveCheck, logger: logger)
         self.state = state
         self.logger = logger
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: WebRequestContext.self)
         router.add(middleware: WebGate(state: state))
         WebAssets.addRoutes(to: router, state: state)
         WebRoutes.addRoutes(to: router, state: state)
@@ -65,10 +65,15 @@ final class WebState: Sendable {
     let files: CoordinatedFiles
     let trash: FreedesktopTrash
     let changes: WebChanges
+    /// Whose process is on the other end of a connection.
+    let peers = LoopbackPeer()
     /// Checks a drive before the page saves it (nil: the page cannot set one up).
     let driveCheck: (@Sendable (DriveConfiguration, String?) async throws -> Void)?
     private let boundPort = Mutex<Int?>(nil)
     private let progressReporting = Mutex(false)
+    /// The documents in conflict, as of the version store's manifests folder's modification time
+    /// (a manifest is rewritten by rename, which changes it).
+    private let conflictCache = Mutex<(stamp: Double, paths: Set<String>)?>(nil)
 
     init(
         context: DaemonContext, paths: FolioPaths, scopeRoots: [String], home: String?,
@@ -84,6 +89,16 @@ final class WebState: Sendable {
         files = CoordinatedFiles(engine: context.access.coordination)
         trash = FreedesktopTrash(directory: paths.dataHome + "/Trash", files: files)
         changes = WebChanges(index: context.index, picker: context.access.picker, logger: logger)
+    }
+
+    /// Where the documents with unresolved conflicts are: read again only when the version store
+    /// changed. Blocking.
+    func conflicts() -> Set<String> {
+        let stamp = (try? FileStatus(path: FilePath(paths.versionsDirectory + "/items")))?.modificationTime ?? 0
+        if let cached = conflictCache.withLock({ $0 }), cached.stamp == stamp { return cached.paths }
+        let found = Set(VersionStore.current.documentsWithUnresolvedConflicts())
+        conflictCache.withLock { $0 = (stamp, found) }
+        return found
     }
 
     /// Makes the caller the one task pushing downloads' progress; false when one already is.
@@ -103,7 +118,13 @@ final class WebState: Sendable {
     /// again each time: roots come and go).
     func scope() async -> WebScope {
         let roots = (try? await context.index.perform { try $0.roots().map(\.path) }) ?? []
-        return WebScope(roots: scopeRoots + roots)
+        let (scopeRoots, paths) = (scopeRoots, paths)
+        // realpath of each: blocking, so on a pool.
+        return (try? await blocking(.quick) {
+            WebScope(
+                roots: scopeRoots + roots, closed: [paths.dataDirectory, paths.stateDirectory, paths.configDirectory, paths.socketDirectory],
+                openings: [paths.driveDirectory, paths.containersDirectory])
+        }) ?? WebScope(roots: [])
     }
 
     /// The server listens: remember the port and publish `web.json`.

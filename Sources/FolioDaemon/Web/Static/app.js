@@ -200,9 +200,9 @@ async function reload(keepSelection = false) {
     switch (state.view) {
       case "folder": result = await api(`list?path=${encodeURIComponent(state.path)}&sort=${state.sort}&desc=${state.desc ? 1 : 0}&offset=0&limit=${Math.min(wanted, 1000)}${pickerParameter()}`); break;
       case "search": result = await api(searchQuery()); break;
-      case "recents": result = await api("recents"); break;
-      case "favorites": result = await api("favorites"); break;
-      case "tagged": result = await api("tagged?tag=" + encodeURIComponent(state.tag)); break;
+      case "recents": result = await api("recents?" + pickerParameter().slice(1)); break;
+      case "favorites": result = await api("favorites?" + pickerParameter().slice(1)); break;
+      case "tagged": result = await api("tagged?tag=" + encodeURIComponent(state.tag) + pickerParameter()); break;
       case "trash": result = await api("trash"); break;
       case "conflicts": result = await api("conflicts"); break;
     }
@@ -216,7 +216,13 @@ async function reload(keepSelection = false) {
   state.items = items;
   state.total = result.total ?? items.length;
   if (!keepSelection) { state.selected.clear(); state.anchor = -1; }
-  else { const present = new Set(items.map((i) => i.path)); for (const p of [...state.selected]) if (!present.has(p)) state.selected.delete(p); }
+  else {
+    const present = new Set(items.map((i) => i.path));
+    for (const p of [...state.selected]) if (!present.has(p)) state.selected.delete(p);
+    // The anchor follows its item, wherever the reload put it.
+    const anchored = state.anchor >= 0 ? state.anchorPath : null;
+    state.anchor = anchored && state.selected.has(anchored) ? items.findIndex((i) => i.path === anchored) : items.findIndex((i) => state.selected.has(i.path));
+  }
   renderCrumbs(result.crumbs);
   render();
   markCurrentPlace();
@@ -347,6 +353,7 @@ function select(index, event = {}) {
     state.selected.add(item.path);
     state.anchor = index;
   }
+  state.anchorPath = state.items[state.anchor]?.path ?? null;
   for (const node of $("items").querySelectorAll(".item")) node.setAttribute("aria-selected", state.selected.has(node.dataset.path) ? "true" : "false");
   $("items").setAttribute("aria-activedescendant", "item-" + index);
   document.getElementById("item-" + index)?.scrollIntoView({ block: "nearest" });
@@ -917,11 +924,13 @@ function keyDown(event) {
     case "ArrowUp": event.preventDefault(); select(Math.max(0, current - 1), event); break;
     case "Home": event.preventDefault(); select(0, event); break;
     case "End": event.preventDefault(); select(state.items.length - 1, event); break;
-    case "Enter": if (current >= 0) activate(state.items[current]); break;
+    case "Enter": if (current >= 0 && current < state.items.length) activate(state.items[current]); break;
     case "Backspace": if (event.altKey || state.view !== "folder") break; event.preventDefault(); if (state.path !== state.places?.home) openFolder(parentOf(state.path)); break;
     case "F2": event.preventDefault(); renameSelected(); break;
     case "Delete": event.preventDefault(); trashSelected(); break;
-    case "a": if (event.ctrlKey || event.metaKey) { event.preventDefault(); for (const item of state.items) state.selected.add(item.path); render(); } break;
+    case "a":
+      if ((event.ctrlKey || event.metaKey) && !(state.picker && !state.picker.params.multiple)) { event.preventDefault(); for (const item of state.items) state.selected.add(item.path); render(); }
+      break;
   }
 }
 
@@ -935,7 +944,8 @@ function listen() {
   events.addEventListener("open", () => refreshPicker());
   events.addEventListener("folders", (event) => {
     const { folders } = JSON.parse(event.data);
-    const affects = state.view === "folder" ? folders.includes(state.path) : state.view !== "trash";
+    // Settings panels do not list files; the others show what may have changed.
+    const affects = state.view === "folder" ? folders.includes(state.path) : !["trash", "grants", "drive"].includes(state.view);
     if (affects) reload(true);
     if (state.view === "trash" && folders.some((f) => f.endsWith("/Trash/files"))) reload(true);
   });
