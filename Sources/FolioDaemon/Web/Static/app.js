@@ -185,7 +185,21 @@ async function loadGrants() {
   say(`${grants.length} ${grants.length === 1 ? "grant" : "grants"}`);
 }
 
-async function reload(keepSelection = false) {
+// Reloads what the page shows; `quiet` (a live update) leaves the status line as it is, so a
+// message about what the user just did is not replaced by the item count. Returns once the page
+// shows the newest listing: a reload started meanwhile (a live update) is waited for too, so the
+// caller acts on what is on screen.
+async function reload(keepSelection = false, quiet = false) {
+  let run = reloadNow(keepSelection, quiet);
+  state.latestReload = run;
+  await run;
+  while (state.latestReload !== run) {
+    run = state.latestReload;
+    await run;
+  }
+}
+
+async function reloadNow(keepSelection, quiet) {
   showPanel(state.view);
   if (state.view === "grants" || state.view === "drive") {
     renderCrumbs([]);
@@ -226,7 +240,7 @@ async function reload(keepSelection = false) {
   renderCrumbs(result.crumbs);
   render();
   markCurrentPlace();
-  say(describeView());
+  if (!quiet) say(describeView());
   // Timings for `folio bench web`: the first listing on screen, and each search from keystroke to results.
   if (!state.firstScreen) { state.firstScreen = true; performance.mark("folio-first-screen"); }
   if (state.view === "search" && state.searchStarted !== null) {
@@ -946,8 +960,8 @@ function listen() {
     const { folders } = JSON.parse(event.data);
     // Settings panels do not list files; the others show what may have changed.
     const affects = state.view === "folder" ? folders.includes(state.path) : !["trash", "grants", "drive"].includes(state.view);
-    if (affects) reload(true);
-    if (state.view === "trash" && folders.some((f) => f.endsWith("/Trash/files"))) reload(true);
+    if (affects) reload(true, true);
+    if (state.view === "trash" && folders.some((f) => f.endsWith("/Trash/files"))) reload(true, true);
   });
 }
 
