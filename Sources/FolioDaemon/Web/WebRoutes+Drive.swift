@@ -37,7 +37,8 @@ extension WebRoutes {
         api.post("drive/setup") { request, _ in
             await answer {
                 let form = try await body(DriveForm.self, of: request)
-                let configuration = try form.configuration()
+                // It looks at the folder or executable named: on a pool.
+                let configuration = try await state.blocking(.quick) { try form.configuration() }
                 guard let check = state.driveCheck else { throw WebScope.Refusal(status: 501, message: "this daemon cannot check a drive") }
                 do {
                     try await check(configuration, form.secret)
