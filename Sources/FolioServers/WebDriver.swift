@@ -112,12 +112,13 @@ public final class WebDriver: @unchecked Sendable {
     /// Clicks the element; found again if the page re-rendered it in between (a live update
     /// replaces the list's rows).
     public func click(_ css: String) async throws {
-        for attempt in 1...5 {
+        for attempt in 1...10 {
             let id = try await element(css)
             do {
                 try await command("POST", "/element/\(id)/click")
                 return
-            } catch let error as BrowserError where error.description.contains("stale element") && attempt < 5 {
+            } catch let error as BrowserError where error.description.contains("stale element") && attempt < 10 {
+                try await Task.sleep(for: .milliseconds(20))
                 continue
             }
         }

@@ -61,6 +61,16 @@ struct DrivePageTests {
             try await page.wait(for: "return !(document.querySelector(arguments[0])?.textContent ?? 'in the cloud').includes('in the cloud') && !document.querySelector(arguments[0] + ' .badge.downloading')", "big.bin downloaded", arguments: [BrowserPageTests.selector(big)], seconds: 30)
             #expect(FileManager.default.contents(atPath: big) == Data(repeating: 7, count: 6 << 20))
 
+            // Keep it downloaded, then let it go again: evicted, it is in the cloud once more.
+            try await page.click(BrowserPageTests.selector(big))
+            try await page.click("#pin")
+            try await page.wait(for: "return document.getElementById('pin').getAttribute('aria-pressed') === 'true'", "big.bin pinned")
+            try await page.click("#pin")
+            try await page.wait(for: "return document.getElementById('pin').getAttribute('aria-pressed') === 'false'", "big.bin unpinned")
+            try await page.click("#evict")
+            try await page.wait(for: "return (document.querySelector(arguments[0])?.textContent ?? '').includes('in the cloud')", "big.bin evicted", arguments: [BrowserPageTests.selector(big)])
+            #expect(!FileManager.default.fileExists(atPath: big))
+
             // Another, cancelled half way: it stays in the cloud.
             let bigger = drive + "/bigger.bin"
             try await page.click(BrowserPageTests.selector(bigger))
@@ -70,6 +80,17 @@ struct DrivePageTests {
             try await page.wait(for: "return document.getElementById('status').textContent.startsWith('Cancelled')", "the cancel said")
             try await page.wait(for: "return !document.querySelector(arguments[0] + ' .badge.downloading')", "the download stopped", arguments: [BrowserPageTests.selector(bigger)], seconds: 30)
             #expect(!FileManager.default.fileExists(atPath: bigger))
+
+            // Every file gone from the server at once: the pass holds the deletions until confirmed.
+            for name in ["big.bin", "bigger.bin", "note.txt"] { try FileManager.default.removeItem(atPath: remote.path + "/" + name) }
+            try await page.click("button[data-view=drive]")
+            try await page.click("#drive-sync")
+            try await page.wait(for: "return !document.getElementById('drive-held').hidden && document.getElementById('drive-held-text').textContent.includes('held back 3')", "the hold")
+            #expect(FileManager.default.fileExists(atPath: drive + "/note.txt.folio-cloud") || FileManager.default.fileExists(atPath: drive + "/note.txt"))
+            try await page.click("#drive-confirm")
+            try await page.wait(for: "return document.getElementById('drive-held').hidden", "the hold lifted")
+            let left = try FileManager.default.contentsOfDirectory(atPath: drive).filter { !$0.hasPrefix(".") }
+            #expect(left.isEmpty, "\(left)")
         }
     }
 }

@@ -95,6 +95,12 @@ extension MetadataIndex {
         }
     }
 
+    /// The drive items' states with the server (nil outside the drive), from the drive's journal:
+    /// for records read from disk rather than from the index. Any thread.
+    func driveStates(of records: [IndexRecord]) throws -> [UbiquitousSyncState?] {
+        try pool.read { db in try states.states(of: records, db) }
+    }
+
     /// Runs `work` on the index's queue and returns its result (for callers in Swift concurrency).
     func perform<T: Sendable>(_ work: @escaping @Sendable (MetadataIndex) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

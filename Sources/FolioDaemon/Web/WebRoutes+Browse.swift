@@ -144,6 +144,12 @@ extension WebRoutes {
             state.changes.watch(path)
             var records = IndexRecord.records(of: entries, types: index.writer.types, driveRoot: driveRoot)
             if !hidden { records.removeAll { $0.name.hasPrefix(".") } }
+            // In the drive, each item's state with the server (uploaded, pinned, its error), from the
+            // drive's journal, as the index would give it.
+            if CoordinationPath.isSelfOrDescendant(path, of: driveRoot), !records.isEmpty {
+                let states = try index.driveStates(of: records)
+                for position in records.indices { records[position].sync = states[position] }
+            }
             records.sort { order.precedes($0, $1, descending: descending) }
             return (records.count, Array(records.dropFirst(offset).prefix(limit)))
         }

@@ -500,6 +500,7 @@ async function enterPicker(request) {
   $("picker-choose").textContent = pickerVerbs[mode] || "Choose";
   $("picker-choose").setAttribute("aria-label", pickerVerbs[mode] || "Choose");
   $("picker-bar").hidden = false;
+  document.body.classList.add("picking");
   document.title = "Choose — Folio";
   const start = directory && state.places && [state.places.home, state.places.drive].some((root) => root && (directory === root || directory.startsWith(root + "/"))) ? directory : state.path || state.places.home;
   await openFolder(start);
@@ -509,6 +510,7 @@ async function enterPicker(request) {
 function leavePicker(message) {
   state.picker = null;
   $("picker-bar").hidden = true;
+  document.body.classList.remove("picking");
   reload(true);
   if (message) say(message);
 }
@@ -821,7 +823,7 @@ async function loadDrive() {
   $("drive-sync").disabled = !configuration;
   const last = drive.passes[drive.passes.length - 1];
   $("drive-held").hidden = !(last && last.held > 0);
-  if (last && last.held > 0) $("drive-held-text").textContent = `The last pass held back ${last.held} deletions: so many files went at once that Folio waits for you before deleting them on the server.`;
+  if (last && last.held > 0) $("drive-held-text").textContent = `The last pass held back ${last.held} deletions: so many items went at once (on the server or here) that Folio waits for you before deleting their copies on the other side.`;
   $("drive-passes").replaceChildren(...[...drive.passes].reverse().map((pass) => element("li", { class: pass.error ? "failed" : null },
     `${formatDate(pass.ended)} (${pass.reason}): ` + (pass.error ? `failed: ${pass.error}` : `${pass.uploaded} up, ${pass.downloaded} down, ${pass.placeholders} new in the cloud, ${pass.deletedOnServer + pass.deletedHere} deleted, ${pass.conflicts} conflicts${pass.held ? `, ${pass.held} deletions held` : ""}`))));
   if (drive.passes.length === 0) $("drive-passes").append(element("li", {}, "No pass yet."));
@@ -914,14 +916,24 @@ async function togglePin() {
   catch (error) { say(error.message); }
 }
 
+// A download's progress changes only its badge; a row is drawn again only when its download starts
+// or ends, so the rows (and what a person is about to click) stay put while files download.
 function progressArrived(downloads) {
-  const ended = [...state.downloads.keys()].filter((path) => !downloads.some((d) => d.path === path));
+  const previous = new Set(state.downloads.keys());
   renderDownloads(downloads);
   window.folioProgressSeen = (window.folioProgressSeen || []).concat(downloads.map((d) => d.fraction));
+  const ended = [...previous].filter((path) => !state.downloads.has(path));
   for (const node of $("items").querySelectorAll(".item")) {
-    if (state.downloads.has(node.dataset.path) || ended.includes(node.dataset.path)) { render(); break; }
+    const path = node.dataset.path, download = state.downloads.get(path);
+    const badge = node.querySelector(".badge.downloading");
+    if (download && badge) {
+      badge.textContent = `downloading ${Math.floor(download.fraction * 100)}%`;
+    } else if (download || previous.has(path)) {
+      const index = Number(node.dataset.index);
+      if (state.items[index]) node.replaceWith(row(state.items[index], index));
+    }
   }
-  if (ended.length > 0) reload(true);
+  if (ended.length > 0) reload(true, true);
 }
 
 // MARK: Keyboard
