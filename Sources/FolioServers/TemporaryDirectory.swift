@@ -52,6 +52,10 @@ public final class TemporaryDirectory: @unchecked Sendable {
         env["XDG_RUNTIME_DIR"] = path + "/run"
         env["XDG_CONFIG_DIRS"] = path + "/etc-xdg"
         env["DBUS_SESSION_BUS_ADDRESS"] = nil
+        // No display: a daemon under test never opens a page in the developer's browser (the
+        // picker does when no page is open).
+        env["DISPLAY"] = nil
+        env["WAYLAND_DISPLAY"] = nil
         return env
     }
 }

@@ -130,6 +130,47 @@ struct PickerPageTests {
         #expect(lonely["message"]?.stringValue?.contains("folio browse") == true, "\(lonely)")
     }
 
+    @Test func withNoPageOpenThePickerOpensOne() async throws {
+        // The user's browser: `xdg-open` as the daemon finds it, writing down what it was handed.
+        let bin = try TemporaryDirectory("web-pick-xdg")
+        let recorded = bin.path + "/opened"
+        let opener = try bin.write("xdg-open", "#!/bin/sh\necho \"$1\" > '\(recorded).part' && mv '\(recorded).part' '\(recorded)'\n")
+        #expect(chmod(opener.path, 0o755) == 0)
+        let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let rig = try BrowserRig("pick-launch", withApp: true, extraEnvironment: ["DISPLAY": ":9", "PATH": path]) { home in
+            try Data("the letter".utf8).write(to: URL(fileURLWithPath: home + "/Documents/letter.txt"))
+        }
+        defer { Task { await rig.stop() } }
+        let app = try rig.startApp(["pick", "open", "--type", "public.plain-text"])
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: recorded), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        // The browser was handed a file only the user can read, which leads on to the page.
+        let handed = try String(contentsOfFile: recorded, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!handed.contains(rig.token))
+        let launcher = try String(contentsOfFile: try #require(URL(string: handed)).path, encoding: .utf8)
+        let start = try #require(launcher.range(of: "url=")), end = try #require(launcher.range(of: "\">", range: start.upperBound..<launcher.endIndex))
+        let address = launcher[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&amp;", with: "&")
+        #expect(address == "http://127.0.0.1:\(rig.port)/?token=\(rig.token)")
+        // The new tab shows the request; the choice answers the app.
+        let browser = try await WebDriver()
+        do {
+            try await browser.go(address)
+            try await Self.waitForPicker(browser, "Writer wants to open a document")
+            // It starts at home: into Documents.
+            try await browser.wait(for: "return !!document.querySelector(arguments[0])", "the Documents folder", arguments: [Self.selector(rig.home + "/Documents")])
+            try await browser.run("document.querySelector(arguments[0]).dispatchEvent(new MouseEvent('dblclick', {bubbles: true}))", [Self.selector(rig.home + "/Documents")])
+            try await browser.wait(for: "return !!document.querySelector(arguments[0])", "the letter", arguments: [Self.selector(rig.home + "/Documents/letter.txt")])
+            try await browser.click(Self.selector(rig.home + "/Documents/letter.txt"))
+            try await browser.click("#picker-choose")
+            let answer = try await app.finish()
+            #expect(answer["urls"]?.arrayValue?.first?["text"]?.stringValue == "the letter", "\(answer)")
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+
     @Test func screenshotsOfThePicker() async throws {
         let rig = try Self.rig("pick-shots")
         let documents = rig.home + "/Documents"

@@ -21,6 +21,11 @@ final class PickerService: @unchecked Sendable {
     private weak var frontEnd: ClientSession?
     /// The browser page, while one is open: the front end when no socket front end is attached.
     private weak var page: (any PickerPage)?
+    /// Opens a browser page for a request when no front end is there (set by the web service):
+    /// the page's front end, which the request waits for, or nil when no browser can be started.
+    private var openPage: (@Sendable () -> (any PickerPage)?)?
+    /// How long a request waits for the page it opened.
+    static let pageDeadline: Duration = .seconds(120)
     private var pending: [UInt64: Pending] = [:]
     private var lastNumber: UInt64 = 0
     /// Import folders per connection, removed when it ends.
@@ -56,7 +61,15 @@ final class PickerService: @unchecked Sendable {
     /// when the user chose.
     func pick(_ request: PickerRequest, from session: ClientSession, reply: Int64) throws(CoordinationFailure) {
         lock.lock()
-        let front: (any AnyObject & Sendable)? = frontEnd ?? page
+        var front: (any AnyObject & Sendable)? = frontEnd ?? page
+        var opened = false
+        if front == nil, let openPage {
+            // No page is open: open one in the user's browser; the request waits for it.
+            lock.unlock()
+            front = openPage()
+            opened = front != nil
+            lock.lock()
+        }
         guard let front else {
             lock.unlock()
             throw CoordinationFailure(
@@ -66,6 +79,7 @@ final class PickerService: @unchecked Sendable {
         let number = lastNumber
         pending[number] = Pending(session: session, reply: reply, request: request, app: session.app, client: session.client, shownTo: front)
         lock.unlock()
+        if opened { failUnlessShown(number, after: Self.pageDeadline) }
         var event: [String: WireValue] = ["event": "picker", "request": .int(Int64(number)), "params": request.wireValue]
         if let app = session.app {
             event["app"] = .string(app)
@@ -76,6 +90,27 @@ final class PickerService: @unchecked Sendable {
             socket.write([.object(event)])
         } else if let page = front as? any PickerPage {
             page.present(number, .object(event))
+        }
+    }
+
+    /// Sets how a page is opened for a request that finds none.
+    func setPageOpener(_ opener: @escaping @Sendable () -> (any PickerPage)?) {
+        lock.withLock { openPage = opener }
+    }
+
+    /// A request that opened a page fails if no page came to show it within `deadline`.
+    private func failUnlessShown(_ number: UInt64, after deadline: Duration) {
+        let seconds = Double(deadline.components.seconds)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let self else { return }
+            let orphan = self.lock.withLock { () -> Pending? in
+                guard self.page == nil, let request = self.pending[number] else { return nil }
+                self.pending[number] = nil
+                return request
+            }
+            if let orphan {
+                self.reply(orphan, .failure(CoordinationFailure(kind: .failed, message: "no browser page opened for the picker within \(Int(seconds)) s")))
+            }
         }
     }
 

@@ -29,6 +29,13 @@ final class WebService: Service, Sendable {
         self.logger = logger
         let router = Router(context: WebRequestContext.self)
         router.add(middleware: WebGate(state: state))
+        // An app's pick() with no page open opens one (a new tab through xdg-open) and waits for it.
+        context.access.picker.setPageOpener { [state] in
+            guard let port = state.port,
+                WebLauncher.open("http://127.0.0.1:\(port)/?token=\(state.token)", in: paths.socketDirectory)
+            else { return nil }
+            return state.changes.picker
+        }
         WebAssets.addRoutes(to: router, state: state)
         WebRoutes.addRoutes(to: router, state: state)
         application = Application(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Folio
+import FolioDaemon
 import FolioSystem
 import Foundation
 import SystemPackage
@@ -43,31 +44,12 @@ struct BrowseCommand: ParsableCommand {
         // The browser is handed a file that only this user can read, which leads on to the page:
         // the token never appears on a command line, where any user of the machine could read it
         // (`/proc/*/cmdline`), for as long as the browser runs.
-        let launcher = try Self.launcher(for: address, in: paths.socketDirectory)
+        let launcher = try WebLauncher.file(for: address, in: paths.socketDirectory)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: opener)
         process.arguments = [URL(fileURLWithPath: launcher).absoluteString]
         try process.run()
         process.waitUntilExit()
         if process.terminationStatus != 0 { Swift.print(address) }
-    }
-
-    /// Writes `open-<random>.html` (0600) in `folder`, redirecting to `address`, and removes the
-    /// ones earlier runs left (a browser has read them within a minute).
-    static func launcher(for address: String, in folder: String) throws -> String {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("open-") && name.hasSuffix(".html") {
-            let path = folder + "/" + name
-            if let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date, modified < Date(timeIntervalSinceNow: -60) {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
-        let escaped = address.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-        let page = """
-            <!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(escaped)">
-            <title>Folio</title><p><a href="\(escaped)">Open Folio</a></p>
-            """
-        let path = folder + "/open-\(UUID().uuidString.lowercased()).html"
-        try AtomicFile.write(Data(page.utf8), to: path, permissions: [.ownerReadWrite])
-        return path
     }
 }
