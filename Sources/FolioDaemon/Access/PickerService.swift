@@ -98,10 +98,11 @@ final class PickerService: @unchecked Sendable {
         lock.withLock { openPage = opener }
     }
 
-    /// A request that opened a page fails if no page came to show it within `deadline`.
+    /// A request that opened a page fails if no page came to show it within `deadline` (a task
+    /// that sleeps: nothing waits on a thread).
     private func failUnlessShown(_ number: UInt64, after deadline: Duration) {
-        let seconds = Double(deadline.components.seconds)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+        Task { [weak self] in
+            try? await Task.sleep(for: deadline)
             guard let self else { return }
             let orphan = self.lock.withLock { () -> Pending? in
                 guard self.page == nil, let request = self.pending[number] else { return nil }
@@ -109,7 +110,7 @@ final class PickerService: @unchecked Sendable {
                 return request
             }
             if let orphan {
-                self.reply(orphan, .failure(CoordinationFailure(kind: .failed, message: "no browser page opened for the picker within \(Int(seconds)) s")))
+                self.reply(orphan, .failure(CoordinationFailure(kind: .failed, message: "no browser page opened for the picker within \(deadline)")))
             }
         }
     }

@@ -144,7 +144,7 @@ extension WebRoutes {
     }
 
     /// The answer to a change, once the index applied what it stitched.
-    private static func changed(_ value: some Encodable & Sendable, state: WebState) async throws -> Response {
+    static func changed(_ value: some Encodable & Sendable, state: WebState) async throws -> Response {
         try await state.context.index.perform { $0.applyStitched() }
         return WebJSON.response(value)
     }

@@ -174,16 +174,15 @@ enum SearchKind: String, Sendable {
     case folder, document, image, text, pdf, audio, movie
 
     func matches(_ record: IndexRecord) -> Bool {
-        if self == .folder { return record.kind == .directory }
-        guard record.kind != .directory, let type = UTType(record.type) else { return false }
+        let type = record.kind == .directory ? nil : UTType(record.type)
         switch self {
-        case .folder: return false
-        case .document: return !type.conforms(to: .image) && !type.conforms(to: .audiovisualContent)
-        case .image: return type.conforms(to: .image)
-        case .text: return type.conforms(to: .text)
-        case .pdf: return type.conforms(to: .pdf)
-        case .audio: return type.conforms(to: .audio)
-        case .movie: return type.conforms(to: .movie)
+        case .folder: return record.kind == .directory
+        case .document: return type.map { !$0.conforms(to: .image) && !$0.conforms(to: .audiovisualContent) } ?? false
+        case .image: return type?.conforms(to: .image) ?? false
+        case .text: return type?.conforms(to: .text) ?? false
+        case .pdf: return type?.conforms(to: .pdf) ?? false
+        case .audio: return type?.conforms(to: .audio) ?? false
+        case .movie: return type?.conforms(to: .movie) ?? false
         }
     }
 }

@@ -31,8 +31,7 @@ extension WebRoutes {
                     try state.files.copy(template.path, to: target)
                     return target
                 }
-                try await state.context.index.perform { $0.applyStitched() }
-                return WebJSON.response(["path": created])
+                return try await changed(["path": created], state: state)
             }
         }
     }

@@ -41,8 +41,7 @@ extension WebRoutes {
                     try scope.existing(change.path)
                     try state.files.restore(change.id, of: change.path)
                 }
-                try await state.context.index.perform { $0.applyStitched() }
-                return WebJSON.response(["path": change.path])
+                return try await changed(["path": change.path], state: state)
             }
         }
 
@@ -70,8 +69,7 @@ extension WebRoutes {
                     try scope.existing(change.path)
                     return try state.files.resolveConflicts(of: change.path, keep: change.keep, keepBoth: change.both ?? false)
                 }
-                try await state.context.index.perform { $0.applyStitched() }
-                return WebJSON.response(["kept": kept])
+                return try await changed(["kept": kept], state: state)
             }
         }
     }
