@@ -87,6 +87,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The C collation that orders names as Finder does (`NaturalNameOrder`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // The web page's HTML, CSS and JavaScript modules (no npm, nothing fetched from elsewhere).

@@ -81,3 +81,35 @@ int cfolio_inode_generation(const char *path, unsigned long long *generation) {
     return 0;
 }
 #endif
+
+#include <string.h>
+
+static int cfolio_is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+int cfolio_natural_compare(void *context, int length_a, const void *a, int length_b, const void *b) {
+    (void)context;
+    const unsigned char *x = a, *y = b;
+    int i = 0, j = 0;
+    while (i < length_a && j < length_b) {
+        if (cfolio_is_digit(x[i]) && cfolio_is_digit(y[j])) {
+            while (i < length_a && x[i] == '0') i++;
+            while (j < length_b && y[j] == '0') j++;
+            int end_i = i, end_j = j;
+            while (end_i < length_a && cfolio_is_digit(x[end_i])) end_i++;
+            while (end_j < length_b && cfolio_is_digit(y[end_j])) end_j++;
+            // The longer run (without leading zeros) is the larger number; equal lengths compare digit by digit.
+            if (end_i - i != end_j - j) return end_i - i < end_j - j ? -1 : 1;
+            int order = memcmp(x + i, y + j, (size_t)(end_i - i));
+            if (order != 0) return order < 0 ? -1 : 1;
+            i = end_i;
+            j = end_j;
+            continue;
+        }
+        if (x[i] != y[j]) return x[i] < y[j] ? -1 : 1;
+        i++;
+        j++;
+    }
+    if (i < length_a) return 1;
+    if (j < length_b) return -1;
+    return 0;
+}

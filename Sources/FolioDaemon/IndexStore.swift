@@ -29,6 +29,7 @@ package final class IndexStore: Sendable {
         // the other's transaction rather than failing.
         configuration.busyMode = .timeout(30)
         configuration.prepareDatabase { db in
+            try NaturalNameOrder.register(db)
             // The writer crawls: a larger page cache keeps the index b-trees in memory (64 MiB at
             // most; readers keep SQLite's default).
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -65536") }

@@ -68,4 +68,9 @@ int cfolio_inode_generation(const char *path, unsigned long long *generation);
 void cfolio_forward_signals(pid_t target);
 #endif
 
+/// Compares two UTF-8 strings byte by byte, except that runs of ASCII digits compare by their
+/// numeric value (“2” before “10”; leading zeros ignored), as Finder and file managers order names.
+/// The signature of an SQLite collation (`context` unused). Returns <0, 0 or >0.
+int cfolio_natural_compare(void *context, int length_a, const void *a, int length_b, const void *b);
+
 #endif

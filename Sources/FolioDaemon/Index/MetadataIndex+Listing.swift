@@ -9,15 +9,16 @@ extension MetadataIndex {
     enum ListingOrder: String, Sendable, CaseIterable {
         case name, date, size, kind
 
-        /// The SQL ordering, folders first, then by the key, then by name.
+        /// The SQL ordering, folders first, then by the key, then by name as Finder orders names.
         func sql(descending: Bool) -> String {
+            let natural = "fold COLLATE \(NaturalNameOrder.collation)"
             let direction = descending ? "DESC" : "ASC"
             let key =
                 switch self {
-                case .name: "fold \(direction), name \(direction)"
-                case .date: "modified \(direction), fold"
-                case .size: "size \(direction), fold"
-                case .kind: "type \(direction), fold"
+                case .name: "\(natural) \(direction), name \(direction)"
+                case .date: "modified \(direction), \(natural), name"
+                case .size: "size \(direction), \(natural), name"
+                case .kind: "type \(direction), \(natural), name"
                 }
             return "kind = 1 DESC, " + key
         }
@@ -26,8 +27,8 @@ extension MetadataIndex {
         func precedes(_ a: IndexRecord, _ b: IndexRecord, descending: Bool) -> Bool {
             if (a.kind == .directory) != (b.kind == .directory) { return a.kind == .directory }
             func byName() -> Bool {
-                let order = MetadataFacts.searchFold(a.name).compare(MetadataFacts.searchFold(b.name))
-                return order == .orderedSame ? a.name < b.name : order == .orderedAscending
+                let order = NaturalNameOrder.compare(MetadataFacts.searchFold(a.name), MetadataFacts.searchFold(b.name))
+                return order == 0 ? a.name < b.name : order < 0
             }
             let ascending: Bool
             switch self {
@@ -68,7 +69,7 @@ extension MetadataIndex {
         applyStitched()
         return try pool.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE instr(tags, ?) > 0 ORDER BY fold LIMIT ?",
+                db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE instr(tags, ?) > 0 ORDER BY fold COLLATE \(NaturalNameOrder.collation), name LIMIT ?",
                 arguments: ["\n" + tag + "\n", limit]
             ).map(IndexRecord.init(row:))
         }
