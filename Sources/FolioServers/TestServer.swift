@@ -4,12 +4,12 @@
 public import Foundation
 
 /// A real server started on 127.0.0.1 for a test or a benchmark, on a free port, stopped when the value goes away:
-/// Apache httpd with mod_dav_fs, WsgiDAV, `rclone serve webdav` (a server that ignores If-Match),
-/// and moto (S3).
+/// Apache httpd with mod_dav_fs, WsgiDAV, lighttpd with mod_webdav, `rclone serve webdav` (a server
+/// that ignores If-Match), nginx's dav module (no PROPFIND: not a whole WebDAV server), and moto (S3).
 public final class TestServer: @unchecked Sendable {
     /// The servers.
     public enum Kind: String, Sendable, CaseIterable {
-        case apache, wsgidav, rclone, moto
+        case apache, wsgidav, lighttpd, rclone, nginx, moto
     }
 
     /// Which server (nil for a test's own script).
@@ -41,7 +41,9 @@ public final class TestServer: @unchecked Sendable {
     /// What the server logged so far.
     public var log: String {
         var text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-        if kind == .apache, let errors = try? String(contentsOf: directory.child("logs/error.log"), encoding: .utf8) { text += errors }
+        for errors in ["logs/error.log", "logs/lighttpd-error.log", "logs/nginx-error.log"] {
+            if let errors = try? String(contentsOf: directory.child(errors), encoding: .utf8) { text += errors }
+        }
         return text
     }
 
@@ -54,6 +56,11 @@ public final class TestServer: @unchecked Sendable {
             ProcessRunner.which("rclone") == nil ? "rclone is not installed (apt-get install rclone; scripts/test does it)" : nil
         case .wsgidav:
             venvTool("wsgidav") == nil ? "WsgiDAV is not installed (scripts/test puts it in .venv-test)" : nil
+        case .lighttpd:
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/lighttpd") && FileManager.default.fileExists(atPath: "/usr/lib/lighttpd/mod_webdav.so")
+                ? nil : "lighttpd with mod_webdav is not installed (apt-get install lighttpd lighttpd-mod-webdav; scripts/test does it)"
+        case .nginx:
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? nil : "nginx is not installed (apt-get install nginx; scripts/test does it)"
         case .moto:
             motoPython == nil ? "moto is not installed (pip install 'moto[server]'; scripts/test does it)" : nil
         }
@@ -74,7 +81,9 @@ public final class TestServer: @unchecked Sendable {
     /// - Throws: the reason it cannot run, or its log when it did not start.
     public convenience init(_ kind: Kind, enforcingSignatures: Bool = false) throws {
         if let reason = Self.unavailability(kind) { throw TestServerError(reason) }
-        try self.init(kind: kind, serves: kind != .moto, probe: kind == .moto ? ("GET", "/moto-api/") : ("OPTIONS", "/")) { process, port, directory, root in
+        // nginx's dav module answers no OPTIONS, and its root (no index) is a 403 to GET: a missing file's 404 says it is up.
+        let probe = kind == .moto ? ("GET", "/moto-api/", 200) : kind == .nginx ? ("HEAD", "/folio-ready-probe", 404) : ("OPTIONS", "/", 200)
+        try self.init(kind: kind, serves: kind != .moto, probe: probe) { process, port, directory, root in
             try Self.configure(process, kind: kind, port: port, directory: directory, root: root)
             if kind == .moto, enforcingSignatures {
                 // Three IAM actions and the bucket's creation go unchecked; every later request must be signed.
@@ -110,14 +119,14 @@ public final class TestServer: @unchecked Sendable {
 
     /// Starts a test's own server: `executable` with `arguments(port)`, ready when `OPTIONS /` answers 200.
     public convenience init(script executable: URL, arguments: @escaping @Sendable (Int) -> [String]) throws {
-        try self.init(kind: nil, serves: false, probe: ("OPTIONS", "/")) { process, port, _, _ in
+        try self.init(kind: nil, serves: false, probe: ("OPTIONS", "/", 200)) { process, port, _, _ in
             process.executableURL = executable
             process.arguments = arguments(port)
         }
     }
 
     private init(
-        kind: Kind?, serves: Bool, probe: (String, String), configure: (Process, Int, TemporaryDirectory, URL?) throws -> Void
+        kind: Kind?, serves: Bool, probe: (String, String, Int), configure: (Process, Int, TemporaryDirectory, URL?) throws -> Void
     ) throws {
         self.kind = kind
         directory = try TemporaryDirectory("folio-\(kind?.rawValue ?? "server")")
@@ -254,7 +263,7 @@ public final class TestServer: @unchecked Sendable {
     /// Changes the served tree's owner to the server's user (Apache runs as www-data when started
     /// as root): call after writing into ``root`` directly.
     public func fixOwnership() {
-        guard kind == .apache, getuid() == 0, let root else { return }
+        guard kind == .apache || kind == .nginx, getuid() == 0, let root else { return }
         _ = try? ProcessRunner.run(URL(fileURLWithPath: "/bin/chown"), ["-R", "www-data:www-data", root.path])
     }
 
@@ -306,6 +315,61 @@ public final class TestServer: @unchecked Sendable {
             }
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/apache2")
             process.arguments = ["-f", "\(base)/httpd.conf", "-DFOREGROUND"]
+        case .lighttpd:
+            let base = directory.path
+            for folder in ["run", "logs"] { try FileManager.default.createDirectory(atPath: "\(base)/\(folder)", withIntermediateDirectories: true) }
+            // As Debian ships it: names with control characters are refused (400), and a collection
+            // named without its trailing slash is redirected (308) to the slashed URL, MOVE included.
+            let config = """
+                server.modules = ( "mod_webdav" )
+                server.document-root = "\(root!.path)"
+                server.bind = "127.0.0.1"
+                server.port = \(port)
+                server.errorlog = "\(base)/logs/lighttpd-error.log"
+                server.pid-file = "\(base)/run/lighttpd.pid"
+                server.upload-dirs = ( "\(base)/run" )
+                mimetype.assign = ( "" => "application/octet-stream" )
+                webdav.activate = "enable"
+                webdav.is-readonly = "disable"
+                webdav.sqlite-db-name = "\(base)/run/webdav.db"
+                """
+            try config.write(toFile: "\(base)/lighttpd.conf", atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/lighttpd")
+            process.arguments = ["-D", "-f", "\(base)/lighttpd.conf"]
+        case .nginx:
+            let base = directory.path
+            for folder in ["run", "logs", "tmp"] { try FileManager.default.createDirectory(atPath: "\(base)/\(folder)", withIntermediateDirectories: true) }
+            // The dav module alone, as `apt-get install nginx` gives it: PUT, DELETE, MKCOL, COPY and
+            // MOVE, but no PROPFIND (that needs the separate dav-ext module).
+            let config = """
+                daemon off;
+                \(getuid() == 0 ? "user www-data;" : "")
+                worker_processes 1;
+                pid \(base)/run/nginx.pid;
+                error_log \(base)/logs/nginx-error.log;
+                events { worker_connections 64; }
+                http {
+                  access_log off;
+                  client_body_temp_path \(base)/tmp/body;
+                  proxy_temp_path \(base)/tmp/proxy;
+                  fastcgi_temp_path \(base)/tmp/fastcgi;
+                  uwsgi_temp_path \(base)/tmp/uwsgi;
+                  scgi_temp_path \(base)/tmp/scgi;
+                  server {
+                    listen 127.0.0.1:\(port);
+                    root \(root!.path);
+                    location / { dav_methods PUT DELETE MKCOL COPY MOVE; create_full_put_path on; }
+                  }
+                }
+                """
+            try config.write(toFile: "\(base)/nginx.conf", atomically: true, encoding: .utf8)
+            if getuid() == 0 {
+                // nginx's worker runs as www-data when started as root: it must reach and write the folder.
+                _ = try ProcessRunner.run(URL(fileURLWithPath: "/bin/chown"), ["-R", "www-data:www-data", root!.path, "\(base)/tmp"])
+                chmod(base, 0o755)
+            }
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-c", "\(base)/nginx.conf", "-e", "\(base)/logs/nginx-error.log"]
         case .wsgidav:
             process.executableURL = URL(fileURLWithPath: venvTool("wsgidav")!)
             process.arguments = ["--host", "127.0.0.1", "--port", "\(port)", "--root", root!.path, "--auth", "anonymous", "--server", "cheroot", "-q"]
@@ -325,12 +389,12 @@ public final class TestServer: @unchecked Sendable {
         }
     }
 
-    private static func waitUntilReady(_ probe: (String, String), port: Int, process: Process) throws {
+    private static func waitUntilReady(_ probe: (String, String, Int), port: Int, process: Process) throws {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             guard process.isRunning else { throw TestServerError("exited with status \(process.terminationStatus)") }
             if LoopbackHTTP.isListening(port) {
-                if let reply = try? LoopbackHTTP.request(port: port, method: probe.0, path: probe.1, timeout: 5), reply.status == 200 { return }
+                if let reply = try? LoopbackHTTP.request(port: port, method: probe.0, path: probe.1, timeout: 5), reply.status == probe.2 { return }
             }
             usleep(50_000)
         }

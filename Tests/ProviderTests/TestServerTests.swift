@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Test servers start, answer and stop", .elasticPool)
 struct TestServerTests {
-    @Test(arguments: [TestServer.Kind.apache, .wsgidav, .rclone])
+    @Test(arguments: [TestServer.Kind.apache, .wsgidav, .lighttpd, .rclone, .nginx])
     func webDAVServersServeTheirFolder(kind: TestServer.Kind) throws {
         try #require(TestServer.shouldRun(kind), "\(TestServer.unavailability(kind) ?? "")")
         let server = try TestServer(kind)

@@ -93,9 +93,19 @@ struct ValidationSuiteTests {
         #expect(outcomes.filter(\.passed).count > 15)
     }
 
-    @Test func aProviderThatFailsEveryListingFailsThoseCases() async throws {
+    /// A provider whose root cannot be listed is one refusal, in the provider's words, before any case.
+    @Test func aProviderThatFailsEveryListingIsOneRefusal() async throws {
         let provider = InMemoryFileProvider()
         await provider.failNext(.enumerateItems, with: FileProviderError(.serverUnreachable), times: 1000)
+        let outcomes = try await Self.run(provider, only: ["paging", "working set"])
+        #expect(outcomes.count == 1 && outcomes.first?.name == "list the root and set up a scratch folder")
+        #expect(outcomes.allSatisfy { !$0.passed && ($0.failure ?? "").contains("serverUnreachable") })
+    }
+
+    /// A provider that fails listings only after the root's: the cases that list fail, each on its own.
+    @Test func aProviderThatFailsListingsFailsThoseCases() async throws {
+        let provider = InMemoryFileProvider()
+        await provider.failNext(.enumerateItems, with: FileProviderError(.serverUnreachable), times: 1000, afterSucceeding: 1)
         let outcomes = try await Self.run(provider, only: ["paging", "working set"])
         #expect(outcomes.count == 2)
         #expect(outcomes.allSatisfy { !$0.passed && ($0.failure ?? "").contains("serverUnreachable") })

@@ -33,6 +33,31 @@ struct WebDAVProviderTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
+    /// lighttpd redirects a collection named without its trailing slash (308, MOVE included) and
+    /// refuses names with control characters (400).
+    @Test(.enabled(if: TestServer.shouldRun(.lighttpd)))
+    func lighttpdModWebDAVPasses() async throws {
+        let failures = try await Self.validate(.lighttpd)
+        #expect(failures.isEmpty, "\(failures)")
+    }
+
+    /// nginx's dav module has no PROPFIND: the suite stops at once with one refusal that says so,
+    /// through the provider and through the command.
+    @Test(.enabled(if: TestServer.shouldRun(.nginx)))
+    func nginxWithoutPropfindIsOneClearRefusal() async throws {
+        let server = try TestServer(.nginx)
+        let scratch = try TemporaryDirectory("folio-webdav-nginx")
+        let outcomes = await ProviderValidation(provider: WebDAVProvider(baseURL: server.baseURL), temporaryDirectory: scratch.child("tmp")).run()
+        #expect(outcomes.count == 1 && outcomes.first?.name == "list the root and set up a scratch folder", "\(outcomes.map(\.name))")
+        #expect(outcomes.first?.failure?.contains("this server does not speak WebDAV (no PROPFIND)") == true, "\(outcomes)")
+        #expect(outcomes.first?.failure?.contains("serverUnreachable") == false)
+        let output = try ProcessRunner.folio(["provider", "validate", server.baseURL.absoluteString])
+        #expect(output.status != 0)
+        #expect((output.stdout + output.stderr).contains("this server does not speak WebDAV (no PROPFIND)"), "\(output.stdout)\(output.stderr)")
+        // It wrote nothing.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: server.root!.path).isEmpty)
+    }
+
     /// rclone's server ignores If-Match and If-None-Match: the provider's own checks catch conflicts.
     @Test(.enabled(if: TestServer.shouldRun(.rclone)))
     func rcloneWhichIgnoresIfMatchPasses() async throws {

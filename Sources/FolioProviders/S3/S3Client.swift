@@ -132,19 +132,26 @@ struct S3Client: Sendable {
 
     // MARK: Errors
 
-    /// The provider error for an HTTP status that is not success, given the reply's body.
+    /// The provider error for an HTTP status that is not success, given the reply's body: S3's
+    /// error codes first, then what the status means for any HTTP server (`HTTPStatusError`).
     static func statusError(_ status: Int, _ body: [UInt8], _ method: String, _ key: String) -> any Error {
         let reply = S3ErrorReply.parse(body)
-        let what = "\(method) \(key.isEmpty ? "/" : key): HTTP \(status)" + (reply.code.map { " \($0)" } ?? "")
-            + (reply.message.map { " (\($0))" } ?? "")
+        let target = key.isEmpty ? "/" : key
+        let what = "\(method) \(target): HTTP \(status)" + (reply.code.map { " \($0)" } ?? "") + (reply.message.map { " (\($0))" } ?? "")
         switch (status, reply.code) {
-        case (_, "NoSuchBucket"): return FileProviderError(.serverUnreachable, message: what)
-        case (403, "SignatureDoesNotMatch"), (403, "InvalidAccessKeyId"), (403, "AccessDenied"), (401, _), (403, _):
-            return FileProviderError(.notAuthenticated, message: what)
-        case (404, _), (410, _): return FileProviderError(.noSuchItem, message: what)
-        case (412, _), (409, "ConditionalRequestConflict"): return FileProviderError(.baseVersionMismatch, message: what)
-        case (_, "EntityTooLarge"), (_, "QuotaExceeded"), (507, _), (413, _): return FileProviderError(.insufficientQuota, message: what)
-        default: return FileProviderError(.serverUnreachable, message: what)
+        case (_, "NoSuchBucket"): return FileProviderError(.cannotSynchronize, message: "no such bucket: \(what)")
+        case (_, "RequestTimeTooSkewed"):
+            return FileProviderError(.notAuthenticated, message: "this computer's clock is too far from the server's (set the time, then sync again): \(what)")
+        case (403, "SignatureDoesNotMatch"): return FileProviderError(.notAuthenticated, message: "the server refused the secret key: \(what)")
+        case (403, "InvalidAccessKeyId"): return FileProviderError(.notAuthenticated, message: "the server does not know the access key: \(what)")
+        case (403, "AccessDenied"): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")
+        case (409, "ConditionalRequestConflict"): return FileProviderError(.baseVersionMismatch, message: what)
+        case (_, "EntityTooLarge"): return FileProviderError(.cannotSynchronize, message: "the server refuses a file this large: \(what)")
+        case (_, "QuotaExceeded"): return FileProviderError(.insufficientQuota, message: "the account is out of space: \(what)")
+        case (403, _): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")
+        default:
+            let words = reply.code.map { code in reply.message.map { "\(code): \($0)" } ?? code } ?? HTTPStatusError.words(body)
+            return HTTPStatusError.error(status, method: method, target: target, isRoot: key.isEmpty, words: words)
         }
     }
 

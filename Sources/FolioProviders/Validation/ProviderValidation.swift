@@ -53,7 +53,7 @@ public struct ProviderValidation: Sendable {
         do {
             context = try await ValidationContext.make(provider: provider, temporaryDirectory: temporaryDirectory, options: options)
         } catch {
-            let outcome = Outcome(name: "set up a scratch folder", failure: "\(error)", duration: .zero)
+            let outcome = Outcome(name: "list the root and set up a scratch folder", failure: "\(error)", duration: .zero)
             report(outcome)
             return [outcome]
         }

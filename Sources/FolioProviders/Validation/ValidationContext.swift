@@ -27,6 +27,9 @@ final class ValidationContext: Sendable {
     {
         try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
         let request = FileProviderRequest(isSystemRequest: true, temporaryDirectory: temporaryDirectory)
+        // The root must list first: a server that cannot (not WebDAV, no such bucket, wrong password)
+        // is one refusal, in its own words, rather than every case failing alike.
+        _ = try await provider.enumerateItems(in: .rootContainer, startingAt: .initialPageSortedByName, request: request)
         let name = "folio-validation-\(UUID().uuidString.prefix(8).lowercased())"
         let template = FileProviderItemRecord(
             itemIdentifier: FileProviderItemIdentifier("new-\(name)"), parentItemIdentifier: .rootContainer, filename: name,

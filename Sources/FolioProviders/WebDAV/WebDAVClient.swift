@@ -53,9 +53,32 @@ struct WebDAVClient: Sendable {
     }
 
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
+    ///
+    /// A collection named without its trailing slash may be redirected (301, 302, 307, 308) to its
+    /// slashed address, as lighttpd does for every method: that redirect, and no other, is followed
+    /// once, on the same server. Callers that know they name a collection pass the slash themselves.
     func send(
         _ method: String, _ relative: String, headers: [(String, String)] = [], body: [UInt8]? = nil, limit: Int = 1 << 20
     ) async throws -> Reply {
+        let reply = try await sendOnce(method, relative, headers: headers, body: body, limit: limit)
+        if [301, 302, 307, 308].contains(reply.status), !relative.isEmpty, !relative.hasSuffix("/"), let location = reply.header("Location"),
+            isSlashed(location, of: relative)
+        {
+            return try await sendOnce(method, relative + "/", headers: headers, body: body, limit: limit)
+        }
+        return reply
+    }
+
+    /// Whether `location` (a redirect's target) is `relative`'s own address with a trailing slash, on this server.
+    func isSlashed(_ location: String, of relative: String) -> Bool {
+        let path = location.split(separator: "?", maxSplits: 1).first.map(String.init) ?? location
+        guard path.hasSuffix("/") else { return false }
+        let absolute = path.hasPrefix("/") || path.contains("://")
+        guard absolute, let target = DAVPath.relative(path, basePath: basePath, origin: origin) else { return false }
+        return target.utf8.elementsEqual(relative.utf8)
+    }
+
+    private func sendOnce(_ method: String, _ relative: String, headers: [(String, String)], body: [UInt8]?, limit: Int) async throws -> Reply {
         var request = request(method, relative, headers: headers)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
@@ -87,7 +110,7 @@ struct WebDAVClient: Sendable {
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
     func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64, sha256: Data) {
         let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress) {
-            status, _ in Self.statusError(status, "GET", relative)
+            status, body in statusError(status, "GET", relative, body: body)
         }
         return (received.headers.first(name: "ETag"), received.size, received.sha256)
     }
@@ -102,7 +125,7 @@ struct WebDAVClient: Sendable {
         let reply = try await send(
             "PROPFIND", relative, headers: [("Depth", "\(depth)"), ("Content-Type", "application/xml; charset=utf-8")], body: body,
             limit: Self.maximumListing)
-        guard reply.status == 207 else { throw Self.statusError(reply.status, "PROPFIND", relative) }
+        guard reply.status == 207 else { throw statusError(reply.status, "PROPFIND", relative, body: reply.body) }
         do {
             return try MultistatusParser.parse(reply.body)
         } catch {
@@ -112,16 +135,10 @@ struct WebDAVClient: Sendable {
 
     // MARK: Errors
 
-    /// The provider error for an HTTP status that is not success.
-    static func statusError(_ status: Int, _ method: String, _ relative: String) -> any Error {
-        let what = "\(method) /\(relative): HTTP \(status)"
-        switch status {
-        case 401, 403: return FileProviderError(.notAuthenticated, message: what)
-        case 404, 409, 410: return FileProviderError(.noSuchItem, message: what)
-        case 412: return FileProviderError(.baseVersionMismatch, message: what)
-        case 507, 413: return FileProviderError(.insufficientQuota, message: what)
-        default: return FileProviderError(.serverUnreachable, message: what)
-        }
+    /// The provider error for an HTTP status that is not success (`HTTPStatusError`), with the
+    /// server's words from `body`.
+    func statusError(_ status: Int, _ method: String, _ relative: String, body: [UInt8] = []) -> any Error {
+        HTTPStatusError.error(status, method: method, target: basePath + relative, isRoot: relative.isEmpty || relative == "/", words: HTTPStatusError.words(body))
     }
 
     /// The provider error for a failure below HTTP (refused connection, timeout, reset).

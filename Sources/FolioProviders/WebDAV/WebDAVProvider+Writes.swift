@@ -20,10 +20,16 @@ extension WebDAVProvider {
             let reply = try await dav.upload(target, from: contents, headers: [("If-None-Match", "*")])
             switch reply.status {
             case 200..<300: break
-            case 412, 405:
+            case 412:
                 let existing = try? await existing(target)
                 throw FileProviderError.collision(with: existing?.itemIdentifier ?? Self.identifier(target), message: "“\(template.filename)” exists in its folder")
-            default: throw WebDAVClient.statusError(reply.status, "PUT", target)
+            case 405:
+                // Some servers refuse a PUT over a folder with 405: a collision only if something is there.
+                if let existing = try await existing(target) {
+                    throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(template.filename)” exists in its folder")
+                }
+                throw dav.statusError(reply.status, "PUT", target, body: reply.body)
+            default: throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             }
             var item = fileRecord(target, etag: reply.header("ETag"), size: size)
             if item == nil { item = try await current(target) }
@@ -44,7 +50,7 @@ extension WebDAVProvider {
             switch reply.status {
             case 200..<300: break
             case 405: throw FileProviderError.collision(with: Self.identifier(target))
-            default: throw WebDAVClient.statusError(reply.status, "MKCOL", target)
+            default: throw dav.statusError(reply.status, "MKCOL", target, body: reply.body)
             }
         } else {
             try await uploadThroughTemporary(target, from: contents, parent: parent, overwrite: false)
@@ -69,7 +75,7 @@ extension WebDAVProvider {
             let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
             if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
                 let reply = try await dav.upload(relative, from: contents, headers: [])
-                guard (200..<300).contains(reply.status) else { throw WebDAVClient.statusError(reply.status, "PUT", relative) }
+                guard (200..<300).contains(reply.status) else { throw dav.statusError(reply.status, "PUT", relative, body: reply.body) }
             } else if ETag.isServerTag(base), try await conditionsHonoured() {
                 try await conditionally("PUT", relative, base: base) { headers in try await self.dav.upload(relative, from: contents, headers: headers) }
             } else {
@@ -95,11 +101,13 @@ extension WebDAVProvider {
                 if let existing = try await existing(destination) {
                     throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(name)” exists in its folder")
                 }
-                let reply = try await dav.send("MOVE", relative, headers: [("Destination", dav.url(destination)), ("Overwrite", "F")])
+                // A collection is named with its trailing slash, source and destination (RFC 4918).
+                let slash = current.isFolder ? "/" : ""
+                let reply = try await dav.send("MOVE", relative + slash, headers: [("Destination", dav.url(destination + slash)), ("Overwrite", "F")])
                 switch reply.status {
                 case 200..<300: break
                 case 412: throw FileProviderError.collision(with: Self.identifier(destination))
-                default: throw WebDAVClient.statusError(reply.status, "MOVE", relative)
+                default: throw dav.statusError(reply.status, "MOVE", relative, body: reply.body)
                 }
                 remember(nil, removed: [Self.identifier(relative)])
                 relative = destination
@@ -123,11 +131,11 @@ extension WebDAVProvider {
             if !options.contains(.recursive), !(try await children(relative)).isEmpty {
                 throw FileProviderError(.directoryNotEmpty, message: "“\(current.filename)” is not empty")
             }
-            let reply = try await dav.send("DELETE", relative)
-            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+            let reply = try await dav.send("DELETE", relative + "/")
+            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw dav.statusError(reply.status, "DELETE", relative, body: reply.body) }
         } else if baseVersion.contentVersion.isEmpty {
             let reply = try await dav.send("DELETE", relative)
-            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+            guard (200..<300).contains(reply.status) || reply.status == 404 else { throw dav.statusError(reply.status, "DELETE", relative, body: reply.body) }
         } else {
             let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
             if ETag.isServerTag(base), try await conditionsHonoured() {
@@ -135,7 +143,7 @@ extension WebDAVProvider {
             } else {
                 try await checkBase(relative, base)
                 let reply = try await dav.send("DELETE", relative)
-                guard (200..<300).contains(reply.status) || reply.status == 404 else { throw WebDAVClient.statusError(reply.status, "DELETE", relative) }
+                guard (200..<300).contains(reply.status) || reply.status == 404 else { throw dav.statusError(reply.status, "DELETE", relative, body: reply.body) }
             }
         }
         remember(nil, removed: [identifier])
@@ -169,7 +177,7 @@ extension WebDAVProvider {
             let reply = try await send([("If-Match", "\"\(base)\"")])
             if (200..<300).contains(reply.status) { return }
             if method == "DELETE", reply.status == 404 { return }
-            guard reply.status == 412 else { throw WebDAVClient.statusError(reply.status, method, relative) }
+            guard reply.status == 412 else { throw dav.statusError(reply.status, method, relative, body: reply.body) }
             try await checkBase(relative, base)
             try await Task.sleep(for: .milliseconds(1100))
         }
@@ -181,14 +189,14 @@ extension WebDAVProvider {
     func uploadThroughTemporary(_ target: String, from contents: URL?, parent: String, overwrite: Bool, base: String? = nil) async throws {
         let temporary = (parent.isEmpty ? "" : parent + "/") + Self.temporaryPrefix + UUID().uuidString
         let uploaded = try await dav.upload(temporary, from: contents, headers: [])
-        guard (200..<300).contains(uploaded.status) else { throw WebDAVClient.statusError(uploaded.status, "PUT", temporary) }
+        guard (200..<300).contains(uploaded.status) else { throw dav.statusError(uploaded.status, "PUT", target, body: uploaded.body) }
         do {
             if let base { try await checkBase(target, base) } else if try await existing(target) != nil {
                 throw FileProviderError.collision(with: Self.identifier(target))
             }
             let moved = try await dav.send("MOVE", temporary, headers: [("Destination", dav.url(target)), ("Overwrite", overwrite ? "T" : "F")])
             guard (200..<300).contains(moved.status) else {
-                throw moved.status == 412 ? FileProviderError.collision(with: Self.identifier(target)) : WebDAVClient.statusError(moved.status, "MOVE", target)
+                throw moved.status == 412 ? FileProviderError.collision(with: Self.identifier(target)) : dav.statusError(moved.status, "MOVE", target, body: moved.body)
             }
         } catch {
             _ = try? await dav.send("DELETE", temporary)

@@ -115,7 +115,7 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
     /// The children of the folder at `relative`.
     func children(_ relative: String) async throws -> [FileProviderItemRecord] {
         let folder = Self.identifier(relative)
-        let resources = try await dav.propfind(relative, depth: 1)
+        let resources = try await dav.propfind(relative.isEmpty ? "" : relative + "/", depth: 1)
         return resources.compactMap { record($0) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
     }
 
@@ -220,7 +220,7 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
         if let profile { return profile.honoursConditions }
         let probe = Self.temporaryPrefix + "probe-" + UUID().uuidString
         let created = try await dav.send("PUT", probe, body: Array("probe".utf8))
-        guard (200..<300).contains(created.status) else { throw WebDAVClient.statusError(created.status, "PUT", probe) }
+        guard (200..<300).contains(created.status) else { throw dav.statusError(created.status, "PUT", probe, body: created.body) }
         let conditional = try await dav.send("PUT", probe, headers: [("If-Match", "\"folio-no-such-etag\"")], body: Array("probe 2".utf8))
         _ = try? await dav.send("DELETE", probe)
         let honoured = conditional.status == 412

@@ -19,7 +19,8 @@ public actor InMemoryFileProvider: FileProvider {
 
     private var nodes: [FileProviderItemIdentifier: Node] = [:]
     private var changes = ProviderChangeLog()
-    private var failures: [Operation: [any Error]] = [:]
+    /// Per operation, what its next calls do: throw the error, or succeed (nil).
+    private var failures: [Operation: [(any Error)?]] = [:]
     private var nextIdentifier = 0
     /// Every call made, in order.
     public private(set) var calls: [Operation] = []
@@ -41,9 +42,10 @@ public actor InMemoryFileProvider: FileProvider {
                 itemVersion: FileProviderItemVersion(contentVersion: Data(), metadataVersion: Data([0]))))
     }
 
-    /// Makes the next `times` calls of `operation` throw `error`.
-    public func failNext(_ operation: Operation, with error: any Error, times: Int = 1) {
-        failures[operation, default: []].append(contentsOf: repeatElement(error, count: times))
+    /// Makes the next `times` calls of `operation` throw `error`, after `succeeding` calls that succeed.
+    public func failNext(_ operation: Operation, with error: any Error, times: Int = 1, afterSucceeding succeeding: Int = 0) {
+        failures[operation, default: []].append(contentsOf: repeatElement(nil, count: succeeding))
+        failures[operation, default: []].append(contentsOf: repeatElement(Optional(error), count: times))
     }
 
     /// Makes every anchor handed out so far expired.
@@ -226,9 +228,9 @@ public actor InMemoryFileProvider: FileProvider {
     private func begin(_ operation: Operation) throws {
         calls.append(operation)
         if var queued = failures[operation], !queued.isEmpty {
-            let error = queued.removeFirst()
+            let next = queued.removeFirst()
             failures[operation] = queued
-            throw error
+            if let next { throw next }
         }
     }
 

@@ -14,6 +14,12 @@ public final class FaultProxy: @unchecked Sendable {
         case forward
         /// Answer with this status and an empty body, without passing it on.
         case status(Int)
+        /// Answer with this status and this text as the body (a server's own words), without passing it on.
+        case reply(Int, String)
+        /// As lighttpd does: a request naming a collection without its trailing slash is answered
+        /// `308 Permanent Redirect` to the slashed address (the proxy asks the server with a
+        /// PROPFIND whether the path is a collection); anything else is passed on.
+        case redirectUnslashedCollection
         /// Reset the connection without answering.
         case reset
         /// Never answer (until the proxy stops).
@@ -160,6 +166,14 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
+    /// Whether the server has a collection at `path` (a PROPFIND of depth 0, asked directly).
+    private func isCollection(_ path: String) -> Bool {
+        guard let reply = try? LoopbackHTTP.request(port: upstream, method: "PROPFIND", path: path, headers: ["Depth": "0"], timeout: 10),
+            reply.status == 207
+        else { return false }
+        return String(decoding: reply.body, as: UTF8.self).contains("collection")
+    }
+
     private func serve(_ client: Int32) {
         // shutdown, not just close: the body-relay thread may be blocked reading this socket, and a
         // close alone would neither wake it nor send the client its end of stream.
@@ -179,6 +193,21 @@ public final class FaultProxy: @unchecked Sendable {
             drainBody(client, head: head, already: rest)
             _ = try? LoopbackHTTP.send(client, Data("HTTP/1.1 \(code) Injected Fault\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             return
+        case .reply(let code, let text):
+            drainBody(client, head: head, already: rest)
+            let body = Data(text.utf8)
+            _ = try? LoopbackHTTP.send(
+                client,
+                Data("HTTP/1.1 \(code) Injected Fault\r\nContent-Type: text/html\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body)
+            return
+        case .redirectUnslashedCollection:
+            if !path.hasSuffix("/"), isCollection(path) {
+                drainBody(client, head: head, already: rest)
+                let location = "http://127.0.0.1:\(port)\(path)/"
+                _ = try? LoopbackHTTP.send(
+                    client, Data("HTTP/1.1 308 Permanent Redirect\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+                return
+            }
         case .reset:
             abortive = Self.resetOnClose(client)
             return
