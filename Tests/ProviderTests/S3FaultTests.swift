@@ -113,4 +113,20 @@ struct S3FaultTests {
         let stopped = await #expect(throws: FileProviderError.self) { try await create("after.txt", Data("y".utf8)) }
         #expect(stopped?.code == .serverUnreachable && stopped?.reaction == .backOff)
     }
+
+    /// A server that refuses to copy a folder marker (`CopyObject` of `a/` answers 404 while
+    /// `HEAD a/` finds it): the whole validation suite passes through it, folder renames included.
+    @Test func aServerThatRefusesCopyingFolderMarkersPassesValidation() async throws {
+        let refusal = "<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>"
+        proxy.add(.init(method: "PUT", pathSuffix: "/", header: "x-amz-copy-source", action: .reply(404, refusal)))
+        var options = ProviderValidation.Options()
+        options.largeFileSize = 6 << 20
+        options.pagingItems = 30
+        let outcomes = await ProviderValidation(provider: provider, temporaryDirectory: scratch.child("validation"), options: options).run()
+        let failures = outcomes.filter { !$0.passed }.map { "\($0.name): \($0.failure ?? "")" }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(outcomes.count == ProviderValidation.caseNames.count)
+        // Folders were renamed, and never by copying their markers.
+        #expect(proxy.requests.contains { $0.hasPrefix("DELETE ") && $0.hasSuffix("/") }, "no folder was moved or deleted")
+    }
 }

@@ -198,7 +198,13 @@ extension S3Provider {
         do {
             for object in objects {
                 let target = prefix + destination + object.key.dropFirst(prefix.count + relative.count)
-                _ = try await copy(object.key, etag: ETag.opaque(object.etag), to: target)
+                if object.key.hasSuffix("/"), object.size == 0 {
+                    // A folder marker has nothing to copy: a new one is put (some servers refuse to
+                    // copy a marker, answering 404 to the copy of a key that HEAD finds).
+                    _ = try await put(String(target.dropFirst(prefix.count)), from: nil, condition: ("If-None-Match", "*"))
+                } else {
+                    _ = try await copy(object.key, etag: ETag.opaque(object.etag), to: target)
+                }
                 copied.append(target)
             }
             if !objects.contains(where: { $0.key == prefix + relative }) {

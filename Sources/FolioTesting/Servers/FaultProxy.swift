@@ -75,13 +75,20 @@ public final class FaultProxy: @unchecked Sendable {
     public struct Rule: Sendable {
         var method: String?
         var pathContains: String?
+        var pathSuffix: String?
+        var header: String?
         var action: Action
         var remaining: Int?
 
-        /// A rule for `method` (any when nil) on paths containing `pathContains` (any when nil).
-        public init(method: String? = nil, pathContains: String? = nil, action: Action, times: Int? = nil) {
+        /// A rule for `method` (any when nil) on paths containing `pathContains` and ending with
+        /// `pathSuffix` (before any query), of requests carrying the header `header` (any when nil).
+        public init(
+            method: String? = nil, pathContains: String? = nil, pathSuffix: String? = nil, header: String? = nil, action: Action, times: Int? = nil
+        ) {
             self.method = method
             self.pathContains = pathContains
+            self.pathSuffix = pathSuffix
+            self.header = header?.lowercased()
             self.action = action
             self.remaining = times
         }
@@ -151,12 +158,14 @@ public final class FaultProxy: @unchecked Sendable {
         }
     }
 
-    private func action(for method: String, _ path: String) -> Action {
-        lock.withLock {
+    private func action(for method: String, _ path: String, headers: Set<String>) -> Action {
+        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        return lock.withLock {
             seen.append("\(method) \(path)")
             for index in rules.indices {
                 let rule = rules[index]
                 guard rule.method.map({ $0 == method }) ?? true, rule.pathContains.map({ path.contains($0) }) ?? true,
+                    rule.pathSuffix.map({ bare.hasSuffix($0) }) ?? true, rule.header.map({ headers.contains($0) }) ?? true,
                     rule.remaining.map({ $0 > 0 }) ?? true
                 else { continue }
                 if let remaining = rule.remaining { rules[index].remaining = remaining - 1 }
@@ -187,7 +196,10 @@ public final class FaultProxy: @unchecked Sendable {
         let parts = String(decoding: firstLine, as: UTF8.self).split(separator: " ")
         guard parts.count >= 2 else { return }
         let method = String(parts[0]), path = String(parts[1])
-        let action = action(for: method, path)
+        let names = String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst().compactMap { line in
+            line.split(separator: ":", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        }
+        let action = action(for: method, path, headers: Set(names))
         switch action {
         case .status(let code):
             drainBody(client, head: head, already: rest)
