@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioTesting", "FolioTestTraits", "folio",
+                "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The browser page in a real headless Chromium over WebDriver, and attacks on its gate (issue 18).

@@ -4,6 +4,7 @@
 import Folio
 import FolioTesting
 import FolioTestTraits
+import FolioSystem
 import Foundation
 import Testing
 
@@ -81,6 +82,12 @@ struct DriveCommandTests {
         #expect(one.tree()["Notes/reply.txt.folio-cloud"] != nil, "an unpinned device got the content, not a placeholder: \(one.tree().keys)")
         #expect(try one.folio("drive", "download", one.drive + "/Notes/reply.txt").status == 0)
         #expect(one.tree() == two.tree() && one.tree().count == 3)
+        // Downloaded files, by a pass or by `download`, get the mode any new file of the user's gets.
+        let mode = Int(FileCreationMask.fileMode)
+        for path in [one.drive + "/Notes/reply.txt", two.drive + "/Notes/hello.txt", two.drive + "/empty.txt"] {
+            let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(permissions == mode, "\(path): \(String(permissions ?? -1, radix: 8)), the umask's \(String(mode, radix: 8))")
+        }
         if let secret {
             // Sealed at rest, private, and never printed.
             let sealed = try #require(FileManager.default.contents(atPath: one.home.child("config/folio/drive.secret").path))

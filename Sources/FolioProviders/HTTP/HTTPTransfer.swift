@@ -18,6 +18,7 @@ enum HTTPTransfer {
     /// are written, so nobody reads the file again to hash it). The file is not flushed: the
     /// caller that places it flushes it (the sync engine does, while it hashes it).
     ///
+    /// The file is its owner's alone while it arrives, and gets the umask's mode once complete.
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
     /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
     /// - Parameter failure: the error for a status that is not 200, given the start of its body.
@@ -83,6 +84,10 @@ enum HTTPTransfer {
             }
             if let digest = md5?.finalize(), digest.hexadecimal != etag {
                 throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
+            }
+            // Private while it arrives; then the mode any new file of the user's gets (the umask's).
+            guard fchmod(descriptor, FileCreationMask.fileMode) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination, NSLocalizedDescriptionKey: "cannot set the mode of \(destination)"])
             }
             return (response.headers, done, Data(sha256.finalize()))
         } catch {
