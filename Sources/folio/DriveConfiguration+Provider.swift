@@ -36,16 +36,67 @@ extension DriveConfiguration {
 }
 
 extension DriveConfiguration {
-    /// Checks that the drive can be reached before it is saved: the provider is made with `secret`
-    /// and lists its root (the server answers, the account and bucket are right, the folder or
-    /// executable works).
+    /// Why a drive cannot be set up, in one sentence.
+    struct CheckRefusal: LocalizedError, CustomStringConvertible {
+        var sentence: String
+        var errorDescription: String? { sentence }
+        var description: String { sentence }
+    }
+
+    /// Checks the drive before it is saved: the provider is made with `secret`, lists its root (the
+    /// server answers, speaks the protocol, the account, bucket, collection or folder are right),
+    /// and writes and deletes a small file there (the account may write). A refusal is one
+    /// sentence (`CheckRefusal`) that says which, with the server's words after it.
     func check(secret: String?, _ paths: FolioPaths = FolioPaths()) async throws {
         let provider = try makeProvider(secret: secret, paths)
         let staging = URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging")
         // A provider program writes fetched contents there (its own folder below): it must exist.
         try FileManager.default.createDirectory(at: staging.appendingPathComponent("provider"), withIntermediateDirectories: true)
         defer { (provider as? ProviderProcess)?.stop() }
-        _ = try await provider.enumerateItems(
-            in: .rootContainer, startingAt: .initialPageSortedByName, request: FileProviderRequest(temporaryDirectory: staging))
+        let request = FileProviderRequest(temporaryDirectory: staging)
+        do {
+            _ = try await provider.enumerateItems(in: .rootContainer, startingAt: .initialPageSortedByName, request: request)
+        } catch {
+            throw CheckRefusal(sentence: refusal(error, listing: true))
+        }
+        // The write probe: a small file of Folio's own, deleted at once.
+        let probe = staging.appendingPathComponent("setup-check-\(UUID().uuidString)")
+        try Data("Folio checks that it may write here.\n".utf8).write(to: probe)
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let template = FileProviderItemRecord(
+            itemIdentifier: FileProviderItemIdentifier("new-setup-check"), parentItemIdentifier: .rootContainer,
+            filename: ".folio-setup-check-\(UUID().uuidString.prefix(8).lowercased())")
+        do {
+            let created = try await provider.createItem(basedOn: template, fields: [.filename, .contents], contents: probe, options: [], request: request)
+            if let item = created.item {
+                try await provider.deleteItem(identifier: item.itemIdentifier, baseVersion: FileProviderItemVersion(), options: [], request: request)
+            }
+        } catch {
+            throw CheckRefusal(sentence: refusal(error, listing: false))
+        }
+    }
+
+    /// The sentence for what the check ran into.
+    private func refusal(_ error: any Error, listing: Bool) -> String {
+        let place: String =
+            switch kind {
+            case .webdav: url
+            case .s3: "\(url), bucket \(bucket ?? "")\(prefix.map { "/" + $0 } ?? "")"
+            case .folder: url
+            case .provider: url
+            }
+        guard let error = error as? FileProviderError else {
+            return listing ? "\(place) cannot be read: \(error.localizedDescription)" : "Folio may not write to \(place): \(error.localizedDescription)"
+        }
+        let words = error.message ?? "\(error.code)"
+        switch error.code {
+        case .noSuchItem where listing && kind == .webdav: return "there is no WebDAV collection at \(url) (\(words))"
+        case .noSuchItem where listing: return "\(place) does not exist (\(words))"
+        case .serverUnreachable: return "the server could not be reached (\(words))"
+        case .notAuthenticated where kind == .webdav && (user == nil || user?.isEmpty == true):
+            return "the server wants a user name and password (--user, and the password in $FOLIO_PASSWORD): \(words)"
+        case _ where listing: return words
+        default: return "Folio may not write to \(place): \(words)"
+        }
     }
 }

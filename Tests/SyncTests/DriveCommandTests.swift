@@ -100,6 +100,44 @@ struct DriveCommandTests {
         }
     }
 
+    /// `folio drive setup` checks the server before it saves anything, and a refusal is one sentence
+    /// that says why: no such collection, not a WebDAV server, a wrong password, no such bucket, a
+    /// clock too far off, a server that may not be written.
+    @Test(.enabled(if: TestServer.shouldRun(.apache) && TestServer.shouldRun(.nginx) && TestServer.shouldRun(.moto)))
+    func setupChecksTheServerAndSaysWhyItRefuses() throws {
+        let apache = try TestServer(.apache), nginx = try TestServer(.nginx), moto = try TestServer(.moto)
+        let account = try #require(moto.s3)
+        let apacheProxy = try FaultProxy(upstreamPort: apache.port), motoProxy = try FaultProxy(upstreamPort: moto.port)
+        apacheProxy.add(.init(method: "PROPFIND", action: .reply(401, "<html><body>Authorization Required</body></html>")))
+        let skewed = "<Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and the server's time is too large.</Message></Error>"
+        motoProxy.add(.init(method: "GET", action: .reply(403, skewed)))
+        let readOnly = try FaultProxy(upstreamPort: apache.port)
+        readOnly.add(.init(method: "PUT", action: .reply(403, "<html><body>Forbidden: this share is read-only</body></html>")))
+        let cases: [(arguments: [String], says: String)] = [
+            (["webdav", apache.baseURL.absoluteString + "no/such/folder/"], "there is no WebDAV collection at \(apache.baseURL.absoluteString)no/such/folder/"),
+            (["webdav", nginx.baseURL.absoluteString], "this server does not speak WebDAV (no PROPFIND)"),
+            (["webdav", apacheProxy.baseURL.absoluteString], "the server wants a user name and password"),
+            (["webdav", apacheProxy.baseURL.absoluteString, "--user", "someone"], "the server refused the user name or password"),
+            (["webdav", readOnly.baseURL.absoluteString], "Folio may not write to \(readOnly.baseURL.absoluteString): the server forbids it"),
+            (["s3", moto.baseURL.absoluteString, "no-such-bucket/drive", "--user", account.accessKey], "no such bucket"),
+            (["s3", motoProxy.baseURL.absoluteString, account.bucket + "/drive", "--user", account.accessKey], "this computer's clock is too far from the server's"),
+        ]
+        for (arguments, says) in cases {
+            let device = try Device("setup-check", secret: account.secretKey)
+            let output = try ProcessRunner.folio(["drive", "setup"] + arguments, environment: device.environment)
+            #expect(output.status == 4, "\(arguments): \(output.stdout)\(output.stderr)")
+            #expect(output.stderr.contains(says) && output.stderr.contains("nothing was saved"), "\(arguments): \(output.stderr)")
+            #expect(!output.stderr.contains("serverUnreachable"), "\(arguments): \(output.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: device.home.child("config/folio/drive.json").path), "\(arguments) saved a drive")
+        }
+        // The read-only server was written nothing, and a good server is saved after its probe, which leaves nothing behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: apache.root!.path).isEmpty)
+        let good = try Device("setup-good")
+        let saved = try good.folio("drive", "setup", "webdav", apache.baseURL.absoluteString)
+        #expect(saved.status == 0 && FileManager.default.fileExists(atPath: good.home.child("config/folio/drive.json").path), "\(saved.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: apache.root!.path).isEmpty)
+    }
+
     /// An unpinned device gets placeholders: `cat`, `cp` and `grep` cannot read wrong bytes from
     /// them, `download`, `pin` and `evict` move content in and out, `status` says where each item
     /// stands, and eviction is refused for pinned files and for changes the server lacks.

@@ -30,7 +30,7 @@ struct DrivePageTests {
             // A server that does not answer: refused, nothing saved.
             try await page.type("#drive-url", "http://127.0.0.1:9/dav/")
             try await page.click("#drive-save")
-            try await page.wait(for: "return document.getElementById('drive-error').textContent.includes('cannot be reached')", "the refusal")
+            try await page.wait(for: "return document.getElementById('drive-error').textContent.includes('the drive cannot be set up: the server could not be reached')", "the refusal")
             #expect(!FileManager.default.fileExists(atPath: configuration))
 
             // The provider program over the remote folder.

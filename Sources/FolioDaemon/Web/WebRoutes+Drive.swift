@@ -43,7 +43,7 @@ extension WebRoutes {
                 do {
                     try await check(configuration, form.secret)
                 } catch {
-                    throw WebScope.Refusal(status: 422, message: "the drive cannot be reached: \(error.localizedDescription)")
+                    throw WebScope.Refusal(status: 422, message: "the drive cannot be set up: \(error.localizedDescription)")
                 }
                 let paths = state.paths
                 try await state.blocking(.slow) { try configuration.save(secret: form.secret, paths) }

@@ -19,7 +19,8 @@ struct DriveCommand: AsyncParsableCommand {
                 The secret (a WebDAV password or an S3 secret key) comes from $FOLIO_PASSWORD, never the command \
                 line; it is sealed in $XDG_CONFIG_HOME/folio/drive.secret (mode 0600) under a key of its own. \
                 Setting up over a folder or a server that already holds files merges them: nothing is deleted, \
-                equal files match, and different ones are both kept.
+                equal files match, and different ones are both kept. The server is checked first (its root \
+                listed, a small file written and deleted); a refusal says why in one sentence and saves nothing.
                 """)
 
         @Argument(help: "webdav, s3, folder or provider.") var kind: String
@@ -28,6 +29,7 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(parsing: .postTerminator, help: "Provider: the executable's arguments, after --.") var providerArguments: [String] = []
         @Option(help: "The WebDAV user or S3 access key (default for S3: $AWS_ACCESS_KEY_ID).") var user: String?
         @Option(help: "The S3 region.") var region = "us-east-1"
+        @Flag(help: "Save without checking the server first (it lists the root and writes and deletes a small file).") var noCheck = false
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -68,6 +70,14 @@ struct DriveCommand: AsyncParsableCommand {
                 throw ValidationError("unknown drive kind “\(kind)” (webdav, s3, folder or provider)")
             }
             let sealed = kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret
+            if !noCheck {
+                do {
+                    try await configuration.check(secret: sealed)
+                } catch {
+                    printError("folio drive setup: \(error.localizedDescription); nothing was saved (--no-check saves it unchecked)")
+                    throw ExitCode(4)
+                }
+            }
             try await SyncFileWork.run { try configuration.save(secret: sealed) }
             print("drive: \(configuration)")
             print("replica: \(FolioPaths().driveDirectory)")
@@ -99,7 +109,7 @@ struct DriveCommand: AsyncParsableCommand {
                 printError("folio drive sync: \(stop)")
                 throw ExitCode(3)
             } catch let error as FileProviderError {
-                printError("folio drive sync: the server could not be reached or refused: \(error)")
+                printError("folio drive sync: \(error.message ?? "the server refused: \(error)")")
                 throw ExitCode(4)
             } catch let failure as CoordinationFailure where failure.domain == DriveSyncWire.stopDomain {
                 printError("folio drive sync: \(failure.message)")
