@@ -6,13 +6,14 @@ import Foundation
 /// A server two devices sync through: in memory, or a real one on loopback with a provider per device.
 final class SyncBackend: @unchecked Sendable {
     enum Kind: String, CaseIterable, Sendable, CustomStringConvertible {
-        case memory, apache, wsgidav, rclone, moto
+        case memory, apache, wsgidav, lighttpd, rclone, moto
         var description: String { rawValue }
         var server: TestServer.Kind? {
             switch self {
             case .memory: nil
             case .apache: .apache
             case .wsgidav: .wsgidav
+            case .lighttpd: .lighttpd
             case .rclone: .rclone
             case .moto: .moto
             }
@@ -44,7 +45,7 @@ final class SyncBackend: @unchecked Sendable {
     func provider() throws -> any FileProvider {
         switch kind {
         case .memory: return memory
-        case .apache, .wsgidav, .rclone: return WebDAVProvider(baseURL: url, pageSize: 100, requestTimeout: requestTimeout)
+        case .apache, .wsgidav, .lighttpd, .rclone: return WebDAVProvider(baseURL: url, pageSize: 100, requestTimeout: requestTimeout)
         case .moto:
             let account = server!.s3!
             return S3Provider(

@@ -17,6 +17,26 @@ struct SyncMoveTests {
         try FileManager.default.moveItem(atPath: device.path(from), toPath: device.path(to))
     }
 
+    /// A folder of 100 files renamed on one device arrives renamed on the other, on every server:
+    /// one move on the server, none of its files sent again or fetched again.
+    @Test(arguments: SyncBackend.Kind.allCases.filter(\.runs))
+    func aRenamedFolderOfAHundredFilesArrivesRenamed(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try await backend.device("one"), two = try await backend.device("two")
+        for index in 0..<100 { try one.write("Album/photo \(index).txt", "photo \(index)") }
+        try await one.settle()
+        let pulled = try await two.settle()
+        #expect(pulled.downloaded == 100, "\(pulled)")
+        try move(one, "Album", "Holiday 2026")
+        let moved = try await one.sync()
+        #expect(moved.moved == 1 && moved.uploaded == 0 && moved.deletedOnServer == 0 && moved.deferred.isEmpty, "\(kind): \(moved)")
+        #expect(try await one.sync() == SyncReport(), "\(kind): settled")
+        let arrived = try await two.settle()
+        #expect(arrived.downloaded == 0 && arrived.deletedHere == 0, "\(kind): moved, not fetched again: \(arrived)")
+        #expect(two.tree() == one.tree() && two.tree().count == 100, "\(kind)")
+        #expect(two.tree()["Holiday 2026/photo 42.txt"] == "photo 42" && !FileManager.default.fileExists(atPath: two.path("Album")))
+    }
+
     @Test(arguments: kinds)
     func movesAreMovedOnBothSides(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
