@@ -51,7 +51,7 @@ extension DriveConfiguration {
         let provider = try makeProvider(secret: secret, paths)
         let staging = URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging")
         // A provider program writes fetched contents there (its own folder below): it must exist.
-        try FileManager.default.createDirectory(at: staging.appendingPathComponent("provider"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: kind == .provider ? staging.appendingPathComponent("provider") : staging, withIntermediateDirectories: true)
         defer { (provider as? ProviderProcess)?.stop() }
         let request = FileProviderRequest(temporaryDirectory: staging)
         do {

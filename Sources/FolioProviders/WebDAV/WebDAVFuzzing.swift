@@ -2,8 +2,14 @@
 @_spi(Fuzzing)
 public enum WebDAVFuzzing {
     /// Parses `bytes` as a PROPFIND reply and decodes every href against a base: refused or read,
-    /// never a trap, and no decoded path escapes the base.
+    /// never a trap, and no decoded path escapes the base. The same bytes as an error reply's body
+    /// give the server's words: plain, short, without markup or control characters.
     public static func exerciseMultistatus(_ bytes: [UInt8]) {
+        if let words = HTTPStatusError.words(bytes) {
+            precondition(words.count <= 201, "the server's words are too long")
+            precondition(!words.contains("<") && !words.contains(">"), "markup left in the server's words")
+            precondition(!words.unicodeScalars.contains { $0.properties.generalCategory == .control }, "a control character in the server's words")
+        }
         guard let resources = try? MultistatusParser.parse(bytes) else { return }
         for resource in resources {
             guard let relative = DAVPath.relative(resource.href, basePath: "/dav/", origin: "http://127.0.0.1:1") else { continue }
