@@ -37,6 +37,37 @@ struct SyncMoveTests {
         #expect(two.tree()["Holiday 2026/photo 42.txt"] == "photo 42" && !FileManager.default.fileExists(atPath: two.path("Album")))
     }
 
+    /// A server that refuses to move folders (Apache behind a proxy answering 403 to every MOVE of
+    /// a collection) or to copy objects (moto behind one answering 501 to every copy): the rename
+    /// is refused twice, then done item by item, and arrives renamed on the other device; nothing
+    /// is left at the old name and nothing is deferred.
+    @Test(arguments: [SyncBackend.Kind.apache, .moto].filter(\.runs))
+    func aRefusedFolderMoveIsDoneItemByItem(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try await backend.device("one"), two = try await backend.device("two")
+        for index in 0..<20 { try one.write("Album/photo \(index).txt", "photo \(index)") }
+        try one.write("Album/Inner/deep.txt", "deep")
+        try await one.settle()
+        try await two.settle()
+        switch kind {
+        case .moto:
+            proxy.add(.init(method: "PUT", header: "x-amz-copy-source", action: .reply(501, "<Error><Code>NotImplemented</Code><Message>copies are not supported</Message></Error>")))
+        default:
+            proxy.add(.init(method: "MOVE", pathSuffix: "/", action: .reply(403, "<html><body>moving collections is forbidden here</body></html>")))
+        }
+        try move(one, "Album", "Holiday")
+        let moved = try await one.sync()
+        #expect(moved.moved == 1 && moved.deferred.isEmpty && moved.deletedOnServer == 0, "\(kind): \(moved)")
+        let settled = try await one.settle()
+        #expect(settled.deferred.isEmpty && settled.uploaded == 0, "\(kind): \(settled)")
+        try await two.settle()
+        #expect(two.tree() == one.tree() && two.tree().count == 21, "\(kind): \(two.tree().keys.sorted())")
+        #expect(two.read("Holiday/Inner/deep.txt") == "deep" && !FileManager.default.fileExists(atPath: two.path("Album")), "\(kind)")
+        // The refusals were met: the server was asked to move (or copy) and refused.
+        #expect(proxy.requests.contains { kind == .moto ? $0.hasPrefix("PUT ") : $0.hasPrefix("MOVE ") && $0.hasSuffix("/") }, "\(kind)")
+    }
+
     @Test(arguments: kinds)
     func movesAreMovedOnBothSides(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)

@@ -386,14 +386,71 @@ extension SyncEngine {
         let version = record.itemVersion
         record.filename = to.name
         record.parentItemIdentifier = parent
-        let result = try await provider.modifyItem(record, baseVersion: version, changedFields: [.filename, .parentItemIdentifier], contents: nil, options: [], request: run.request)
-        guard let item = result.item else { return .deferred("the provider returned no item") }
+        let item: any FileProviderItem
+        do {
+            guard let done = try await modifyRetryingRefusal(record, baseVersion: version, run) else { return .deferred("the provider returned no item") }
+            item = done
+        } catch let error as FileProviderError where base.isFolder && Self.isRefusal(error) {
+            // Refused twice: the folder is moved item by item, so a server that refuses folder
+            // moves (or copies of folder markers) never wedges a rename.
+            logger.warning("the server refused a folder move twice: moving its items one by one", metadata: ["from": "\(from)", "to": "\(to)", "error": "\(error)"])
+            item = try await moveFolderPiecewise(from, to, into: parent, run)
+        }
         var moved = base
         moved.identifier = item.itemIdentifier.rawValue
         moved.fingerprint = base.isPlaceholder ? replica.stubFingerprint(to) : run.scan.entries[to]?.fingerprint ?? base.fingerprint
         if !base.isFolder { moved.version = item.itemVersion.contentVersion }
         logger.info("moved on the server", metadata: ["from": "\(from)", "to": "\(to)"])
         return .done(nil, .moved(rekey(from, to, run.base, top: moved), folder: base.isFolder ? item.itemIdentifier : nil, onServer: true))
+    }
+
+    /// Whether `error` is the server refusing an action (as opposed to its being busy, unreachable,
+    /// or the item having changed): something a simpler action may get past.
+    static func isRefusal(_ error: FileProviderError) -> Bool {
+        [.cannotSynchronize, .excludedFromSync].contains(error.code)
+    }
+
+    /// `modifyItem` of a rename or move, sent a second time when the server refuses the first.
+    private func modifyRetryingRefusal(_ record: FileProviderItemRecord, baseVersion: FileProviderItemVersion, _ run: Run) async throws -> (any FileProviderItem)? {
+        do {
+            return try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: [.filename, .parentItemIdentifier], contents: nil, options: [], request: run.request).item
+        } catch let error as FileProviderError where Self.isRefusal(error) {
+            return try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: [.filename, .parentItemIdentifier], contents: nil, options: [], request: run.request).item
+        }
+    }
+
+    /// Moves the folder at `from` on the server to `to` (in the folder `parent`) without moving the
+    /// folder itself: the new folder is created, each item in it moved there (a refused folder the
+    /// same way, a refused file sent again from here and the old one deleted), and the old folder,
+    /// now empty, deleted. Returns the new folder.
+    private func moveFolderPiecewise(_ from: SyncPath, _ to: SyncPath, into parent: FileProviderItemIdentifier, _ run: Run) async throws -> any FileProviderItem {
+        let template = FileProviderItemRecord(
+            itemIdentifier: FileProviderItemIdentifier("new-\(UUID().uuidString)"), parentItemIdentifier: parent, filename: to.name, contentType: .folder)
+        let created = try await provider.createItem(basedOn: template, fields: [.filename, .parentItemIdentifier], contents: nil, options: [.mayAlreadyExist], request: run.request)
+        guard let folder = created.item else { throw FileProviderError(.cannotSynchronize, message: "the provider returned no folder for “\(to)”") }
+        for (path, child) in run.tree.records where path.parent == from {
+            let destination = SyncPath(to.text + "/" + path.name)
+            var moved = child
+            moved.parentItemIdentifier = folder.itemIdentifier
+            do {
+                _ = try await modifyRetryingRefusal(moved, baseVersion: child.itemVersion, run)
+            } catch let error as FileProviderError where Self.isRefusal(error) {
+                if child.isFolder {
+                    _ = try await moveFolderPiecewise(path, destination, into: folder.itemIdentifier, run)
+                    continue
+                }
+                // The file is here, at its new place (unless only its placeholder is): sent again.
+                guard let local = run.scan.entries[destination], !local.isPlaceholder else { throw error }
+                let copy = FileProviderItemRecord(
+                    itemIdentifier: FileProviderItemIdentifier("new-\(UUID().uuidString)"), parentItemIdentifier: folder.itemIdentifier, filename: path.name)
+                _ = try await provider.createItem(
+                    basedOn: copy, fields: [.filename, .parentItemIdentifier, .contents], contents: URL(fileURLWithPath: replica.absolute(destination)), options: [],
+                    request: run.request)
+                try await provider.deleteItem(identifier: child.itemIdentifier, baseVersion: child.itemVersion, options: [], request: run.request)
+            }
+        }
+        try await provider.deleteItem(identifier: run.tree.records[from]?.itemIdentifier ?? FileProviderItemIdentifier(from.text), baseVersion: FileProviderItemVersion(), options: [], request: run.request)
+        return folder
     }
 
     /// Moves here what the server moved (a rename that never replaces: a file that appeared at the
