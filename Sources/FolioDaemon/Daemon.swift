@@ -61,7 +61,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     index.start()
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let web = configuration.webPort.map { WebService(context: context, paths: paths, port: $0, home: configuration.home, driveCheck: configuration.driveCheck, logger: logger) }
-    var services: [any Service] = [IndexService(index: index), socket]
+    var services: [any Service] = [IndexService(index: index), VersionMessageService(paths: paths, arbiter: arbiter, logger: logger), socket]
     if let drive { services.append(drive) }
     if let web { services.append(web) }
     let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -150,6 +150,37 @@ struct PresenterScenarioTests {
         #expect(world.allPresenterCallbacksOnTheirQueues)
     }
 
+    /// Versions: a conflict version added by another process (as the drive's sync adds one), its
+    /// resolution, and its removal reach the item's presenter (`presentedItemDidGain`,
+    /// `…DidResolveConflict`, `…DidLose`) and the folder's presenter (the subitem messages). The
+    /// daemon watches the version store, so every writer of it is heard; the in-process engine
+    /// (no daemon) has no such watch.
+    @Test(arguments: [Mode.daemon, .processes]) func versionsReachPresenters(mode: Mode) throws {
+        let world = try Scenario(mode)
+        let d = try world.folder("D")
+        let f = try world.file("D/report.txt")
+        let p = try world.participant(), q = try world.participant()
+        p.send(Command.presenter("P", f))
+        q.send(Command.presenter("DIR", d, directory: true))
+        _ = try p.waitFor("added")
+        _ = try q.waitFor("added")
+        // Another process's store: the daemon's, as an app or the sync engine writes it.
+        let store = VersionStore(directory: FolioPaths(environment: world.environment).versionsDirectory)
+        let (identity, record) = try store.addVersion(ofItemAt: f, data: Data("the other device's side\n".utf8), kind: .conflict, isConflict: true)
+        let gained = try p.waitFor("presenter", callback: "didGain", presenter: "P")
+        #expect(gained["version"]?.stringValue == record.id)
+        let subitem = try q.waitFor("presenter", callback: "subitemDidGain", presenter: "DIR")
+        #expect(subitem["path"]?.stringValue == f && subitem["version"]?.stringValue == record.id)
+        try store.markResolved(record.id, identity: identity, path: f)
+        #expect(try p.waitFor("presenter", callback: "didResolve", presenter: "P")["version"]?.stringValue == record.id)
+        _ = try q.waitFor("presenter", callback: "subitemDidResolve", presenter: "DIR")
+        try store.remove(record.id, identity: identity, path: f)
+        #expect(try p.waitFor("presenter", callback: "didLose", presenter: "P")["version"]?.stringValue == record.id)
+        _ = try q.waitFor("presenter", callback: "subitemDidLose", presenter: "DIR")
+        #expect(p.callbacks(of: "P").filter { $0.hasPrefix("did") && $0 != "didChange" } == ["didGain", "didResolve", "didLose"])
+        #expect(world.allPresenterCallbacksOnTheirQueues)
+    }
+
     /// 17. A coordinated move: the item's presenter gets its new URL, the folder's presenter hears
     /// of the move, presenters inside a moved folder follow it.
     @Test(arguments: Mode.allCases) func moves(mode: Mode) throws {

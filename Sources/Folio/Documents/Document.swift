@@ -320,4 +320,20 @@ open class Document: FilePresenter, @unchecked Sendable {
     open func presentedItemDidChange() {
         presenterDidChange()
     }
+
+    /// A version of the file appeared (another device's side of a conflict, say): `.inConflict`
+    /// follows the file's unresolved conflict versions.
+    open func presentedItemDidGain(_ version: FileVersion) {
+        refreshConflictState()
+    }
+
+    /// A version of the file went away: `.inConflict` follows.
+    open func presentedItemDidLose(_ version: FileVersion) {
+        refreshConflictState()
+    }
+
+    /// A conflict version was resolved (here or by another process): `.inConflict` follows.
+    open func presentedItemDidResolveConflict(_ version: FileVersion) {
+        refreshConflictState()
+    }
 }

@@ -69,6 +69,10 @@ package enum CoordinationWire {
         case .didChangeUbiquityAttributes(let keys):
             event["message"] = "ubiquity-changed"
             event["keys"] = .array(keys.map { .string($0) })
+        case .versionChanged(let change, let record, let subitem):
+            event["message"] = .string("version-" + change.rawValue)
+            event["version"] = versionValue(record)
+            if let subitem { event["path"] = .string(subitem) }
         }
         return .object(event)
     }
@@ -92,10 +96,43 @@ package enum CoordinationWire {
         case "subitem-did-move": message = .subitemDidMove(from: try path(event, "path"), to: try path(event, "to"))
         case "ubiquity-changed":
             message = .didChangeUbiquityAttributes((event["keys"]?.arrayValue ?? []).compactMap(\.stringValue))
+        case let name? where name.hasPrefix("version-"):
+            guard let change = VersionChange(rawValue: String(name.dropFirst("version-".count))) else { throw invalid("unknown presenter message") }
+            let subitem = event["path"] == nil ? nil : try path(event, "path")
+            message = .versionChanged(change, record: try versionRecord(event["version"]), subitem: subitem)
         default: throw invalid("unknown presenter message")
         }
         if message.needsAnswer && token == nil { throw invalid("a presenter message that needs an answer has no token") }
         return (presenter, message, token)
+    }
+
+    // MARK: Versions
+
+    /// A version record as a wire object (what a presenter needs of it to make a `FileVersion`).
+    static func versionValue(_ record: VersionRecord) -> WireValue {
+        .object([
+            "id": .string(record.id), "object": .string(record.object), "size": .int(record.size),
+            "modified": .string(String(record.modificationDate)), "added": .string(String(record.addedAt)),
+            "computer": .string(record.savingComputer), "name": .string(record.name), "kind": .string(record.kind.rawValue),
+            "conflict": .bool(record.isConflict), "resolved": .bool(record.isResolved),
+        ])
+    }
+
+    /// The version record of a presenter message; every field checked.
+    static func versionRecord(_ value: WireValue?) throws(CoordinationFailure) -> VersionRecord {
+        guard let value, let id = value["id"]?.stringValue, !id.isEmpty, id.utf8.count <= 128,
+            let object = value["object"]?.stringValue, object.utf8.count <= 128,
+            let size = value["size"]?.intValue, size >= 0,
+            let modified = value["modified"]?.stringValue.flatMap(Double.init), modified.isFinite,
+            let added = value["added"]?.stringValue.flatMap(Double.init), added.isFinite,
+            let computer = value["computer"]?.stringValue, computer.utf8.count <= 1024,
+            let name = value["name"]?.stringValue, name.utf8.count <= 1024,
+            let kind = value["kind"]?.stringValue.flatMap(VersionRecord.Kind.init(rawValue:)),
+            let conflict = value["conflict"]?.boolValue, let resolved = value["resolved"]?.boolValue
+        else { throw invalid("a version message's version is malformed") }
+        return VersionRecord(
+            id: id, object: object, size: size, modificationDate: modified, addedAt: added, savingComputer: computer, name: name, kind: kind,
+            isConflict: conflict, isResolved: resolved)
     }
 
     // MARK: Field readers

@@ -57,6 +57,11 @@ package struct ClaimRequest: Sendable {
     }
 }
 
+/// What happened to a version of an item (`presentedItemDidGain`, `…DidLose`, `…DidResolveConflict`).
+package enum VersionChange: String, Sendable, Equatable, CaseIterable {
+    case gained, lost, resolved
+}
+
 /// A message for a presenter. The first five need an answer before the claim that caused them can
 /// proceed; the rest are notifications.
 package enum PresenterMessage: Sendable, Equatable {
@@ -73,6 +78,9 @@ package enum PresenterMessage: Sendable, Equatable {
     case subitemDidChange(path: String)
     case subitemDidMove(from: String, to: String)
     case didChangeUbiquityAttributes([String])
+    /// A version of the item (or, with `subitem`, of an item inside the presented folder) was
+    /// added, removed or resolved: `record` is the version as the store keeps (or kept) it.
+    case versionChanged(VersionChange, record: VersionRecord, subitem: String?)
 
     /// Whether the presenter must answer.
     var needsAnswer: Bool {

@@ -290,6 +290,31 @@ extension CoordinationArbiter {
         }
     }
 
+    // MARK: Versions
+
+    /// Tells the presenters of the item at `path` that its versions changed (`presentedItemDidGain`,
+    /// `…DidLose`, `…DidResolveConflict`), and the presenters of the folders above it through the
+    /// subitem messages.
+    package func versionsChanged(at path: String, _ changes: [(VersionChange, VersionRecord)]) {
+        guard !changes.isEmpty else { return }
+        perform { state in
+            let itemPresenters = presenters(at: path, state)
+            for presenter in itemPresenters {
+                for (change, record) in changes {
+                    state.emit(to: presenter.client, .presenter(presenter.presenter, .versionChanged(change, record: record, subitem: nil), token: nil))
+                }
+            }
+            var told = Set(itemPresenters)
+            for directory in CoordinationPath.ancestors(of: path) {
+                for presenter in presenters(at: directory, state) where told.insert(presenter).inserted {
+                    for (change, record) in changes {
+                        state.emit(to: presenter.client, .presenter(presenter.presenter, .versionChanged(change, record: record, subitem: path), token: nil))
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Ubiquity attributes
 
     /// Fans out `presentedItemDidChangeUbiquityAttributes` to the item's presenters.

@@ -255,6 +255,19 @@ package class CoordinationEngine: @unchecked Sendable {
                 let observed = presenter.observedPresentedItemUbiquityAttributes
                 let keys = Set(names.map { URLResourceKey(rawValue: $0) }).intersection(observed)
                 if !keys.isEmpty { presenter.presentedItemDidChangeUbiquityAttributes(keys) }
+            case .versionChanged(let change, let record, let subitem):
+                guard let item = subitem.map({ URL(fileURLWithPath: $0) }) ?? presenter.presentedItemURL else { break }
+                // The version as the store has it now (a lost one as it was).
+                let version = FileVersion.version(itemAt: item, forPersistentIdentifier: record.id)
+                    ?? FileVersion(store: .current, identity: "", itemPath: CoordinationPath.normalize(item.path), record: record)
+                switch (change, subitem) {
+                case (.gained, nil): presenter.presentedItemDidGain(version)
+                case (.lost, nil): presenter.presentedItemDidLose(version)
+                case (.resolved, nil): presenter.presentedItemDidResolveConflict(version)
+                case (.gained, _?): presenter.presentedSubitem(at: item, didGain: version)
+                case (.lost, _?): presenter.presentedSubitem(at: item, didLose: version)
+                case (.resolved, _?): presenter.presentedSubitem(at: item, didResolve: version)
+                }
             }
         }
     }

@@ -1,0 +1,109 @@
+import FolioSystem
+import Foundation
+package import Logging
+import Synchronization
+import SystemPackage
+
+/// Watches a version store's manifests, whichever process writes them (an app's `Document`, the
+/// drive's sync, `FileVersion` calls), and reports each item's versions gained, lost and resolved
+/// since the last look, with the item's last known path: the daemon hands them to the item's
+/// presenters (`presentedItemDidGain`, `…DidLose`, `…DidResolveConflict`).
+package final class VersionStoreWatcher: Sendable {
+    /// What one item's manifest said last: each version's record, by identifier.
+    private struct Seen: Sendable {
+        var records: [String: VersionRecord]
+        var path: String
+    }
+
+    private let store: VersionStore
+    private let logger: Logger
+    private let report: @Sendable (String, [(VersionChange, VersionRecord)]) -> Void
+    private struct State: ~Copyable {
+        var seen: [String: Seen] = [:]
+        var watcher: InotifyWatcher?
+    }
+
+    private let state = Mutex(State())
+
+    /// A watcher of `store`; `report` gets the item's path and its changes, on the watcher's thread.
+    package init(store: VersionStore, logger: Logger, report: @escaping @Sendable (String, [(VersionChange, VersionRecord)]) -> Void) {
+        self.store = store
+        self.logger = logger
+        self.report = report
+    }
+
+    /// Reads every manifest once (what is there now is not news), then watches for changes.
+    package func start() throws {
+        try FileManager.default.createDirectory(atPath: store.itemsDirectory, withIntermediateDirectories: true)
+        let watcher = try InotifyWatcher(logger: logger) { [weak self] events in self?.changed(events) }
+        state.withLock { state in
+            state.watcher = watcher
+            // Under the lock: a change reported meanwhile waits until the first look is done.
+            _ = watcher.watch(store.itemsDirectory)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: store.itemsDirectory)) ?? [] {
+                guard let identity = Self.identity(ofManifest: name), let manifest = peek(identity) else { continue }
+                state.seen[identity] = Seen(records: Dictionary(manifest.versions.map { ($0.id, $0) }) { $1 }, path: manifest.lastKnownPath)
+            }
+        }
+    }
+
+    /// Stops watching.
+    package func stop() {
+        state.withLock { $0.watcher }?.stop()
+    }
+
+    private func changed(_ events: [InotifyWatcher.Event]) {
+        var identities = Set<String>()
+        for event in events {
+            switch event {
+            case .created(let path), .modified(let path), .deleted(let path), .movedIn(let path), .movedOut(let path):
+                if let identity = Self.identity(ofManifest: (path as NSString).lastPathComponent) { identities.insert(identity) }
+            case .moved(let from, let to):
+                for path in [from, to] {
+                    if let identity = Self.identity(ofManifest: (path as NSString).lastPathComponent) { identities.insert(identity) }
+                }
+            case .overflow:
+                logger.warning("version store events were lost; presenters may miss version messages until the next change")
+            }
+        }
+        for identity in identities {
+            let news: (String, [(VersionChange, VersionRecord)])? = state.withLock { state in
+                let before = state.seen[identity]
+                let manifest = peek(identity)
+                let now = Dictionary((manifest?.versions ?? []).map { ($0.id, $0) }) { $1 }
+                let path = manifest?.lastKnownPath ?? before?.path
+                state.seen[identity] = manifest.map { Seen(records: now, path: $0.lastKnownPath) }
+                guard let path else { return nil }
+                var changes: [(VersionChange, VersionRecord)] = []
+                for (id, record) in now.sorted(by: { $0.value.addedAt < $1.value.addedAt }) {
+                    if let old = before?.records[id] {
+                        if !old.isResolved && record.isResolved && record.isConflict { changes.append((.resolved, record)) }
+                    } else {
+                        changes.append((.gained, record))
+                    }
+                }
+                for (id, record) in (before?.records ?? [:]).sorted(by: { $0.value.addedAt < $1.value.addedAt }) where now[id] == nil {
+                    changes.append((.lost, record))
+                }
+                return changes.isEmpty ? nil : (path, changes)
+            }
+            if let news { report(news.0, news.1) }
+        }
+    }
+
+    /// The item identity a manifest's file name stands for, or nil for other files (locks, temporaries).
+    private static func identity(ofManifest name: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let identity = String(name.dropLast(5))
+        return DocumentIdentity.isValid(identity) ? identity : nil
+    }
+
+    /// The manifest as it is now, or nil (absent, or damaged: the store itself reports that when
+    /// it next reads it; the watcher never moves anything).
+    private func peek(_ identity: String) -> VersionManifest? {
+        guard let bytes = try? FilePath(store.manifestPath(identity)).readBytes(maximumSize: VersionStore.maximumManifestSize),
+            let manifest = try? JSONDecoder().decode(VersionManifest.self, from: Data(bytes)), manifest.identifier == identity
+        else { return nil }
+        return manifest
+    }
+}
