@@ -169,6 +169,13 @@ struct DriveCommandTests {
         let downloaded = try two.folio("drive", "download", two.drive + "/Reports")
         #expect(downloaded.status == 0 && downloaded.stdout.contains("downloaded: Reports/q3.txt"), "\(downloaded.stdout)\(downloaded.stderr)")
         #expect(two.tree()["Reports/q3.txt"] == Data(secret.utf8) && two.tree()["Reports/q3.txt.folio-cloud"] == nil)
+        // On a terminal, a bar drawn in place that ends at 100%.
+        try two.folio("drive", "evict", two.drive + "/Reports/q3.txt")
+        let folio = ProcessRunner.builtExecutable("folio").path
+        let onTerminal = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/script"), ["-qec", "\(folio) drive download '\(two.drive)/Reports/q3.txt'", "/dev/null"], environment: two.environment)
+        #expect(onTerminal.status == 0 && onTerminal.stdout.contains("\rdownloading [########################] 100%"), "\(onTerminal.stdout.debugDescription)")
+        #expect(two.tree()["Reports/q3.txt"] == Data(secret.utf8))
         #expect(try two.folio("drive", "pin", two.drive + "/notes.txt.folio-cloud").stdout.contains("downloaded: notes.txt"))
         #expect(try two.folio("drive", "status", two.drive).stdout == "folder\tReports\nlocal\tReports/q3.txt\nlocal\tnotes.txt\tpinned\n")
 

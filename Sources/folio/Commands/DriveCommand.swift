@@ -207,26 +207,24 @@ struct DriveCommand: AsyncParsableCommand {
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download placeholders (files, or everything below folders) so their content is local.",
-            discussion: "Progress goes to standard error. Interrupted, what was not downloaded stays a placeholder.")
+            discussion: "Progress goes to standard error: a bar on a terminal, a line each tenth otherwise. Interrupted, what was not downloaded stays a placeholder.")
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
             let drive = try await DriveCommand.drive()
             let progress = Progress(totalUnitCount: 0)
-            let reporter = Task {
-                var shown = -1
-                while !Task.isCancelled {
-                    let percent = progress.totalUnitCount > 0 ? Int(progress.fractionCompleted * 100) : 0
-                    if percent / 10 != shown / 10 {
-                        printError("downloading: \(percent)%")
-                        shown = percent
-                    }
-                    try? await Task.sleep(for: .milliseconds(200))
-                }
-            }
-            defer { reporter.cancel() }
+            let reporter = ProgressReporter(progress: progress, label: "downloading").start()
             do {
-                let done = try await drive.download(paths.map(drive.drivePath), progress: progress)
+                let done: [String]
+                do {
+                    done = try await drive.download(paths.map(drive.drivePath), progress: progress)
+                    reporter.cancel()
+                    await reporter.value
+                } catch {
+                    reporter.cancel()
+                    await reporter.value
+                    throw error
+                }
                 for path in done { print("downloaded: \(path)") }
                 if done.isEmpty { print("nothing to download: everything asked for is local") }
             } catch let error as FileProviderError {
