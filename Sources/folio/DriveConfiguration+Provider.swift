@@ -45,7 +45,7 @@ extension DriveConfiguration {
 
     /// Checks the drive before it is saved: the provider is made with `secret`, lists its root (the
     /// server answers, speaks the protocol, the account, bucket, collection or folder are right),
-    /// and writes and deletes a small file there (the account may write). A refusal is one
+    /// and writes and deletes a small file in the drive's own folder `.folio` (the account may write). A refusal is one
     /// sentence (`CheckRefusal`) that says which, with the server's words after it.
     func check(secret: String?, _ paths: FolioPaths = FolioPaths()) async throws {
         let provider = try makeProvider(secret: secret, paths)
@@ -63,11 +63,18 @@ extension DriveConfiguration {
         let probe = staging.appendingPathComponent("setup-check-\(UUID().uuidString)")
         try Data("Folio checks that it may write here.\n".utf8).write(to: probe)
         defer { try? FileManager.default.removeItem(at: probe) }
-        let template = FileProviderItemRecord(
-            itemIdentifier: FileProviderItemIdentifier("new-setup-check"), parentItemIdentifier: .rootContainer,
-            filename: ".folio-setup-check-\(UUID().uuidString.prefix(8).lowercased())")
         do {
-            let created = try await provider.createItem(basedOn: template, fields: [.filename, .contents], contents: probe, options: [], request: request)
+            // In the drive's own folder, which sync never shows: a probe that could not be deleted
+            // reaches no device.
+            let meta = FileProviderItemRecord(
+                itemIdentifier: FileProviderItemIdentifier("new-setup-meta"), parentItemIdentifier: .rootContainer, filename: ".folio", contentType: .folder)
+            guard let folder = try await provider.createItem(basedOn: meta, fields: [.filename, .parentItemIdentifier], contents: nil, options: [.mayAlreadyExist], request: request).item else {
+                throw FileProviderError(.cannotSynchronize, message: "the provider made no folder .folio")
+            }
+            let template = FileProviderItemRecord(
+                itemIdentifier: FileProviderItemIdentifier("new-setup-check"), parentItemIdentifier: folder.itemIdentifier,
+                filename: "setup-check-\(UUID().uuidString.lowercased())")
+            let created = try await provider.createItem(basedOn: template, fields: [.filename, .parentItemIdentifier, .contents], contents: probe, options: [], request: request)
             if let item = created.item {
                 try await provider.deleteItem(identifier: item.itemIdentifier, baseVersion: FileProviderItemVersion(), options: [], request: request)
             }

@@ -40,11 +40,18 @@ package final class VersionStoreWatcher: Sendable {
             state.watcher = watcher
             // Under the lock: a change reported meanwhile waits until the first look is done.
             _ = watcher.watch(store.itemsDirectory)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: store.itemsDirectory)) ?? [] {
-                guard let identity = Self.identity(ofManifest: name), let manifest = peek(identity) else { continue }
-                state.seen[identity] = Seen(records: Dictionary(manifest.versions.map { ($0.id, $0) }) { $1 }, path: manifest.lastKnownPath)
-            }
+            state.seen = lookAtEveryManifest()
         }
+    }
+
+    /// What every manifest says now.
+    private func lookAtEveryManifest() -> [String: Seen] {
+        var seen: [String: Seen] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: store.itemsDirectory)) ?? [] {
+            guard let identity = Self.identity(ofManifest: name), let manifest = peek(identity) else { continue }
+            seen[identity] = Seen(records: Dictionary(manifest.versions.map { ($0.id, $0) }) { $1 }, path: manifest.lastKnownPath)
+        }
+        return seen
     }
 
     /// Stops watching.
@@ -63,7 +70,11 @@ package final class VersionStoreWatcher: Sendable {
                     if let identity = Self.identity(ofManifest: (path as NSString).lastPathComponent) { identities.insert(identity) }
                 }
             case .overflow:
-                logger.warning("version store events were lost; presenters may miss version messages until the next change")
+                // Events were lost: every manifest is looked at again (what changed meanwhile is not
+                // told, but later changes are told right).
+                logger.warning("version store events were lost; presenters may have missed version messages")
+                state.withLock { $0.seen = lookAtEveryManifest() }
+                return
             }
         }
         for identity in identities {

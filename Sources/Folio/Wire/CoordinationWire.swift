@@ -121,7 +121,7 @@ package enum CoordinationWire {
     /// The version record of a presenter message; every field checked.
     static func versionRecord(_ value: WireValue?) throws(CoordinationFailure) -> VersionRecord {
         guard let value, let id = value["id"]?.stringValue, !id.isEmpty, id.utf8.count <= 128,
-            let object = value["object"]?.stringValue, object.utf8.count <= 128,
+            let object = value["object"]?.stringValue, VersionStore.isHash(object), DocumentIdentity.isValid(id),
             let size = value["size"]?.intValue, size >= 0,
             let modified = value["modified"]?.stringValue.flatMap(Double.init), modified.isFinite,
             let added = value["added"]?.stringValue.flatMap(Double.init), added.isFinite,

@@ -1,4 +1,5 @@
 import Folio
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -17,11 +18,17 @@ struct VersionMessageService: Service {
     }
 
     func run() async throws {
-        do {
-            try watcher.start()
-        } catch {
-            logger.warning("presenters will not hear of versions: the version store cannot be watched", metadata: ["error": "\(error)"])
+        // The first look reads every manifest: on a thread of its own, not Swift's shared pool.
+        let watcher = watcher, logger = logger
+        let starting = Thread {
+            do {
+                try watcher.start()
+            } catch {
+                logger.warning("presenters will not hear of versions: the version store cannot be watched", metadata: ["error": "\(error)"])
+            }
         }
+        starting.name = "folio-versions-start"
+        starting.start()
         try? await gracefulShutdown()
         watcher.stop()
     }

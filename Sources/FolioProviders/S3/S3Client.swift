@@ -149,6 +149,11 @@ struct S3Client: Sendable {
         case (_, "EntityTooLarge"): return FileProviderError(.cannotSynchronize, message: "the server refuses a file this large: \(what)")
         case (_, "QuotaExceeded"): return FileProviderError(.insufficientQuota, message: "the account is out of space: \(what)")
         case (403, _): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")
+        case (400, "KeyTooLongError"): return FileProviderError(.excludedFromSync, message: "the server refuses the name (too long): \(what)")
+        case (400, "RequestTimeout"), (409, "OperationAborted"), (503, _):
+            return FileProviderError(.providerDomainTemporarilyUnavailable, message: "the server is busy: \(what)")
+        case (400, _): return FileProviderError(.cannotSynchronize, message: "the server refused the request: \(what)")
+        case (409, _): return FileProviderError(.cannotSynchronize, message: "the server refused it: \(what)")
         default:
             let words = reply.code.map { code in reply.message.map { "\(code): \($0)" } ?? code } ?? HTTPStatusError.words(body)
             return HTTPStatusError.error(status, method: method, target: target, isRoot: key.isEmpty, words: words)

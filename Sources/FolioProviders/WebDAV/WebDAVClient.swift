@@ -55,13 +55,16 @@ struct WebDAVClient: Sendable {
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
     ///
     /// A collection named without its trailing slash may be redirected (301, 302, 307, 308) to its
-    /// slashed address, as lighttpd does for every method: that redirect, and no other, is followed
-    /// once, on the same server. Callers that know they name a collection pass the slash themselves.
+    /// slashed address, as lighttpd does for every method: for PROPFIND, MKCOL and OPTIONS that
+    /// redirect, and no other, is followed once, on the same server. Callers that know they name a
+    /// collection (MOVE, DELETE of a folder) pass the slash themselves.
     func send(
         _ method: String, _ relative: String, headers: [(String, String)] = [], body: [UInt8]? = nil, limit: Int = 1 << 20
     ) async throws -> Reply {
         let reply = try await sendOnce(method, relative, headers: headers, body: body, limit: limit)
-        if [301, 302, 307, 308].contains(reply.status), !relative.isEmpty, !relative.hasSuffix("/"), let location = reply.header("Location"),
+        // Only for requests that change nothing or create a collection: a DELETE or MOVE meant for
+        // a file that became a folder must not reach the folder.
+        if ["PROPFIND", "MKCOL", "OPTIONS"].contains(method), [301, 302, 307, 308].contains(reply.status), !relative.isEmpty, !relative.hasSuffix("/"), let location = reply.header("Location"),
             isSlashed(location, of: relative)
         {
             return try await sendOnce(method, relative + "/", headers: headers, body: body, limit: limit)

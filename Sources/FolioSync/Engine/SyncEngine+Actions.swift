@@ -439,14 +439,33 @@ extension SyncEngine {
                     _ = try await moveFolderPiecewise(path, destination, into: folder.itemIdentifier, run)
                     continue
                 }
-                // The file is here, at its new place (unless only its placeholder is): sent again.
-                guard let local = run.scan.entries[destination], !local.isPlaceholder else { throw error }
+                // Sent again from here, only when nothing differs: the server's file is the one this
+                // device last synced (no other device's edit is replaced) and the file here is
+                // unchanged since (not a placeholder, not being written). Else the move waits.
+                guard let based = run.base[path], based.version == child.itemVersion.contentVersion,
+                    let local = run.scan.entries[destination], !local.isPlaceholder, local.fingerprint != nil, local.fingerprint == based.fingerprint
+                else { throw error }
                 let copy = FileProviderItemRecord(
                     itemIdentifier: FileProviderItemIdentifier("new-\(UUID().uuidString)"), parentItemIdentifier: folder.itemIdentifier, filename: path.name)
-                _ = try await provider.createItem(
+                let created = try await provider.createItem(
                     basedOn: copy, fields: [.filename, .parentItemIdentifier, .contents], contents: URL(fileURLWithPath: replica.absolute(destination)), options: [],
                     request: run.request)
-                try await provider.deleteItem(identifier: child.itemIdentifier, baseVersion: child.itemVersion, options: [], request: run.request)
+                guard replica.fingerprint(destination) == based.fingerprint else {
+                    // Written while it was sent: the copy goes again, the original stays.
+                    if let sent = created.item {
+                        try? await provider.deleteItem(identifier: sent.itemIdentifier, baseVersion: sent.itemVersion, options: [], request: run.request)
+                    }
+                    throw FileProviderError(.cannotSynchronize, message: "“\(destination)” changed while it was sent")
+                }
+                do {
+                    try await provider.deleteItem(identifier: child.itemIdentifier, baseVersion: FileProviderItemVersion(contentVersion: based.version, metadataVersion: child.itemVersion.metadataVersion), options: [], request: run.request)
+                } catch {
+                    // The original stays: so must nothing be left twice.
+                    if let sent = created.item {
+                        try? await provider.deleteItem(identifier: sent.itemIdentifier, baseVersion: sent.itemVersion, options: [], request: run.request)
+                    }
+                    throw error
+                }
             }
         }
         try await provider.deleteItem(identifier: run.tree.records[from]?.itemIdentifier ?? FileProviderItemIdentifier(from.text), baseVersion: FileProviderItemVersion(), options: [], request: run.request)

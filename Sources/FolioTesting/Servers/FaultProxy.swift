@@ -180,7 +180,9 @@ public final class FaultProxy: @unchecked Sendable {
         guard let reply = try? LoopbackHTTP.request(port: upstream, method: "PROPFIND", path: path, headers: ["Depth": "0"], timeout: 10),
             reply.status == 207
         else { return false }
-        return String(decoding: reply.body, as: UTF8.self).contains("collection")
+        // The resource type's element, `<D:collection/>` whatever the prefix (a name is never the tag).
+        let body = String(decoding: reply.body, as: UTF8.self)
+        return body.contains(":collection/>") || body.contains("<collection/>")
     }
 
     private func serve(_ client: Int32) {

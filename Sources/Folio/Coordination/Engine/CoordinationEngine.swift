@@ -259,7 +259,9 @@ package class CoordinationEngine: @unchecked Sendable {
                 guard let item = subitem.map({ URL(fileURLWithPath: $0) }) ?? presenter.presentedItemURL else { break }
                 // The version as the store has it now (a lost one as it was).
                 let version = FileVersion.version(itemAt: item, forPersistentIdentifier: record.id)
-                    ?? FileVersion(store: .current, identity: "", itemPath: CoordinationPath.normalize(item.path), record: record)
+                    ?? FileVersion(
+                        store: .current, identity: (try? DocumentIdentity.identifier(ofItemAt: item.path, creating: false)) ?? "inode-0-0",
+                        itemPath: CoordinationPath.normalize(item.path), record: record)
                 switch (change, subitem) {
                 case (.gained, nil): presenter.presentedItemDidGain(version)
                 case (.lost, nil): presenter.presentedItemDidLose(version)
