@@ -387,21 +387,32 @@ extension SyncEngine {
         record.filename = to.name
         record.parentItemIdentifier = parent
         let item: any FileProviderItem
+        var resent: [(from: SyncPath, to: SyncPath, item: any FileProviderItem)] = []
         do {
             guard let done = try await modifyRetryingRefusal(record, baseVersion: version, run) else { return .deferred("the provider returned no item") }
             item = done
         } catch let error as FileProviderError where base.isFolder && Self.isRefusal(error) {
             // Refused twice: the folder is moved item by item, so a server that refuses folder
-            // moves (or copies of folder markers) never wedges a rename.
+            // moves (or copies of folder markers) never wedges a rename. (One cut short is finished
+            // by the next pass's plan: the new folder is there, its files match, the rest move.)
             logger.warning("the server refused a folder move twice: moving its items one by one", metadata: ["from": "\(from)", "to": "\(to)", "error": "\(error)"])
-            item = try await moveFolderPiecewise(from, to, into: parent, run)
+            item = try await moveFolderPiecewise(from, to, into: parent, run, resent: &resent)
         }
         var moved = base
         moved.identifier = item.itemIdentifier.rawValue
         moved.fingerprint = base.isPlaceholder ? replica.stubFingerprint(to) : run.scan.entries[to]?.fingerprint ?? base.fingerprint
         if !base.isFolder { moved.version = item.itemVersion.contentVersion }
         logger.info("moved on the server", metadata: ["from": "\(from)", "to": "\(to)"])
-        return .done(nil, .moved(rekey(from, to, run.base, top: moved), folder: base.isFolder ? item.itemIdentifier : nil, onServer: true))
+        var changes = rekey(from, to, run.base, top: moved)
+        // Files sent again are new items on the server: their bases say so (else the next pass
+        // would fetch what it just sent).
+        for copy in resent {
+            guard var entry = run.base[copy.from] else { continue }
+            entry.identifier = copy.item.itemIdentifier.rawValue
+            entry.version = copy.item.itemVersion.contentVersion
+            changes.append((copy.to, entry))
+        }
+        return .done(nil, .moved(changes, folder: base.isFolder ? item.itemIdentifier : nil, onServer: true))
     }
 
     /// Whether `error` is the server refusing an action (as opposed to its being busy, unreachable,
@@ -423,7 +434,10 @@ extension SyncEngine {
     /// folder itself: the new folder is created, each item in it moved there (a refused folder the
     /// same way, a refused file sent again from here and the old one deleted), and the old folder,
     /// now empty, deleted. Returns the new folder.
-    private func moveFolderPiecewise(_ from: SyncPath, _ to: SyncPath, into parent: FileProviderItemIdentifier, _ run: Run) async throws -> any FileProviderItem {
+    private func moveFolderPiecewise(
+        _ from: SyncPath, _ to: SyncPath, into parent: FileProviderItemIdentifier, _ run: Run,
+        resent: inout [(from: SyncPath, to: SyncPath, item: any FileProviderItem)]
+    ) async throws -> any FileProviderItem {
         let template = FileProviderItemRecord(
             itemIdentifier: FileProviderItemIdentifier("new-\(UUID().uuidString)"), parentItemIdentifier: parent, filename: to.name, contentType: .folder)
         let created = try await provider.createItem(basedOn: template, fields: [.filename, .parentItemIdentifier], contents: nil, options: [.mayAlreadyExist], request: run.request)
@@ -436,7 +450,7 @@ extension SyncEngine {
                 _ = try await modifyRetryingRefusal(moved, baseVersion: child.itemVersion, run)
             } catch let error as FileProviderError where Self.isRefusal(error) {
                 if child.isFolder {
-                    _ = try await moveFolderPiecewise(path, destination, into: folder.itemIdentifier, run)
+                    _ = try await moveFolderPiecewise(path, destination, into: folder.itemIdentifier, run, resent: &resent)
                     continue
                 }
                 // Sent again from here, only when nothing differs: the server's file is the one this
@@ -459,6 +473,7 @@ extension SyncEngine {
                 }
                 do {
                     try await provider.deleteItem(identifier: child.itemIdentifier, baseVersion: FileProviderItemVersion(contentVersion: based.version, metadataVersion: child.itemVersion.metadataVersion), options: [], request: run.request)
+                    if let sent = created.item { resent.append((path, destination, sent)) }
                 } catch {
                     // The original stays: so must nothing be left twice.
                     if let sent = created.item {
