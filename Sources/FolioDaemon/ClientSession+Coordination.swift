@@ -71,9 +71,11 @@ extension ClientSession {
             for item in request.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
         }
         // A placeholder is materialized before the claim is granted (Apple: a coordinated read or
-        // write of a dataless file downloads it first).
+        // write of a dataless file downloads it first), and so is every placeholder inside a
+        // folder or package that is read.
         if let drive = context.drive {
             let placeholders = request.items.map(\.path).filter(drive.isPlaceholder)
+                + request.items.filter { !$0.access.isWrite }.map(\.path).filter(drive.holdsPlaceholders)
             if !placeholders.isEmpty {
                 materialize(placeholders, drive: drive, then: request, client: client)
                 return nil

@@ -50,6 +50,18 @@ struct DriveDaemonTests {
         #expect(!FileManager.default.fileExists(atPath: drive + "/remote.txt.folio-cloud"))
         let status = try ProcessRunner.folio(["drive", "status", drive + "/remote.txt"], environment: environment)
         #expect(status.stdout == "local\tremote.txt\n", "\(status.stdout)\(status.stderr)")
+
+        // A package (a folder) that arrives as placeholders: a coordinated read of it downloads
+        // everything inside before the reader runs.
+        try FileManager.default.createDirectory(atPath: server + "/Trip.pages/Data", withIntermediateDirectories: true)
+        try Data("index".utf8).write(to: URL(fileURLWithPath: server + "/Trip.pages/index.xml"))
+        try Data("photo".utf8).write(to: URL(fileURLWithPath: server + "/Trip.pages/Data/photo.jpg"))
+        #expect(await eventually { FileManager.default.fileExists(atPath: drive + "/Trip.pages/Data/photo.jpg.folio-cloud") }, "\(daemon.log)")
+        let package = drive + "/Trip.pages"
+        let whole = try ProcessRunner.folio(
+            ["coordinate", "read", package, "--", "sh", "-c", "cat '\(package)/index.xml' '\(package)/Data/photo.jpg'"], environment: environment)
+        #expect(whole.status == 0 && whole.stdout == "indexphoto", "\(whole.stdout)\(whole.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: package + "/index.xml.folio-cloud") && !FileManager.default.fileExists(atPath: package + "/Data/photo.jpg.folio-cloud"))
     }
 
     /// With a daemon running, `folio drive sync` asks it for the pass (`drive.sync`): the daemon

@@ -169,6 +169,18 @@ final class DriveService: Service, Sendable {
         _ = try await drive.download([relative], progress: Progress(totalUnitCount: 0))
     }
 
+    /// Whether `path` is a folder (a package, say) in the drive with a placeholder somewhere inside:
+    /// a coordinated read of it downloads them first (the walk stops at the first one found).
+    func holdsPlaceholders(_ path: String) -> Bool {
+        guard contains(path), (try? FileStatus(path: FilePath(path)))?.kind == .directory else { return false }
+        var found = false
+        DirectoryScanner().scan(path, visit: { entry in
+            if PlaceholderStub.isStubName(entry.name) { found = true }
+            return !found
+        }, skipped: { _, _ in })
+        return found
+    }
+
     /// Whether `path` is a placeholder: a stub is there, the document is not.
     func isPlaceholder(_ path: String) -> Bool {
         contains(path) && access(path, F_OK) != 0 && PlaceholderStub.read(at: path + PlaceholderStub.suffix) != nil
