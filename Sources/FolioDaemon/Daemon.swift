@@ -53,6 +53,8 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         drive?.noteWrite(change)
     }
     let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)
+    // Presenters of drive items hear when their state with the server changes.
+    index.onUbiquityChange { path, keys in arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: 0) }
     let pools = DaemonPools()
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, pools: pools, logger: logger)
     let context = DaemonContext(

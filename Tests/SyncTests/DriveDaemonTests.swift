@@ -64,6 +64,29 @@ struct DriveDaemonTests {
         #expect(!FileManager.default.fileExists(atPath: package + "/index.xml.folio-cloud") && !FileManager.default.fileExists(atPath: package + "/Data/photo.jpg.folio-cloud"))
     }
 
+    /// A presenter of a drive file hears its state with the server change
+    /// (`presentedItemDidChangeUbiquityAttributes`): written here it is not uploaded; once a pass
+    /// of the daemon's sent it, it is.
+    @Test func presentersHearTheirItemsStateWithTheServer() async throws {
+        let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon-ubiquity", interval: 1)
+        defer { daemon.stop() }
+        let drive = dir.child("data/folio/Drive").path
+        let file = drive + "/watched.txt"
+        try Data("first".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/watched.txt") == Data("first".utf8) }, "\(daemon.log)")
+        let uploaded = URLResourceKey(rawValue: "NSURLUbiquitousItemIsUploadedKey")
+        let presenter = UbiquityPresenter(URL(fileURLWithPath: file), observing: [uploaded])
+        let engine = try DaemonCoordinationEngine(socketPath: FolioPaths(environment: environment).socketPath, app: nil)
+        FileCoordinator.addFilePresenter(presenter, engine: engine)
+        defer { FileCoordinator.removeFilePresenter(presenter) }
+        // A coordinated write: not uploaded (told), then uploaded by the next pass (told again).
+        let wrote = try ProcessRunner.folio(["coordinate", "write", file, "--", "sh", "-c", "echo 'second' > '\(file)'"], environment: environment)
+        #expect(wrote.status == 0, "\(wrote.stderr)")
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/watched.txt") == Data("second\n".utf8) }, "\(daemon.log)")
+        #expect(await eventually { presenter.heard.count >= 2 }, "\(presenter.heard)")
+        #expect(presenter.heard.allSatisfy { $0 == [uploaded] }, "only the observed key: \(presenter.heard)")
+    }
+
     /// With a daemon running, `folio drive sync` asks it for the pass (`drive.sync`): the daemon
     /// runs it (and logs it as asked for) and the command prints its report; with none, the
     /// command runs the pass itself.
@@ -264,5 +287,30 @@ struct DriveDaemonTests {
         #expect(setup.status == 0, "\(setup.stderr)")
         try FileManager.default.createDirectory(atPath: dir.child("data/folio/Drive").path, withIntermediateDirectories: true)
         return (server, proxy, dir, environment)
+    }
+}
+
+/// A presenter that records the ubiquity keys it is told changed.
+final class UbiquityPresenter: FilePresenter, @unchecked Sendable {
+    let presentedItemURL: URL?
+    let presentedItemOperationQueue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        return queue
+    }()
+    let observedPresentedItemUbiquityAttributes: Set<URLResourceKey>
+    private let lock = NSLock()
+    private var reports: [Set<URLResourceKey>] = []
+
+    init(_ url: URL, observing: Set<URLResourceKey>) {
+        presentedItemURL = url
+        observedPresentedItemUbiquityAttributes = observing
+    }
+
+    /// Each report's keys, in order.
+    var heard: [Set<URLResourceKey>] { lock.withLock { reports } }
+
+    func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {
+        lock.withLock { reports.append(attributes) }
     }
 }

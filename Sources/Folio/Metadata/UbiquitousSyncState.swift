@@ -13,6 +13,16 @@ package struct UbiquitousSyncState: Sendable, Equatable {
     /// download's otherwise).
     package var error: String?
 
+    /// The ubiquity resource keys (Apple's `URLResourceKey` names) whose values differ between two
+    /// states of an item: what its presenters are told changed.
+    package static func changedKeys(from old: UbiquitousSyncState?, to new: UbiquitousSyncState?) -> [String] {
+        var keys: [String] = []
+        if old?.isUploaded != new?.isUploaded { keys += ["NSURLUbiquitousItemIsUploadedKey", "NSURLUbiquitousItemIsUploadingKey"] }
+        if old?.isDownloading != new?.isDownloading { keys += ["NSURLUbiquitousItemIsDownloadingKey", "NSURLUbiquitousItemDownloadingStatusKey"] }
+        if old?.error != new?.error { keys += ["NSURLUbiquitousItemUploadingErrorKey", "NSURLUbiquitousItemDownloadingErrorKey"] }
+        return keys
+    }
+
     package init(isUploaded: Bool, isDownloading: Bool = false, isPinned: Bool = false, error: String? = nil) {
         self.isUploaded = isUploaded
         self.isDownloading = isDownloading

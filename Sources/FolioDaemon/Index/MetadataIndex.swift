@@ -43,6 +43,14 @@ final class MetadataIndex: @unchecked Sendable {
     /// Whether the file system is watched (tests switch it off to show stitching alone).
     private let watchesFileSystem: Bool
     private let stepDelay: Duration
+    /// Told of each drive item whose state with the server changed, with the ubiquity keys that
+    /// changed (the daemon tells the item's presenters: `presentedItemDidChangeUbiquityAttributes`).
+    private let ubiquityListener = Mutex<(@Sendable (String, [String]) -> Void)?>(nil)
+
+    /// Sets who hears of drive items' changed ubiquity keys (the daemon's arbiter).
+    func onUbiquityChange(_ listener: @escaping @Sendable (String, [String]) -> Void) {
+        ubiquityListener.withLock { $0 = listener }
+    }
 
     /// The index in `pool`, of the folders of `paths`; `driveStates` tells how the drive's items
     /// stand with the server.
@@ -361,6 +369,7 @@ final class MetadataIndex: @unchecked Sendable {
             guard !stopped else { return }
             if let downloading { states.downloadingPaths = downloading }
             var changes = IndexChanges()
+            var told: [(String, [String])] = []
             do {
                 try write { db in
                     let root = states.driveRoot
@@ -372,12 +381,17 @@ final class MetadataIndex: @unchecked Sendable {
                         record.sync = state
                         try writer.updateSyncState(record, db)
                         changes.wrote(record)
+                        let keys = UbiquitousSyncState.changedKeys(from: row.sync, to: state)
+                        if !keys.isEmpty { told.append((record.path, keys)) }
                     }
                 }
             } catch {
                 logger.error("could not bring the drive's sync states up to date", metadata: ["error": "\(error)"])
             }
             publish(changes)
+            if let listener = ubiquityListener.withLock({ $0 }) {
+                for (path, keys) in told { listener(path, keys) }
+            }
         }
     }
 
