@@ -9,6 +9,10 @@
 //   pick open|import|export|move [--type T]… [--multiple] [--folder D] [--url U]… [--write <text>]
 //        [--bookmark] [--present]                (legacy-… for the iOS 8 initialisers)
 //   container                                   the app's container and ubiquity container
+//   ubiquity <path>                             isUbiquitousItem and the ubiquity resource values
+//   evict <path> | download <path>              evictUbiquitousItem / startDownloadingUbiquitousItem
+//   query <predicate>                           a MetadataQuery over the ubiquitous documents scope:
+//                                               the results gathered, with their uploaded state
 //   check <path> [--write]                      the daemon's access decision
 //   relay                                       copies bytes between stdin/stdout and the daemon's
 //                                               socket (the attack suite speaks the protocol
@@ -110,6 +114,59 @@ case "values":
         break
     }
     emit(["ok": true, "name": values.name.map { .string($0) } ?? .null, "size": values.fileSize.map { .int(Int64($0)) } ?? .null])
+case "ubiquity":
+    let url = URL(fileURLWithPath: rest[0])
+    do {
+        let values = try url.promisedItemResourceValues(forKeys: [
+            .isUbiquitousItemKey, .ubiquitousItemDownloadingStatusKey, .ubiquitousItemIsUploadedKey, .ubiquitousItemIsUploadingKey,
+            .ubiquitousItemIsDownloadingKey, .ubiquitousItemHasUnresolvedConflictsKey, .ubiquitousItemUploadingErrorKey,
+        ])
+        func bool(_ value: Bool?) -> WireValue { value.map { .bool($0) } ?? .null }
+        emit([
+            "ok": true, "ubiquitous": .bool(FileManager.default.isUbiquitousItem(at: url)), "isUbiquitousItem": bool(values.isUbiquitousItem),
+            "status": values.ubiquitousItemDownloadingStatus.map { .string($0.rawValue) } ?? .null, "uploaded": bool(values.ubiquitousItemIsUploaded),
+            "uploading": bool(values.ubiquitousItemIsUploading), "downloading": bool(values.ubiquitousItemIsDownloading),
+            "conflicts": bool(values.ubiquitousItemHasUnresolvedConflicts),
+            "uploadError": values.ubiquitousItemUploadingError.map { .string($0.localizedDescription) } ?? .null,
+        ])
+    } catch { emit(failure(error)) }
+case "evict":
+    do {
+        try FileManager.default.evictUbiquitousItem(at: URL(fileURLWithPath: rest[0]))
+        emit(["ok": true])
+    } catch { emit(failure(error)) }
+case "download":
+    do {
+        try FileManager.default.startDownloadingUbiquitousItem(at: URL(fileURLWithPath: rest[0]))
+        // The download runs on; the helper waits for it to land (a minute at most) to report it.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: rest[0]), Date() < deadline { usleep(20_000) }
+        emit(["ok": true, "downloaded": .bool(FileManager.default.fileExists(atPath: rest[0]))])
+    } catch { emit(failure(error)) }
+case "query":
+    do {
+        let query = MetadataQuery()
+        query.predicate = try MetadataPredicate(format: rest[0])
+        query.searchScopes = [NSMetadataQueryUbiquitousDocumentsScope]
+        let gathered = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: nil) { _ in
+            gathered.signal()
+        }
+        guard query.start() else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the query did not start"]) }
+        guard gathered.wait(timeout: .now() + 30) == .success else { throw CocoaError(.fileLocking, userInfo: [NSLocalizedDescriptionKey: "no results in 30 s"]) }
+        NotificationCenter.default.removeObserver(observer)
+        let items = (query.results as? [MetadataItem]) ?? []
+        query.stop()
+        emit([
+            "ok": true,
+            "results": .array(items.map { item in
+                [
+                    "path": .string(item.value(forAttribute: NSMetadataItemPathKey) as? String ?? ""),
+                    "uploaded": (item.value(forAttribute: NSMetadataUbiquitousItemIsUploadedKey) as? Bool).map { .bool($0) } ?? .null,
+                ]
+            }),
+        ])
+    } catch { emit(failure(error)) }
 case "start":
     let url = URL(fileURLWithPath: rest[0])
     emit(["ok": true, "started": .bool(url.startAccessingSecurityScopedResource())])

@@ -1,5 +1,6 @@
 import Folio
 import FolioSync
+import Foundation
 
 extension ClientSession {
     /// `drive.sync` reads the drive's configuration and makes its provider; the pass then runs as
@@ -7,8 +8,41 @@ extension ClientSession {
     static let driveRoutes = [
         RequestRoute(DriveSyncRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.driveSync(confirmingDeletions: request.confirmDeletions ?? false, id: id)
-        }
+        },
+        RequestRoute(DriveEvictRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
+            try session.driveEvict(request.path, id: id)
+        },
     ]
+
+    /// Evicts a drive file (or the files below a folder) for `FileManager.evictUbiquitousItem`:
+    /// checked as a write for an app; refused for a pinned file and for changes the server lacks.
+    /// Returns nil: the reply comes when the eviction is done.
+    func driveEvict(_ path: String, id: Int64?) throws(CoordinationFailure) -> DriveEvictReply? {
+        if let app { try context.access.require(app: app, path: path, write: true) }
+        guard let service = context.drive, service.contains(CoordinationPath.normalize(path)) else {
+            throw CoordinationFailure(kind: .invalid, message: "\(path) is not in the drive", code: CocoaError.Code.fileWriteUnknown.rawValue)
+        }
+        let drive: DriveSync
+        do {
+            guard let prepared = try service.currentDrive() else { throw CoordinationFailure(kind: .notFound, message: "no drive is set up") }
+            drive = prepared
+        } catch let failure as CoordinationFailure {
+            throw failure
+        } catch {
+            throw DriveSyncWire.failure(of: error)
+        }
+        let replyID = id.map { WireValue.int($0) } ?? .null
+        Task {
+            do {
+                let (evicted, refused) = try await drive.evict([try drive.drivePath(path)])
+                if let (_, error) = refused.first { throw error }
+                if id != nil { write([WireFrame.result(replyID, try WireValueEncoder().encode(DriveEvictReply(evicted: evicted)))]) }
+            } catch {
+                write([WireFrame.error(replyID, DriveSyncWire.failure(of: error))])
+            }
+        }
+        return nil
+    }
 
     /// Runs a pass of the drive for `folio drive sync` (docs/protocol.md, "Drive"). Here, on the
     /// slow pool, the drive is made ready (its configuration read, its provider made); the pass

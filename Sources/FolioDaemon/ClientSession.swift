@@ -148,14 +148,17 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
             guard let result, let id = request.id else { return ([], false) }
             return ([WireFrame.result(.int(id), result)], false)
         case .failure(let error):
-            return refused(request.id, code: error.kind.rawValue, message: error.message)
+            return refused(request.id, code: error.kind.rawValue, message: error.message, failure: error)
         }
     }
 
-    private func refused(_ id: Int64?, code: String, message: String) -> (replies: [WireValue], close: Bool) {
+    /// The error reply; a request's failure goes whole (its `domain` and `errorCode` too: an
+    /// access refusal says whether reading or writing was refused).
+    private func refused(_ id: Int64?, code: String, message: String, failure: CoordinationFailure? = nil) -> (replies: [WireValue], close: Bool) {
         consecutiveErrors += 1
         context.logger.debug("refused a frame", metadata: ["pid": "\(peerPID)", "code": "\(code)", "error": "\(message)"])
-        let reply = WireFrame.error(id.map { .int($0) } ?? .null, code: code, message: message)
+        let replyID = id.map { WireValue.int($0) } ?? .null
+        let reply = failure.map { WireFrame.error(replyID, $0) } ?? WireFrame.error(replyID, code: code, message: message)
         let close = consecutiveErrors >= Self.maximumConsecutiveErrors
         if close {
             context.logger.warning(

@@ -64,6 +64,67 @@ struct DriveDaemonTests {
         #expect(!FileManager.default.fileExists(atPath: package + "/index.xml.folio-cloud") && !FileManager.default.fileExists(atPath: package + "/Data/photo.jpg.folio-cloud"))
     }
 
+    /// iCloud's app-side API: an app (`folio run --app`, `NSUbiquitousContainers` in its manifest)
+    /// writes in its ubiquity container without any grant, sees the file uploaded through its
+    /// ubiquity values, evicts it, reads it back through coordination (downloaded first), evicts
+    /// it again and downloads it with `startDownloadingUbiquitousItem`; outside its container it
+    /// may evict nothing.
+    @Test func anAppUsesItsUbiquityContainerAsOnIOS() async throws {
+        let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon-app", interval: 1)
+        defer { daemon.stop() }
+        let app = "com.example.Notes"
+        let manifest = try dir.write(
+            "notes.json",
+            """
+            {"CFBundleIdentifier": "\(app)", "CFBundleName": "Notes",
+             "NSUbiquitousContainers": {"iCloud.\(app)": {"NSUbiquitousContainerIsDocumentScopePublic": true, "NSUbiquitousContainerName": "Notes"}}}
+            """)
+        #expect(try ProcessRunner.folio(["app", "register", manifest.path], environment: environment).status == 0)
+        let helper = ProcessRunner.builtExecutable("FolioAppHelper").path
+        func asApp(_ arguments: String...) throws -> WireValue {
+            let output = try ProcessRunner.folio(["run", "--app", app, "--", helper] + arguments, environment: environment)
+            guard let line = output.stdout.split(separator: "\n").last, let value = try? WireValue(parsing: Array(line.utf8)) else {
+                throw TestFailure("no JSON (status \(output.status)): \(output.stdout) \(output.stderr)")
+            }
+            return value
+        }
+        let container = try #require(try asApp("container")["ubiquity"]?.stringValue)
+        let drive = dir.child("data/folio/Drive").path
+        #expect(container == drive + "/iCloud.\(app)")
+        let note = container + "/Documents/note.txt"
+        #expect(try asApp("write", note, "a note in the cloud")["ok"] == true)
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/iCloud.\(app)/Documents/note.txt") == Data("a note in the cloud".utf8) }, "\(daemon.log)")
+        #expect(await eventually { (try? asApp("ubiquity", note))?["uploaded"] == true }, "never shown uploaded")
+        // Its query over the ubiquitous documents scope runs in the daemon, with the drive's states.
+        let found = try asApp("query", "kMDItemFSName == 'note.txt'")
+        #expect(found["results"] == .array([["path": .string(note), "uploaded": true]]), "\(found)")
+        let values = try asApp("ubiquity", note)
+        #expect(values["ubiquitous"] == true && values["isUbiquitousItem"] == true && values["uploading"] == false, "\(values)")
+        #expect(values["status"]?.stringValue == "NSURLUbiquitousItemDownloadingStatusCurrent" && values["conflicts"] == false, "\(values)")
+
+        // Evicted: only the placeholder is here.
+        #expect(try asApp("evict", note)["ok"] == true)
+        #expect(!FileManager.default.fileExists(atPath: note) && FileManager.default.fileExists(atPath: note + ".folio-cloud"))
+        #expect(try asApp("ubiquity", note)["status"]?.stringValue == "NSURLUbiquitousItemDownloadingStatusNotDownloaded")
+        // A coordinated read gets the contents, downloaded first.
+        #expect(try asApp("read", note)["text"]?.stringValue == "a note in the cloud")
+        // Evicted again, then downloaded on request.
+        #expect(try asApp("evict", note)["ok"] == true)
+        let downloaded = try asApp("download", note)
+        #expect(downloaded["downloaded"] == true, "\(downloaded)")
+        #expect(FileManager.default.contents(atPath: note) == Data("a note in the cloud".utf8))
+
+        // Outside its container (another file of the drive): no grant, no eviction.
+        let other = drive + "/private.txt"
+        try Data("the user's own".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(await eventually { FileManager.default.fileExists(atPath: server + "/private.txt") }, "\(daemon.log)")
+        let refused = try asApp("evict", other)
+        #expect(refused["ok"] == false && refused["code"]?.intValue == Int64(CocoaError.Code.fileWriteNoPermission.rawValue), "\(refused)")
+        #expect(FileManager.default.fileExists(atPath: other))
+        let outside = try dir.write("outside.txt", "not in the drive")
+        #expect(try asApp("ubiquity", outside.path)["ubiquitous"] == false)
+    }
+
     /// A presenter of a drive file hears its state with the server change
     /// (`presentedItemDidChangeUbiquityAttributes`): written here it is not uploaded; once a pass
     /// of the daemon's sent it, it is.

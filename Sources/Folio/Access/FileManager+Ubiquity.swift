@@ -11,6 +11,48 @@ extension FileManager {
         UbiquityContainers.url(for: containerIdentifier, app: AppIdentity.current, paths: FolioPaths())
     }
 
+    /// Whether the item at `url` is in the drive (Apple: in iCloud), downloaded or a placeholder.
+    public func isUbiquitousItem(at url: URL) -> Bool {
+        let path = CoordinationPath.normalize(url.path)
+        let drive = FolioPaths().driveDirectory
+        guard path.hasPrefix(drive + "/"), !path.contains("/.folio") else { return false }
+        return fileExists(atPath: path) || fileExists(atPath: path + PlaceholderStub.suffix)
+    }
+
+    /// Starts downloading the drive item at `url` (a placeholder, or a folder's placeholders) and
+    /// returns at once; the download's progress and outcome show in the item's ubiquity values
+    /// (`promisedItemResourceValues`, a `MetadataQuery`, presenters). It runs as a coordinated
+    /// read, which the daemon materializes before it is granted.
+    ///
+    /// - Throws: `CocoaError.fileNoSuchFile` when the item is not in the drive.
+    public func startDownloadingUbiquitousItem(at url: URL) throws {
+        guard isUbiquitousItem(at: url) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) is not in the drive"])
+        }
+        // A thread of its own: the wait is for the network, never on a shared pool.
+        let thread = Thread {
+            var error: NSError?
+            FileCoordinator().coordinate(readingItemAt: url, options: .withoutChanges, error: &error) { _ in }
+        }
+        thread.name = "folio-start-download"
+        thread.start()
+    }
+
+    /// Removes the local copy of the drive item at `url` (or of the files below the folder): it
+    /// stays a placeholder, its content on the server, downloaded again when read.
+    ///
+    /// - Throws: `CocoaError.fileNoSuchFile` when the item is not in the drive; the daemon's
+    ///   refusal (a pinned file, changes the server does not have yet, no access) as Apple's errors.
+    public func evictUbiquitousItem(at url: URL) throws {
+        guard isUbiquitousItem(at: url) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) is not in the drive"])
+        }
+        guard let daemon = AccessClient.daemon else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "evicting needs the Folio daemon (folio daemon)"])
+        }
+        _ = try AccessClient.send(daemon, DriveEvictRequest(path: CoordinationPath.normalize(url.path)))
+    }
+
     /// Whether a drive is configured (Apple: an iCloud account is signed in).
     public var ubiquityIdentityToken: (any NSCoding & NSCopying & NSObjectProtocol)? {
         FileManager.default.fileExists(atPath: FolioPaths().driveConfiguration) ? NSString(string: "folio-drive") : nil

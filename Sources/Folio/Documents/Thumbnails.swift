@@ -78,7 +78,40 @@ public struct ItemResourceValues: Sendable {
     public var contentType: UTType?
     /// Thumbnails saved with the item (`Document.fileAttributesToWrite`), PNG data by size key.
     public var thumbnailDictionary: [URLThumbnailDictionaryItem: Data]?
+    /// Whether the item is in the drive (`isUbiquitousItemKey`).
+    public var isUbiquitousItem: Bool?
+    /// Whether its newest contents are here (`ubiquitousItemDownloadingStatusKey`).
+    public var ubiquitousItemDownloadingStatus: URLUbiquitousItemDownloadingStatus?
+    /// Whether the server has its contents (`ubiquitousItemIsUploadedKey`).
+    public var ubiquitousItemIsUploaded: Bool?
+    /// Whether its contents wait to be, or are being, uploaded (`ubiquitousItemIsUploadingKey`).
+    public var ubiquitousItemIsUploading: Bool?
+    /// Whether its contents are being downloaded (`ubiquitousItemIsDownloadingKey`).
+    public var ubiquitousItemIsDownloading: Bool?
+    /// Whether it has conflict versions not resolved yet (`ubiquitousItemHasUnresolvedConflictsKey`).
+    public var ubiquitousItemHasUnresolvedConflicts: Bool?
+    /// Why its upload failed (`ubiquitousItemUploadingErrorKey`).
+    public var ubiquitousItemUploadingError: CocoaError?
+    /// Why its download failed (`ubiquitousItemDownloadingErrorKey`).
+    public var ubiquitousItemDownloadingError: CocoaError?
 }
+
+#if !canImport(Darwin)
+/// Where a drive item's contents are (Apple's `URLUbiquitousItemDownloadingStatus`, which
+/// Foundation on Linux lacks).
+public struct URLUbiquitousItemDownloadingStatus: RawRepresentable, Hashable, Sendable {
+    /// Apple's string for the status.
+    public var rawValue: String
+    /// A status from Apple's string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The newest contents are here.
+    public static let current = URLUbiquitousItemDownloadingStatus(rawValue: "NSURLUbiquitousItemDownloadingStatusCurrent")
+    /// A local copy is here, perhaps not the newest.
+    public static let downloaded = URLUbiquitousItemDownloadingStatus(rawValue: "NSURLUbiquitousItemDownloadingStatusDownloaded")
+    /// Only a placeholder is here.
+    public static let notDownloaded = URLUbiquitousItemDownloadingStatus(rawValue: "NSURLUbiquitousItemDownloadingStatusNotDownloaded")
+}
+#endif
 
 extension URL {
     /// The item's resource values that need no contents (Apple's
@@ -87,8 +120,51 @@ extension URL {
     ///
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
     public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
+        var values = try localPromisedValues(forKeys: keys)
+        if !keys.isDisjoint(with: Self.ubiquityKeys) { ubiquityValues(forKeys: keys, into: &values) }
+        return values
+    }
+
+    /// The ubiquity keys `promisedItemResourceValues(forKeys:)` answers.
+    static let ubiquityKeys: Set<URLResourceKey> = [
+        .isUbiquitousItemKey, .ubiquitousItemDownloadingStatusKey, .ubiquitousItemIsUploadedKey, .ubiquitousItemIsUploadingKey,
+        .ubiquitousItemIsDownloadingKey, .ubiquitousItemHasUnresolvedConflictsKey, .ubiquitousItemUploadingErrorKey, .ubiquitousItemDownloadingErrorKey,
+    ]
+
+    /// The drive item's ubiquity values, from the daemon's index (which keeps its state with the
+    /// server) and the version store (its conflicts).
+    private func ubiquityValues(forKeys keys: Set<URLResourceKey>, into values: inout ItemResourceValues) {
+        let ubiquitous = FileManager.default.isUbiquitousItem(at: self)
+        if keys.contains(.isUbiquitousItemKey) { values.isUbiquitousItem = ubiquitous }
+        guard ubiquitous else { return }
+        let facts = Self.indexedFacts(path)
+        if keys.contains(.ubiquitousItemDownloadingStatusKey) {
+            let local = FileManager.default.fileExists(atPath: path)
+            values.ubiquitousItemDownloadingStatus = local ? .current : .notDownloaded
+        }
+        let sync = facts?.sync
+        if keys.contains(.ubiquitousItemIsUploadedKey) { values.ubiquitousItemIsUploaded = sync.map(\.isUploaded) }
+        if keys.contains(.ubiquitousItemIsUploadingKey) { values.ubiquitousItemIsUploading = sync.map { !$0.isUploaded } }
+        if keys.contains(.ubiquitousItemIsDownloadingKey) { values.ubiquitousItemIsDownloading = sync.map(\.isDownloading) }
+        if keys.contains(.ubiquitousItemHasUnresolvedConflictsKey) {
+            values.ubiquitousItemHasUnresolvedConflicts = !(FileVersion.unresolvedConflictVersionsOfItem(at: self) ?? []).isEmpty
+        }
+        if let sync, let error = sync.error {
+            let failure = CocoaError(sync.isUploaded ? .fileReadUnknown : .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: error])
+            if keys.contains(.ubiquitousItemUploadingErrorKey), !sync.isUploaded { values.ubiquitousItemUploadingError = failure }
+            if keys.contains(.ubiquitousItemDownloadingErrorKey), sync.isUploaded { values.ubiquitousItemDownloadingError = failure }
+        }
+    }
+
+    private func localPromisedValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
         let stamp = ItemStamp(path: path)
         guard stamp.exists else {
+            // A drive placeholder: the item is there, its contents on the server.
+            if FileManager.default.isUbiquitousItem(at: self), Self.indexedFacts(path) == nil {
+                var values = ItemResourceValues()
+                if keys.contains(.nameKey) { values.name = lastPathComponent }
+                return values
+            }
             // Not here: what the daemon's index knows (an item whose content is not local).
             guard let facts = Self.indexedFacts(path) else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
             var values = ItemResourceValues()

@@ -58,13 +58,16 @@ struct AccessPolicy: Sendable {
         }
         let status = exists ? try? FileStatus(atPath: real, followSymlinks: true) : nil
 
-        let containerPath = catalog.paths.containersDirectory + "/" + app
-        if let container = try? FileStatus.canonicalPath(containerPath), real == container || CoordinationPath.isAncestor(container, of: real) {
+        // The app's container, and its ubiquity containers in the drive (`Drive/<container-id>`,
+        // those its manifest lists in `NSUbiquitousContainers`): its own, as on iOS, without a grant.
+        let ubiquity = (catalog.manifest(app)?.ubiquitousContainers ?? []).map { catalog.paths.driveDirectory + "/" + $0.identifier }
+        for (folder, name) in [(catalog.paths.containersDirectory + "/" + app, "container")] + ubiquity.map({ ($0, "ubiquity container") }) {
+            guard let container = try? FileStatus.canonicalPath(folder), real == container || CoordinationPath.isAncestor(container, of: real) else { continue }
             if let status, status.kind == .regular, status.linkCount > 1 {
                 if let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
-                return deny("\(real) has other hard links, which may lead out of the container", real)
+                return deny("\(real) has other hard links, which may lead out of the \(name)", real)
             }
-            return Decision(allowed: true, reason: "in the app's container", path: real, grant: nil)
+            return Decision(allowed: true, reason: "in the app's \(name)", path: real, grant: nil)
         }
         if let status, let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
         if let status, status.kind == .regular, status.linkCount > 1 {

@@ -65,3 +65,21 @@ package struct DriveSyncRequest: DaemonRequest {
     package var confirmDeletions: Bool?
     package init(confirmDeletions: Bool) { self.confirmDeletions = confirmDeletions }
 }
+
+/// `drive.evict`: makes the downloaded drive file at `path` (or every file below the folder) a
+/// placeholder again, its content only on the server (`FileManager.evictUbiquitousItem(at:)`).
+/// An app may name only items it may write: its ubiquity container, or what it was granted.
+package struct DriveEvictRequest: DaemonRequest {
+    package static let method = "drive.evict"
+    package typealias Reply = DriveEvictReply
+    package var path: String
+    package init(path: String) { self.path = path }
+    package func validate() throws(CoordinationFailure) { try WireCheck.absolutePath(path, "params.path") }
+}
+
+/// What `drive.evict` did: the drive paths evicted (none when all was already in the cloud).
+package struct DriveEvictReply: Codable, Sendable {
+    package var evicted: [String]
+    package init(evicted: [String]) { self.evicted = evicted }
+}
+
