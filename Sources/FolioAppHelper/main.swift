@@ -11,6 +11,7 @@
 //   container                                   the app's container and ubiquity container
 //   ubiquity <path>                             isUbiquitousItem and the ubiquity resource values
 //   evict <path> | download <path>              evictUbiquitousItem / startDownloadingUbiquitousItem
+//   ubiquitous <from> <to> true|false           setUbiquitous(_:itemAt:destinationURL:)
 //   query <predicate>                           a MetadataQuery over the ubiquitous documents scope:
 //                                               the results gathered, with their uploaded state
 //   check <path> [--write]                      the daemon's access decision
@@ -142,6 +143,11 @@ case "download":
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: rest[0]), Date() < deadline { usleep(20_000) }
         emit(["ok": true, "downloaded": .bool(FileManager.default.fileExists(atPath: rest[0]))])
+    } catch { emit(failure(error)) }
+case "ubiquitous":
+    do {
+        try FileManager.default.setUbiquitous(rest[2] == "true", itemAt: URL(fileURLWithPath: rest[0]), destinationURL: URL(fileURLWithPath: rest[1]))
+        emit(["ok": true])
     } catch { emit(failure(error)) }
 case "query":
     do {

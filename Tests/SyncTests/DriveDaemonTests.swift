@@ -114,6 +114,20 @@ struct DriveDaemonTests {
         #expect(downloaded["downloaded"] == true, "\(downloaded)")
         #expect(FileManager.default.contents(atPath: note) == Data("a note in the cloud".utf8))
 
+        // setUbiquitous: a document of the app's local container moves into its ubiquity
+        // container (and is sent), then back out.
+        let local = try #require(try asApp("container")["container"]?.stringValue) + "/Documents/draft.txt"
+        #expect(try asApp("write", local, "a draft")["ok"] == true)
+        let moved = container + "/Documents/draft.txt"
+        #expect(try asApp("ubiquitous", local, moved, "true")["ok"] == true)
+        #expect(FileManager.default.contents(atPath: moved) == Data("a draft".utf8) && !FileManager.default.fileExists(atPath: local))
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/iCloud.\(app)/Documents/draft.txt") == Data("a draft".utf8) }, "\(daemon.log)")
+        let wrongSide = try asApp("ubiquitous", moved, container + "/Documents/elsewhere.txt", "false")
+        #expect(wrongSide["ok"] == false && wrongSide["code"]?.intValue == Int64(CocoaError.Code.fileWriteInvalidFileName.rawValue), "\(wrongSide)")
+        #expect(try asApp("ubiquitous", moved, local, "false")["ok"] == true)
+        #expect(FileManager.default.contents(atPath: local) == Data("a draft".utf8) && !FileManager.default.fileExists(atPath: moved))
+        #expect(await eventually { !FileManager.default.fileExists(atPath: server + "/iCloud.\(app)/Documents/draft.txt") }, "\(daemon.log)")
+
         // Outside its container (another file of the drive): no grant, no eviction.
         let other = drive + "/private.txt"
         try Data("the user's own".utf8).write(to: URL(fileURLWithPath: other))

@@ -53,6 +53,43 @@ extension FileManager {
         _ = try AccessClient.send(daemon, DriveEvictRequest(path: CoordinationPath.normalize(url.path)))
     }
 
+    /// Moves the item at `url` into the drive (`flag` true: `destinationURL` in the drive, an app's
+    /// ubiquity container say) or out of it (`flag` false: a destination outside), as one
+    /// coordinated move: presenters of the item follow it, and the drive's sync sends or forgets
+    /// it. Synchronous, as Apple's; call it off the main thread.
+    ///
+    /// - Throws: `CocoaError.fileWriteInvalidFileName` when the destination is on the wrong side
+    ///   of the drive, `.fileNoSuchFile` without an item, `.fileWriteFileExists` when the
+    ///   destination is taken, or the coordination's or the move's error.
+    public func setUbiquitous(_ flag: Bool, itemAt url: URL, destinationURL: URL) throws {
+        let destination = CoordinationPath.normalize(destinationURL.path)
+        let drive = FolioPaths().driveDirectory
+        guard destination.hasPrefix(drive + "/") == flag, !destination.contains("/.folio") else {
+            throw CocoaError(.fileWriteInvalidFileName, userInfo: [
+                NSURLErrorKey: destinationURL,
+                NSLocalizedDescriptionKey: flag ? "\(destination) is not in the drive" : "\(destination) is in the drive",
+            ])
+        }
+        guard fileExists(atPath: url.path) else { throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url]) }
+        guard !fileExists(atPath: destination) else { throw CocoaError(.fileWriteFileExists, userInfo: [NSURLErrorKey: destinationURL]) }
+        let coordinator = FileCoordinator()
+        var coordination: NSError?
+        var failure: (any Error)?
+        coordinator.coordinate(
+            writingItemAt: url, options: .forMoving, writingItemAt: URL(fileURLWithPath: destination), options: .forReplacing, error: &coordination
+        ) { from, to in
+            do {
+                try createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try moveItem(at: from, to: to)
+                coordinator.item(at: from, didMoveTo: to)
+            } catch {
+                failure = error
+            }
+        }
+        if let coordination { throw coordination }
+        if let failure { throw failure }
+    }
+
     /// Whether a drive is configured (Apple: an iCloud account is signed in).
     public var ubiquityIdentityToken: (any NSCoding & NSCopying & NSObjectProtocol)? {
         FileManager.default.fileExists(atPath: FolioPaths().driveConfiguration) ? NSString(string: "folio-drive") : nil
