@@ -14,22 +14,30 @@ extension ClientSession {
         },
     ]
 
+    /// The daemon's drive service and the drive ready to work (its configuration read, its provider
+    /// made), or why there is none.
+    private func preparedDrive() throws(CoordinationFailure) -> (DriveService, DriveSync) {
+        guard let service = context.drive else { throw CoordinationFailure(kind: .notFound, message: "this daemon runs no drive") }
+        let prepared: DriveSync?
+        do {
+            prepared = try service.currentDrive()
+        } catch {
+            throw DriveSyncWire.failure(of: error)
+        }
+        guard let drive = prepared else {
+            throw CoordinationFailure(kind: .notFound, message: "no drive is set up (folio drive setup webdav|s3|folder …)")
+        }
+        return (service, drive)
+    }
+
     /// Evicts a drive file (or the files below a folder) for `FileManager.evictUbiquitousItem`:
     /// checked as a write for an app; refused for a pinned file and for changes the server lacks.
     /// Returns nil: the reply comes when the eviction is done.
     func driveEvict(_ path: String, id: Int64?) throws(CoordinationFailure) -> DriveEvictReply? {
         if let app { try context.access.require(app: app, path: path, write: true) }
-        guard let service = context.drive, service.contains(CoordinationPath.normalize(path)) else {
+        let (service, drive) = try preparedDrive()
+        guard service.contains(path) else {
             throw CoordinationFailure(kind: .invalid, message: "\(path) is not in the drive", code: CocoaError.Code.fileWriteUnknown.rawValue)
-        }
-        let drive: DriveSync
-        do {
-            guard let prepared = try service.currentDrive() else { throw CoordinationFailure(kind: .notFound, message: "no drive is set up") }
-            drive = prepared
-        } catch let failure as CoordinationFailure {
-            throw failure
-        } catch {
-            throw DriveSyncWire.failure(of: error)
         }
         let replyID = id.map { WireValue.int($0) } ?? .null
         Task {
@@ -50,16 +58,7 @@ extension ClientSession {
     /// failed, is written when it ends. Returns nil: the reply always comes later.
     func driveSync(confirmingDeletions: Bool, id: Int64?) throws(CoordinationFailure) -> WireValue? {
         try userOnly("sync the drive")
-        guard let service = context.drive else { throw CoordinationFailure(kind: .notFound, message: "this daemon runs no drive") }
-        let prepared: DriveSync?
-        do {
-            prepared = try service.currentDrive()
-        } catch {
-            throw DriveSyncWire.failure(of: error)
-        }
-        guard let drive = prepared else {
-            throw CoordinationFailure(kind: .notFound, message: "no drive is set up (folio drive setup webdav|s3|folder …)")
-        }
+        let (service, drive) = try preparedDrive()
         let replyID = id.map { WireValue.int($0) } ?? .null
         Task {
             do {

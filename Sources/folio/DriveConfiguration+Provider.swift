@@ -51,7 +51,9 @@ extension DriveConfiguration {
         let provider = try makeProvider(secret: secret, paths)
         let staging = URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging")
         // A provider program writes fetched contents there (its own folder below): it must exist.
-        try FileManager.default.createDirectory(at: kind == .provider ? staging.appendingPathComponent("provider") : staging, withIntermediateDirectories: true)
+        // (The page's setup runs this in the daemon: files are touched on the blocking pool.)
+        let stagingFolder = kind == .provider ? staging.appendingPathComponent("provider") : staging
+        try await SyncFileWork.run { try FileManager.default.createDirectory(at: stagingFolder, withIntermediateDirectories: true) }
         defer { (provider as? ProviderProcess)?.stop() }
         let request = FileProviderRequest(temporaryDirectory: staging)
         do {
@@ -61,8 +63,8 @@ extension DriveConfiguration {
         }
         // The write probe: a small file of Folio's own, deleted at once.
         let probe = staging.appendingPathComponent("setup-check-\(UUID().uuidString)")
-        try Data("Folio checks that it may write here.\n".utf8).write(to: probe)
-        defer { try? FileManager.default.removeItem(at: probe) }
+        try await SyncFileWork.run { try Data("Folio checks that it may write here.\n".utf8).write(to: probe) }
+        let written: Result<Void, any Error>
         do {
             // In the drive's own folder, which sync never shows: a probe that could not be deleted
             // reaches no device.
@@ -78,9 +80,12 @@ extension DriveConfiguration {
             if let item = created.item {
                 try await provider.deleteItem(identifier: item.itemIdentifier, baseVersion: FileProviderItemVersion(), options: [], request: request)
             }
+            written = .success(())
         } catch {
-            throw CheckRefusal(sentence: refusal(error, listing: false))
+            written = .failure(error)
         }
+        try? await SyncFileWork.run { try FileManager.default.removeItem(at: probe) }
+        if case .failure(let error) = written { throw CheckRefusal(sentence: refusal(error, listing: false)) }
     }
 
     /// The sentence for what the check ran into.

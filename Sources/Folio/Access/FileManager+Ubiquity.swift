@@ -13,10 +13,20 @@ extension FileManager {
 
     /// Whether the item at `url` is in the drive (Apple: in iCloud), downloaded or a placeholder.
     public func isUbiquitousItem(at url: URL) -> Bool {
-        let path = CoordinationPath.normalize(url.path)
-        let drive = FolioPaths().driveDirectory
-        guard path.hasPrefix(drive + "/"), !path.contains("/.folio") else { return false }
+        guard let path = Self.drivePath(url) else { return false }
         return fileExists(atPath: path) || fileExists(atPath: path + PlaceholderStub.suffix)
+    }
+
+    /// `url`'s path when it names a place in the drive (not the drive's own `.folio` folders).
+    private static func drivePath(_ url: URL) -> String? {
+        let path = CoordinationPath.normalize(url.path)
+        guard path.hasPrefix(FolioPaths().driveDirectory + "/"), !path.contains("/.folio") else { return nil }
+        return path
+    }
+
+    /// The error for an item that is not in the drive.
+    private static func notInDrive(_ url: URL) -> CocoaError {
+        CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) is not in the drive"])
     }
 
     /// Starts downloading the drive item at `url` (a placeholder, or a folder's placeholders) and
@@ -26,9 +36,7 @@ extension FileManager {
     ///
     /// - Throws: `CocoaError.fileNoSuchFile` when the item is not in the drive.
     public func startDownloadingUbiquitousItem(at url: URL) throws {
-        guard isUbiquitousItem(at: url) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) is not in the drive"])
-        }
+        guard isUbiquitousItem(at: url) else { throw Self.notInDrive(url) }
         // A thread of its own: the wait is for the network, never on a shared pool.
         let thread = Thread {
             var error: NSError?
@@ -44,9 +52,7 @@ extension FileManager {
     /// - Throws: `CocoaError.fileNoSuchFile` when the item is not in the drive; the daemon's
     ///   refusal (a pinned file, changes the server does not have yet, no access) as Apple's errors.
     public func evictUbiquitousItem(at url: URL) throws {
-        guard isUbiquitousItem(at: url) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) is not in the drive"])
-        }
+        guard isUbiquitousItem(at: url) else { throw Self.notInDrive(url) }
         guard let daemon = AccessClient.daemon else {
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "evicting needs the Folio daemon (folio daemon)"])
         }
@@ -63,8 +69,7 @@ extension FileManager {
     ///   destination is taken, or the coordination's or the move's error.
     public func setUbiquitous(_ flag: Bool, itemAt url: URL, destinationURL: URL) throws {
         let destination = CoordinationPath.normalize(destinationURL.path)
-        let drive = FolioPaths().driveDirectory
-        guard destination.hasPrefix(drive + "/") == flag, !destination.contains("/.folio") else {
+        guard (Self.drivePath(destinationURL) != nil) == flag, !destination.contains("/.folio") else {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [
                 NSURLErrorKey: destinationURL,
                 NSLocalizedDescriptionKey: flag ? "\(destination) is not in the drive" : "\(destination) is in the drive",

@@ -120,8 +120,41 @@ extension URL {
     ///
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
     public func promisedItemResourceValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
-        var values = try localPromisedValues(forKeys: keys)
-        if !keys.isDisjoint(with: Self.ubiquityKeys) { ubiquityValues(forKeys: keys, into: &values) }
+        let stamp = ItemStamp(path: path)
+        let wantsUbiquity = !keys.isDisjoint(with: Self.ubiquityKeys)
+        let ubiquitous = wantsUbiquity || !stamp.exists ? FileManager.default.isUbiquitousItem(at: self) : false
+        // What the daemon's index knows, asked once: an item whose content is not here, and the
+        // drive's states.
+        let facts = !stamp.exists || (wantsUbiquity && ubiquitous) ? Self.indexedFacts(path) : nil
+        var values = ItemResourceValues()
+        if stamp.exists {
+            if keys.contains(.nameKey) { values.name = lastPathComponent }
+            if keys.contains(.isDirectoryKey) { values.isDirectory = stamp.isDirectory }
+            if keys.contains(.fileSizeKey) { values.fileSize = Int(stamp.size) }
+            if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: stamp.modificationTime) }
+            if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) {
+                values.contentType = try? UTType.contentType(ofItemAt: self).type
+            }
+            if keys.contains(.thumbnailDictionaryKey), !stamp.isDirectory {
+                values.thumbnailDictionary = Thumbnails.current(for: self, modified: stamp.modificationTime).map { [Thumbnails.largestKey: $0] } ?? [:]
+            }
+        } else if let facts {
+            // Not here: what the daemon's index knows (an item whose content is not local).
+            if keys.contains(.nameKey) { values.name = facts.name }
+            if keys.contains(.isDirectoryKey) { values.isDirectory = facts.kind == .directory }
+            if keys.contains(.fileSizeKey) { values.fileSize = Int(facts.size) }
+            if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: facts.modified) }
+            if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = facts.type }
+            if keys.contains(.thumbnailDictionaryKey) {
+                values.thumbnailDictionary = Thumbnails.thumbnail(for: self).map { [Thumbnails.largestKey: $0] } ?? [:]
+            }
+        } else if ubiquitous {
+            // A drive placeholder the index does not know yet: the item is there, its contents on the server.
+            if keys.contains(.nameKey) { values.name = lastPathComponent }
+        } else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        if wantsUbiquity { ubiquityValues(forKeys: keys, ubiquitous: ubiquitous, local: stamp.exists, sync: facts?.sync, into: &values) }
         return values
     }
 
@@ -131,18 +164,14 @@ extension URL {
         .ubiquitousItemIsDownloadingKey, .ubiquitousItemHasUnresolvedConflictsKey, .ubiquitousItemUploadingErrorKey, .ubiquitousItemDownloadingErrorKey,
     ]
 
-    /// The drive item's ubiquity values, from the daemon's index (which keeps its state with the
-    /// server) and the version store (its conflicts).
-    private func ubiquityValues(forKeys keys: Set<URLResourceKey>, into values: inout ItemResourceValues) {
-        let ubiquitous = FileManager.default.isUbiquitousItem(at: self)
+    /// The drive item's ubiquity values: its state with the server as the daemon's index keeps it
+    /// (`sync`), its conflicts from the version store.
+    private func ubiquityValues(
+        forKeys keys: Set<URLResourceKey>, ubiquitous: Bool, local: Bool, sync: UbiquitousSyncState?, into values: inout ItemResourceValues
+    ) {
         if keys.contains(.isUbiquitousItemKey) { values.isUbiquitousItem = ubiquitous }
         guard ubiquitous else { return }
-        let facts = Self.indexedFacts(path)
-        if keys.contains(.ubiquitousItemDownloadingStatusKey) {
-            let local = FileManager.default.fileExists(atPath: path)
-            values.ubiquitousItemDownloadingStatus = local ? .current : .notDownloaded
-        }
-        let sync = facts?.sync
+        if keys.contains(.ubiquitousItemDownloadingStatusKey) { values.ubiquitousItemDownloadingStatus = local ? .current : .notDownloaded }
         if keys.contains(.ubiquitousItemIsUploadedKey) { values.ubiquitousItemIsUploaded = sync.map(\.isUploaded) }
         if keys.contains(.ubiquitousItemIsUploadingKey) { values.ubiquitousItemIsUploading = sync.map { !$0.isUploaded } }
         if keys.contains(.ubiquitousItemIsDownloadingKey) { values.ubiquitousItemIsDownloading = sync.map(\.isDownloading) }
@@ -154,40 +183,6 @@ extension URL {
             if keys.contains(.ubiquitousItemUploadingErrorKey), !sync.isUploaded { values.ubiquitousItemUploadingError = failure }
             if keys.contains(.ubiquitousItemDownloadingErrorKey), sync.isUploaded { values.ubiquitousItemDownloadingError = failure }
         }
-    }
-
-    private func localPromisedValues(forKeys keys: Set<URLResourceKey>) throws -> ItemResourceValues {
-        let stamp = ItemStamp(path: path)
-        guard stamp.exists else {
-            // A drive placeholder: the item is there, its contents on the server.
-            if FileManager.default.isUbiquitousItem(at: self), Self.indexedFacts(path) == nil {
-                var values = ItemResourceValues()
-                if keys.contains(.nameKey) { values.name = lastPathComponent }
-                return values
-            }
-            // Not here: what the daemon's index knows (an item whose content is not local).
-            guard let facts = Self.indexedFacts(path) else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
-            var values = ItemResourceValues()
-            if keys.contains(.nameKey) { values.name = facts.name }
-            if keys.contains(.isDirectoryKey) { values.isDirectory = facts.kind == .directory }
-            if keys.contains(.fileSizeKey) { values.fileSize = Int(facts.size) }
-            if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: facts.modified) }
-            if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = facts.type }
-            if keys.contains(.thumbnailDictionaryKey) {
-                values.thumbnailDictionary = Thumbnails.thumbnail(for: self).map { [Thumbnails.largestKey: $0] } ?? [:]
-            }
-            return values
-        }
-        var values = ItemResourceValues()
-        if keys.contains(.nameKey) { values.name = lastPathComponent }
-        if keys.contains(.isDirectoryKey) { values.isDirectory = stamp.isDirectory }
-        if keys.contains(.fileSizeKey) { values.fileSize = Int(stamp.size) }
-        if keys.contains(.contentModificationDateKey) { values.contentModificationDate = Date(timeIntervalSince1970: stamp.modificationTime) }
-        if keys.contains(URLResourceKey(rawValue: "NSURLContentTypeKey")) || keys.contains(.typeIdentifierKey) { values.contentType = try? UTType.contentType(ofItemAt: self).type }
-        if keys.contains(.thumbnailDictionaryKey), !stamp.isDirectory {
-            values.thumbnailDictionary = Thumbnails.current(for: self, modified: stamp.modificationTime).map { [Thumbnails.largestKey: $0] } ?? [:]
-        }
-        return values
     }
 
     /// Whether the item exists, here or as an item the daemon's index knows whose content is not

@@ -30,7 +30,7 @@ extension VersionStore {
     package func collectGarbage(grace: TimeInterval = 600) throws -> CollectionReport {
         var report = CollectionReport()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []
-        let identities = names.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(DocumentIdentity.isValid)
+        let identities = names.compactMap(Self.identity(ofManifestNamed:))
         var manifests: [(String, VersionManifest)] = []
         for identity in identities {
             if let manifest = try? manifest(identity) { manifests.append((identity, manifest)) }

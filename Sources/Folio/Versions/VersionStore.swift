@@ -132,9 +132,17 @@ package final class VersionStore: Sendable {
 
     func manifestPath(_ identity: String) -> String { itemsDirectory + "/" + identity + ".json" }
 
+    /// The document identity a file of the items folder is the manifest of, or nil for other files
+    /// (locks, temporaries, manifests moved aside).
+    static func identity(ofManifestNamed name: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let identity = String(name.dropLast(5))
+        return DocumentIdentity.isValid(identity) ? identity : nil
+    }
+
     /// The manifest of a document, or nil when it has none. A manifest that does not parse is moved
-    /// aside and reported.
-    func manifest(_ identity: String) throws -> VersionManifest? {
+    /// aside and reported (unless `movingAsideIfDamaged` is false: an observer only reads).
+    func manifest(_ identity: String, movingAsideIfDamaged: Bool = true) throws -> VersionManifest? {
         precondition(DocumentIdentity.isValid(identity))
         let path = manifestPath(identity)
         let bytes: [UInt8]?
@@ -153,6 +161,7 @@ package final class VersionStore: Sendable {
             }
             return manifest
         } catch {
+            guard movingAsideIfDamaged else { throw error }
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             rename(path, aside)
             logger.error("corrupt version manifest moved aside", metadata: ["manifest": "\(path)", "aside": "\(aside)", "error": "\(error)"])

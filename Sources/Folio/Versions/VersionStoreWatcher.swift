@@ -2,7 +2,6 @@ import FolioSystem
 import Foundation
 package import Logging
 import Synchronization
-import SystemPackage
 
 /// Watches a version store's manifests, whichever process writes them (an app's `Document`, the
 /// drive's sync, `FileVersion` calls), and reports each item's versions gained, lost and resolved
@@ -48,7 +47,7 @@ package final class VersionStoreWatcher: Sendable {
     private func lookAtEveryManifest() -> [String: Seen] {
         var seen: [String: Seen] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: store.itemsDirectory)) ?? [] {
-            guard let identity = Self.identity(ofManifest: name), let manifest = peek(identity) else { continue }
+            guard let identity = VersionStore.identity(ofManifestNamed: name), let manifest = peek(identity) else { continue }
             seen[identity] = Seen(records: Dictionary(manifest.versions.map { ($0.id, $0) }) { $1 }, path: manifest.lastKnownPath)
         }
         return seen
@@ -64,10 +63,10 @@ package final class VersionStoreWatcher: Sendable {
         for event in events {
             switch event {
             case .created(let path), .modified(let path), .deleted(let path), .movedIn(let path), .movedOut(let path):
-                if let identity = Self.identity(ofManifest: (path as NSString).lastPathComponent) { identities.insert(identity) }
+                if let identity = VersionStore.identity(ofManifestNamed: (path as NSString).lastPathComponent) { identities.insert(identity) }
             case .moved(let from, let to):
                 for path in [from, to] {
-                    if let identity = Self.identity(ofManifest: (path as NSString).lastPathComponent) { identities.insert(identity) }
+                    if let identity = VersionStore.identity(ofManifestNamed: (path as NSString).lastPathComponent) { identities.insert(identity) }
                 }
             case .overflow:
                 // Events were lost: every manifest is looked at again (what changed meanwhile is not
@@ -102,19 +101,9 @@ package final class VersionStoreWatcher: Sendable {
         }
     }
 
-    /// The item identity a manifest's file name stands for, or nil for other files (locks, temporaries).
-    private static func identity(ofManifest name: String) -> String? {
-        guard name.hasSuffix(".json") else { return nil }
-        let identity = String(name.dropLast(5))
-        return DocumentIdentity.isValid(identity) ? identity : nil
-    }
-
     /// The manifest as it is now, or nil (absent, or damaged: the store itself reports that when
     /// it next reads it; the watcher never moves anything).
     private func peek(_ identity: String) -> VersionManifest? {
-        guard let bytes = try? FilePath(store.manifestPath(identity)).readBytes(maximumSize: VersionStore.maximumManifestSize),
-            let manifest = try? JSONDecoder().decode(VersionManifest.self, from: Data(bytes)), manifest.identifier == identity
-        else { return nil }
-        return manifest
+        try? store.manifest(identity, movingAsideIfDamaged: false)
     }
 }

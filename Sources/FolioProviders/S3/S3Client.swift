@@ -150,7 +150,7 @@ struct S3Client: Sendable {
         case (_, "QuotaExceeded"): return FileProviderError(.insufficientQuota, message: "the account is out of space: \(what)")
         case (403, _): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")
         case (400, "KeyTooLongError"): return FileProviderError(.excludedFromSync, message: "the server refuses the name (too long): \(what)")
-        case (400, "RequestTimeout"), (409, "OperationAborted"), (503, _):
+        case (400, "RequestTimeout"), (409, "OperationAborted"):
             return FileProviderError(.providerDomainTemporarilyUnavailable, message: "the server is busy: \(what)")
         case (400, _): return FileProviderError(.cannotSynchronize, message: "the server refused the request: \(what)")
         case (409, _): return FileProviderError(.cannotSynchronize, message: "the server refused it: \(what)")

@@ -464,21 +464,21 @@ extension SyncEngine {
                 let created = try await provider.createItem(
                     basedOn: copy, fields: [.filename, .parentItemIdentifier, .contents], contents: URL(fileURLWithPath: replica.absolute(destination)), options: [],
                     request: run.request)
+                // The copy is taken back when the original must stay: nothing is left twice.
+                func takeBackCopy() async {
+                    guard let sent = created.item else { return }
+                    try? await provider.deleteItem(identifier: sent.itemIdentifier, baseVersion: sent.itemVersion, options: [], request: run.request)
+                }
                 guard replica.fingerprint(destination) == based.fingerprint else {
-                    // Written while it was sent: the copy goes again, the original stays.
-                    if let sent = created.item {
-                        try? await provider.deleteItem(identifier: sent.itemIdentifier, baseVersion: sent.itemVersion, options: [], request: run.request)
-                    }
+                    // Written while it was sent: it goes again later, the original stays.
+                    await takeBackCopy()
                     throw FileProviderError(.cannotSynchronize, message: "“\(destination)” changed while it was sent")
                 }
                 do {
                     try await provider.deleteItem(identifier: child.itemIdentifier, baseVersion: FileProviderItemVersion(contentVersion: based.version, metadataVersion: child.itemVersion.metadataVersion), options: [], request: run.request)
                     if let sent = created.item { resent.append((path, destination, sent)) }
                 } catch {
-                    // The original stays: so must nothing be left twice.
-                    if let sent = created.item {
-                        try? await provider.deleteItem(identifier: sent.itemIdentifier, baseVersion: sent.itemVersion, options: [], request: run.request)
-                    }
+                    await takeBackCopy()
                     throw error
                 }
             }

@@ -74,7 +74,7 @@ package struct DriveEvictRequest: DaemonRequest {
     package typealias Reply = DriveEvictReply
     package var path: String
     package init(path: String) { self.path = path }
-    package func validate() throws(CoordinationFailure) { try WireCheck.absolutePath(path, "params.path") }
+    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
 /// What `drive.evict` did: the drive paths evicted (none when all was already in the cloud).
