@@ -27,19 +27,19 @@ package enum ContentDigest {
 }
 
 extension ContentDigest {
-    /// Copies the file at `source` to the new file `destination` (mode `permissions`), hashing as it
-    /// goes, and returns the SHA-256 and size of what was copied. With `durable`, the copy is flushed
+    /// Copies the file at `source` to the new file `destination` (mode `permissions`; with
+    /// `replacing`, over what `destination` holds, in the same file), hashing as it goes, and returns the SHA-256 and size of what was copied. With `durable`, the copy is flushed
     /// to disk before this returns. A cancelled `progress` stops the copy (`CocoaError.userCancelled`);
     /// any failure removes the partial copy.
     @discardableResult
     package static func copy(
         from source: String, to destination: String, permissions: FilePermissions = [.ownerReadWrite], durable: Bool = true,
-        progress: Progress? = nil
+        replacing: Bool = false, progress: Progress? = nil
     ) throws -> (digest: Data, size: Int64) {
         let input = try FileDescriptor.open(FilePath(source), .readOnly, options: [.closeOnExec])
         defer { try? input.close() }
         let output = try FileDescriptor.open(
-            FilePath(destination), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
+            FilePath(destination), .writeOnly, options: [.create, replacing ? .truncate : .exclusiveCreate, .closeOnExec], permissions: permissions)
         var hasher = SHA256()
         var size: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)

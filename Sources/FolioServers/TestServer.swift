@@ -47,6 +47,13 @@ public final class TestServer: @unchecked Sendable {
         return text
     }
 
+    /// Apache's requests so far, a line each (method, status, path); empty for the other servers.
+    /// Apache writes a line once it has answered, so a request just answered may be missing for a moment.
+    public var requests: [Substring] {
+        guard kind == .apache, let text = try? String(contentsOf: directory.child("logs/access.log"), encoding: .utf8) else { return [] }
+        return text.split(separator: "\n")
+    }
+
     /// Why `kind` cannot run here (with the install hint), or nil when it can.
     public static func unavailability(_ kind: Kind) -> String? {
         switch kind {
@@ -298,6 +305,7 @@ public final class TestServer: @unchecked Sendable {
                 LoadModule mime_module \(modules)/mod_mime.so
                 TypesConfig /etc/mime.types
                 ErrorLog \(base)/logs/error.log
+                CustomLog \(base)/logs/access.log "%m %>s %U"
                 DefaultRuntimeDir \(base)/run
                 DAVLockDB \(base)/run/DAVLock
                 DocumentRoot \(root!.path)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// HTTP entity tags as the WebDAV and S3 providers use them for content versions, and the HTTP
-/// date format of `Last-Modified`.
+/// HTTP entity tags as the WebDAV and S3 providers use them for content versions, and the dates
+/// of `Last-Modified` (``HTTPDate``).
 enum ETag {
     /// The tag's opaque value, without `W/` and quotes (Apache marks a tag weak for a second after a
     /// write, then the same value turns strong).
@@ -23,14 +23,6 @@ enum ETag {
         isHeaderSafe(version) && !version.hasPrefix("folio:")
     }
 
-    private static let httpDate: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-
-    /// An RFC 1123 date (`Last-Modified`, `getlastmodified`).
-    static func date(_ text: String) -> Date? { httpDate.date(from: text) }
+    /// An HTTP date (`Last-Modified`, `getlastmodified`).
+    static func date(_ text: String) -> Date? { HTTPDate.parse(text) }
 }

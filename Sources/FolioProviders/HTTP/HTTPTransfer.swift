@@ -142,7 +142,8 @@ enum HTTPTransfer {
 
 extension HTTPTransfer {
     /// The HTTP client every WebDAV and S3 provider of the process shares: connections are pooled
-    /// per server (kept idle for at most 3 s); a connection that stays silent for a minute
+    /// per server, up to 16 at once (the sync engine's transfers; AsyncHTTPClient's default is 8),
+    /// kept idle for at most 3 s; a connection that stays silent for a minute
     /// mid-transfer fails (so a stalled server cannot hang a download), and connecting gives up
     /// after ten seconds.
     static let sharedClient: HTTPClient = {
@@ -151,7 +152,7 @@ extension HTTPTransfer {
         configuration.redirectConfiguration = .disallow
         // Idle connections are dropped after 3 s, before servers drop them (Apache's keep-alive
         // timeout is 5 s): a request sent on a connection the server is closing fails.
-        configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(3))
+        configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(3), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 }

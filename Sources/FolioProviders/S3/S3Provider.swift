@@ -43,6 +43,8 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
     let concurrency: Int
     var listing = ListingSnapshot()
     private var profile: Profile?
+    /// The probe under way, which calls made meanwhile wait for.
+    private var probing: Task<Profile, any Error>?
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     let logger = Logger(label: "folio.provider.s3")
@@ -248,17 +250,31 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
 
     // MARK: Profile
 
-    /// Whether the server honours `If-Match` on PUT (probed once with a key of the provider's own).
+    /// Whether the server honours `If-Match` on PUT (probed once with a key of the provider's own;
+    /// calls made while the probe runs wait for it rather than each probing again).
     func conditionsHonoured() async throws -> Bool {
         if let profile { return profile.honoursConditions }
+        let probe = probing ?? Task { try await self.probe() }
+        probing = probe
+        do {
+            let found = try await probe.value
+            profile = found
+            return found.honoursConditions
+        } catch {
+            // A failed probe is tried again by the next call.
+            probing = nil
+            throw error
+        }
+    }
+
+    private func probe() async throws -> Profile {
         let probe = prefix + Self.temporaryPrefix + "probe-" + UUID().uuidString
         let created = try await s3.send("PUT", probe, body: Array("probe".utf8))
         guard (200..<300).contains(created.status) else { throw S3Client.statusError(created.status, created.body, "PUT", probe) }
         let conditional = try await s3.send("PUT", probe, headers: [("If-Match", "\"folio-no-such-etag\"")], body: Array("probe 2".utf8))
         _ = try? await s3.send("DELETE", probe)
         let honoured = conditional.status == 412
-        profile = Profile(honoursConditions: honoured)
         logger.info("server probed", metadata: ["endpoint": "\(s3.endpoint.absoluteString)", "bucket": "\(s3.bucket)", "honoursIfMatch": "\(honoured)"])
-        return honoured
+        return Profile(honoursConditions: honoured)
     }
 }

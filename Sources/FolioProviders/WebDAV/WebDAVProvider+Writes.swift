@@ -32,7 +32,7 @@ extension WebDAVProvider {
             default: throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             }
             var item = fileRecord(target, etag: reply.header("ETag"), size: size)
-            if item == nil { item = try await current(target) }
+            if item == nil { item = try await written(target, size: size) }
             remember(item)
             return FileProviderItemResult(item: item!)
         }

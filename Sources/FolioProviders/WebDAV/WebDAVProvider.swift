@@ -23,15 +23,21 @@ import NIOCore
 ///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
 ///   never inferred from a broken listing.
 public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
-    /// What the server does with conditional requests, probed on first write.
+    /// What the server does with conditional requests and tags, probed on first write.
     struct Profile {
         var honoursConditions: Bool
+        /// Whether a HEAD's `ETag` is the tag the server lists (`getetag`): then a file just
+        /// written, when the PUT's reply named no tag (Apache's does not), is asked for its tag with
+        /// a HEAD, which costs the server far less than a PROPFIND.
+        var headTagIsListed: Bool
     }
 
     let dav: WebDAVClient
     /// Items per page.
     public let pageSize: Int
     private var profile: Profile?
+    /// The probe under way, which calls made meanwhile wait for.
+    private var probing: Task<Profile, any Error>?
     var listing = ListingSnapshot()
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
@@ -215,17 +221,53 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
 
     // MARK: Profile
 
-    /// Whether the server honours `If-Match` (probed once with a file of the provider's own).
+    /// Whether the server honours `If-Match` (probed once with a file of the provider's own; calls
+    /// made while the probe runs wait for it rather than each probing again).
     func conditionsHonoured() async throws -> Bool {
-        if let profile { return profile.honoursConditions }
+        try await probedProfile().honoursConditions
+    }
+
+    /// The server's profile, probed on first use.
+    func probedProfile() async throws -> Profile {
+        if let profile { return profile }
+        let probe = probing ?? Task { try await self.probe() }
+        probing = probe
+        do {
+            let found = try await probe.value
+            profile = found
+            return found
+        } catch {
+            // A failed probe is tried again by the next call.
+            probing = nil
+            throw error
+        }
+    }
+
+    private func probe() async throws -> Profile {
         let probe = Self.temporaryPrefix + "probe-" + UUID().uuidString
         let created = try await dav.send("PUT", probe, body: Array("probe".utf8))
         guard (200..<300).contains(created.status) else { throw dav.statusError(created.status, "PUT", probe, body: created.body) }
         let conditional = try await dav.send("PUT", probe, headers: [("If-Match", "\"folio-no-such-etag\"")], body: Array("probe 2".utf8))
+        let head = try? await dav.send("HEAD", probe)
+        let listed = try? await dav.propfind(probe, depth: 0).first?.etag
         _ = try? await dav.send("DELETE", probe)
-        let honoured = conditional.status == 412
-        profile = Profile(honoursConditions: honoured)
-        logger.info("server probed", metadata: ["base": "\(dav.base.absoluteString)", "honoursIfMatch": "\(honoured)"])
-        return honoured
+        let headTag = head.flatMap { $0.status == 200 ? ETag.opaque($0.header("ETag")) : nil }
+        let found = Profile(honoursConditions: conditional.status == 412, headTagIsListed: headTag != nil && headTag == ETag.opaque(listed))
+        logger.info(
+            "server probed",
+            metadata: ["base": "\(dav.base.absoluteString)", "honoursIfMatch": "\(found.honoursConditions)", "headTagIsListed": "\(found.headTagIsListed)"])
+        return found
+    }
+
+    /// The file this provider just wrote at `relative` (`size` bytes sent), when the write's reply
+    /// named no tag: from a HEAD where the server's HEAD and listing agree on tags, else listed.
+    func written(_ relative: String, size: Int64) async throws -> FileProviderItemRecord {
+        if profile?.headTagIsListed == true {
+            let reply = try await dav.send("HEAD", relative)
+            if reply.status == 200, let item = fileRecord(relative, etag: reply.header("ETag"), size: reply.header("Content-Length").flatMap { Int64($0) } ?? size) {
+                return item
+            }
+        }
+        return try await current(relative)
     }
 }

@@ -154,17 +154,23 @@ extension SyncEngine {
         } else {
             // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
             // loses it, and the file it came from is still there to send).
-            let staged = replica.staging + "/upload-\(UUID().uuidString)"
-            let copied = try await SyncFileWork.run { try ContentDigest.copy(from: source, to: staged, durable: false) }
+            let staged = stagingSlots.take()
+            let copied: (digest: Data, size: Int64)
+            do {
+                copied = try await SyncFileWork.run { try ContentDigest.copy(from: source, to: staged, durable: false, replacing: true) }
+            } catch {
+                stagingSlots.give(staged)
+                throw error
+            }
             guard replica.fingerprint(path) == before else {
-                unlink(staged)
+                stagingSlots.give(staged)
                 return .deferred("the file changed while it was read")
             }
             snapshotHash = copied.digest.hexadecimal
             contents = URL(fileURLWithPath: staged)
         }
         defer {
-            if hashing == nil { unlink(contents.path) }
+            if hashing == nil { stagingSlots.give(contents.path) }
         }
         if hashing == nil {
             do {
@@ -338,8 +344,9 @@ extension SyncEngine {
     ) {
         if let hashing = provider as? any HashingFileProvider {
             let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: request, progress: progress)
+            let file = fetched.contents.path
             do {
-                try LocalReplica.flush(fetched.contents.path)
+                try await SyncFileWork.run { try LocalReplica.flush(file) }
             } catch {
                 unlink(fetched.contents.path)
                 throw error

