@@ -2,6 +2,8 @@
 // `folio run --app`), it does one thing through Folio's public API and prints one JSON line.
 //
 //   read <path> | write <path> <text>           coordinated read / write
+//   save-document <path> <text>                 a Document subclass saved there (forCreating), closed
+//   open-document <path>                        the same subclass opened and closed: its text
 //   bookmark <path> [--read-only]               bookmark data, base64
 //   resolve <base64> [--write <text>]           resolve (access starts), read, optionally write
 //   values <base64>                             resourceValues(forKeys:fromBookmarkData:)
@@ -83,6 +85,21 @@ case "write":
         try coordinatedWrite(URL(fileURLWithPath: rest[0]), rest[1])
         emit(["ok": true])
     } catch { emit(failure(error)) }
+case "save-document":
+    let document = NoteDocument(fileURL: URL(fileURLWithPath: rest[0]))
+    document.text = rest[1]
+    let saved = waitFor { done in document.save(to: document.fileURL, for: .forCreating, completionHandler: done) }
+    let closed = waitFor { done in document.close(completionHandler: done) }
+    emit(["ok": .bool(saved && closed)])
+case "open-document":
+    let document = NoteDocument(fileURL: URL(fileURLWithPath: rest[0]))
+    guard waitFor({ done in document.open(completionHandler: done) }) else {
+        emit(["ok": false])
+        break
+    }
+    let text = document.text
+    _ = waitFor { done in document.close(completionHandler: done) }
+    emit(["ok": true, "text": .string(text)])
 case "bookmark":
     do {
         let options: URL.BookmarkCreationOptions = rest.contains("--read-only") ? [.withSecurityScope, .securityScopeAllowOnlyReadAccess] : []
@@ -275,7 +292,38 @@ final class Delegate: DocumentPickerDelegate {
     }
 }
 
+/// A plain-text document, as an iOS app subclasses UIDocument.
+final class NoteDocument: Document, @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage = ""
+
+    var text: String {
+        get { lock.withLock { storage } }
+        set { lock.withLock { storage = newValue } }
+    }
+
+    override func load(fromContents contents: Any, ofType typeName: String?) throws {
+        guard let data = contents as? Data else { throw CocoaError(.fileReadCorruptFile) }
+        text = String(decoding: data, as: UTF8.self)
+    }
+
+    override func contents(forType typeName: String) throws -> Any { Data(text.utf8) }
+}
+
+/// Starts `operation` and waits (this helper has nothing else to do) for the success it reports.
+func waitFor(_ operation: (@escaping @Sendable (Bool) -> Void) -> Void) -> Bool {
+    let semaphore = DispatchSemaphore(value: 0)
+    let box = Box()
+    operation { success in
+        box.success = success
+        semaphore.signal()
+    }
+    semaphore.wait()
+    return box.success
+}
+
 final class Box: @unchecked Sendable {
+    var success = false
     var urls: [URL] = []
     var error: (any Error)?
 }

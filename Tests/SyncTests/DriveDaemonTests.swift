@@ -65,8 +65,9 @@ struct DriveDaemonTests {
     }
 
     /// iCloud's app-side API: an app (`folio run --app`, `NSUbiquitousContainers` in its manifest)
-    /// writes in its ubiquity container without any grant, sees the file uploaded through its
-    /// ubiquity values, evicts it, reads it back through coordination (downloaded first), evicts
+    /// saves a Document in its ubiquity container without any grant, finds it with a query over the
+    /// ubiquitous documents scope, sees it uploaded through its ubiquity values, evicts it, opens
+    /// it again as a document (its coordinated read downloads it first), evicts
     /// it again and downloads it with `startDownloadingUbiquitousItem`; outside its container it
     /// may evict nothing.
     @Test func anAppUsesItsUbiquityContainerAsOnIOS() async throws {
@@ -92,7 +93,8 @@ struct DriveDaemonTests {
         let drive = dir.child("data/folio/Drive").path
         #expect(container == drive + "/iCloud.\(app)")
         let note = container + "/Documents/note.txt"
-        #expect(try asApp("write", note, "a note in the cloud")["ok"] == true)
+        // Saved as an iOS app saves: a Document subclass, saved for creating, closed.
+        #expect(try asApp("save-document", note, "a note in the cloud")["ok"] == true)
         #expect(await eventually { FileManager.default.contents(atPath: server + "/iCloud.\(app)/Documents/note.txt") == Data("a note in the cloud".utf8) }, "\(daemon.log)")
         #expect(await eventually { (try? asApp("ubiquity", note))?["uploaded"] == true }, "never shown uploaded")
         // Its query over the ubiquitous documents scope runs in the daemon, with the drive's states.
@@ -106,8 +108,8 @@ struct DriveDaemonTests {
         #expect(try asApp("evict", note)["ok"] == true)
         #expect(!FileManager.default.fileExists(atPath: note) && FileManager.default.fileExists(atPath: note + ".folio-cloud"))
         #expect(try asApp("ubiquity", note)["status"]?.stringValue == "NSURLUbiquitousItemDownloadingStatusNotDownloaded")
-        // A coordinated read gets the contents, downloaded first.
-        #expect(try asApp("read", note)["text"]?.stringValue == "a note in the cloud")
+        // Opened again as a document: its coordinated read gets the contents, downloaded first.
+        #expect(try asApp("open-document", note)["text"]?.stringValue == "a note in the cloud")
         // Evicted again, then downloaded on request.
         #expect(try asApp("evict", note)["ok"] == true)
         let downloaded = try asApp("download", note)
