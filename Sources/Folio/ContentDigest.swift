@@ -38,6 +38,12 @@ extension ContentDigest {
     ) throws -> (digest: Data, size: Int64) {
         let input = try FileDescriptor.open(FilePath(source), .readOnly, options: [.closeOnExec])
         defer { try? input.close() }
+        if replacing {
+            // Written over only when it is a plain file of one name: a link to it elsewhere (or
+            // anything else at the path) is left as it is, and a new file takes the path.
+            var status = stat()
+            if lstat(destination, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG || status.st_nlink > 1 { unlink(destination) }
+        }
         let output = try FileDescriptor.open(
             FilePath(destination), .writeOnly, options: [.create, replacing ? .truncate : .exclusiveCreate, .closeOnExec], permissions: permissions)
         var hasher = SHA256()

@@ -40,7 +40,7 @@ struct HTTPDateTests {
             "", "GMT", "Sun, 30 Feb 1994 08:49:37 GMT", "Sun, 29 Feb 1900 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:37 GMT",
             "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Nov 94 08:49:37 GMT",
             "Sun, 06 nov 1994 08:49:37 GMT", "Sun, 6x Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT extra", "Sunday, 06-Nov-1994 08:49:37 GMT",
-            "Sun Nov 31 08:49:37 1994", "Sun Nov  6 08:49:37", "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, -6 Nov 1994 08:49:37 GMT",
+            "Sun Nov 31 08:49:37 1994", "Sun, 06 Nov 1994 08::49:37 GMT", "Sunday, 06--Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37", "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, -6 Nov 1994 08:49:37 GMT",
             String(repeating: "Sun, 06 Nov 1994 08:49:37 GMT ", count: 4),
         ] {
             #expect(HTTPDate.parse(text) == nil, "\(text)")

@@ -160,7 +160,7 @@ struct DriveDaemonTests {
         let wrote = try ProcessRunner.folio(["coordinate", "write", file, "--", "sh", "-c", "echo 'second' > '\(file)'"], environment: environment)
         #expect(wrote.status == 0, "\(wrote.stderr)")
         #expect(await eventually { FileManager.default.contents(atPath: server + "/watched.txt") == Data("second\n".utf8) }, "\(daemon.log)")
-        #expect(await eventually { presenter.heard.count >= 2 }, "\(presenter.heard)")
+        #expect(await eventually { presenter.heard.count >= 2 }, "\(presenter.heard) \(daemon.log)")
         #expect(presenter.heard.allSatisfy { $0 == [uploaded] }, "only the observed key: \(presenter.heard)")
     }
 

@@ -43,7 +43,8 @@ struct SyncRequestCountTests {
         let up = try requests(of: server, after: start)
         // 60 files, the drive's marker, and the server's probe, once (a PUT and a conditional PUT;
         // sixteen uploads at once each probed for themselves).
-        #expect(up["PUT", default: 0] == 63, "\(up)")
+        // (A request answered just before the marker can be logged just after it: ranges.)
+        #expect((62...64).contains(up["PUT", default: 0]), "\(up)")
         #expect((60...62).contains(up["HEAD", default: 0]), "\(up)")
         // The listing (the root and three folders), the probe, the new folders and the marker's folder: not one per file.
         #expect(up["PROPFIND", default: 0] <= 20, "\(up)")
@@ -53,7 +54,7 @@ struct SyncRequestCountTests {
         #expect(received.downloaded == 60 && received.deferred.isEmpty, "\(received)")
         let down = try requests(of: server, after: start)
         // 60 files and the drive's marker; the listing by folder.
-        #expect(down["GET", default: 0] == 61, "\(down)")
+        #expect((60...62).contains(down["GET", default: 0]), "\(down)")
         #expect(down["PROPFIND", default: 0] <= 6, "\(down)")
         #expect(down["PUT", default: 0] + down["HEAD", default: 0] == 0, "\(down)")
         #expect(two.read("folder 2/file 59.txt") == "file 59")

@@ -60,6 +60,7 @@ struct IndexWriter {
                 if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
                 let relist = record.kind == .directory && (old.kind != .directory || old.modified != record.modified)
                 try update(record, relist: relist, db)
+                changes.syncStateChanged(record.path, from: old.sync, to: record.sync)
             } else {
                 record.id = try insert(record, parent: id, db)
             }
@@ -101,6 +102,7 @@ struct IndexWriter {
             record.favoriteRank = old.favoriteRank
             if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
             try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), db)
+            changes.syncStateChanged(path, from: old.sync, to: record.sync)
         } else {
             guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
                 return

@@ -369,7 +369,6 @@ final class MetadataIndex: @unchecked Sendable {
             guard !stopped else { return }
             if let downloading { states.downloadingPaths = downloading }
             var changes = IndexChanges()
-            var told: [(String, [String])] = []
             do {
                 try write { db in
                     let root = states.driveRoot
@@ -381,22 +380,25 @@ final class MetadataIndex: @unchecked Sendable {
                         record.sync = state
                         try writer.updateSyncState(record, db)
                         changes.wrote(record)
-                        let keys = UbiquitousSyncState.changedKeys(from: row.sync, to: state)
-                        if !keys.isEmpty { told.append((record.path, keys)) }
+                        changes.syncStateChanged(record.path, from: row.sync, to: state)
                     }
                 }
             } catch {
                 logger.error("could not bring the drive's sync states up to date", metadata: ["error": "\(error)"])
             }
             publish(changes)
-            if let listener = ubiquityListener.withLock({ $0 }) {
-                for (path, keys) in told { listener(path, keys) }
-            }
         }
     }
 
-    /// Hands a transaction's changes to the live queries.
+    /// Hands a transaction's changes to the live queries, and the drive items' changed ubiquity
+    /// keys to who hears them (presenters, through the daemon's arbiter), whichever write found
+    /// them: a state refresh after a pass, or a file's row rewritten after an event (a pass can
+    /// finish before the event of the write it sent is read, and only the row's rewrite then
+    /// finds the item uploaded).
     func publish(_ changes: IndexChanges) {
+        if !changes.ubiquity.isEmpty, let listener = ubiquityListener.withLock({ $0 }) {
+            for (path, keys) in changes.ubiquity { listener(path, keys) }
+        }
         guard !changes.isEmpty else { return }
         live.apply(changes, on: self)
     }

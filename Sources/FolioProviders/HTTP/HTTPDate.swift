@@ -16,7 +16,7 @@ enum HTTPDate {
             fields = Substring(trimmed[trimmed.index(after: comma)...]).utf8.split(separator: 0x20).map { Substring($0).utf8 }
             if fields.first?.contains(UInt8(ascii: "-")) == true {
                 // RFC 850: 06-Nov-94 08:49:37 GMT
-                let parts = fields[0].split(separator: UInt8(ascii: "-"))
+                let parts = fields[0].split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
                 guard fields.count == 3, parts.count == 3, let d = number(parts[0], digits: 1...2), let m = monthNumber(parts[1]), let y = number(parts[2], digits: 2...2),
                     isGMT(fields[2])
                 else { return nil }
@@ -35,7 +35,7 @@ enum HTTPDate {
             guard fields.count == 5, let m = monthNumber(fields[1]), let d = number(fields[2], digits: 1...2), let y = number(fields[4], digits: 4...4) else { return nil }
             (day, month, year, clock) = (d, m, y, fields[3])
         }
-        let parts = clock.split(separator: UInt8(ascii: ":"))
+        let parts = clock.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         guard parts.count == 3, let hour = number(parts[0], digits: 2...2), let minute = number(parts[1], digits: 2...2), let second = number(parts[2], digits: 2...2),
             hour < 24, minute < 60, second <= 60, day >= 1, day <= daysIn(month, of: year)
         else { return nil }

@@ -50,8 +50,10 @@ enum HTTPTransfer {
             }
             let expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
             if let expected { progress.totalUnitCount = expected }
-            let etag = response.headers.first(name: "ETag").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")).lowercased() }
-            var md5 = verifiesMD5ETag && etag.map(isMD5) == true ? Insecure.MD5() : nil
+            // Only a strong tag promises these very bytes.
+            let header = response.headers.first(name: "ETag")
+            let etag = verifiesMD5ETag && header?.hasPrefix("W/") == false ? ETag.opaque(header)?.lowercased() : nil
+            var md5 = etag.map(isMD5) == true ? Insecure.MD5() : nil
             var sha256 = SHA256()
             for try await buffer in response.body {
                 if progress.isCancelled || Task.isCancelled {

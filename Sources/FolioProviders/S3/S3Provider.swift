@@ -261,8 +261,8 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
             profile = found
             return found.honoursConditions
         } catch {
-            // A failed probe is tried again by the next call.
-            probing = nil
+            // A failed probe is tried again by the next call (unless another has begun since).
+            if probing == probe { probing = nil }
             throw error
         }
     }

@@ -237,8 +237,8 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             profile = found
             return found
         } catch {
-            // A failed probe is tried again by the next call.
-            probing = nil
+            // A failed probe is tried again by the next call (unless another has begun since).
+            if probing == probe { probing = nil }
             throw error
         }
     }
@@ -263,8 +263,10 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
     /// named no tag: from a HEAD where the server's HEAD and listing agree on tags, else listed.
     func written(_ relative: String, size: Int64) async throws -> FileProviderItemRecord {
         if profile?.headTagIsListed == true {
-            let reply = try await dav.send("HEAD", relative)
-            if reply.status == 200, let item = fileRecord(relative, etag: reply.header("ETag"), size: reply.header("Content-Length").flatMap { Int64($0) } ?? size) {
+            // Not from a cache on the way; and only a reply of the size sent describes what was sent.
+            let reply = try await dav.send("HEAD", relative, headers: [("Cache-Control", "no-cache")])
+            let length = reply.header("Content-Length").flatMap { Int64($0) }
+            if reply.status == 200, length == nil || length == size, let item = fileRecord(relative, etag: reply.header("ETag"), size: size) {
                 return item
             }
         }

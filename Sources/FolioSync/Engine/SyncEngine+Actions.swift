@@ -169,8 +169,11 @@ extension SyncEngine {
             snapshotHash = copied.digest.hexadecimal
             contents = URL(fileURLWithPath: staged)
         }
+        // The snapshot's slot is reused only after a provider call that succeeded: one that failed
+        // or was cancelled may have left a reader of it behind (a provider program's child).
+        var sent = false
         defer {
-            if hashing == nil { stagingSlots.give(contents.path) }
+            if hashing == nil { sent ? stagingSlots.give(contents.path) : stagingSlots.discard(contents.path) }
         }
         if hashing == nil {
             do {
@@ -209,6 +212,7 @@ extension SyncEngine {
             // The server changed since the listing: the next pass compares the contents.
             return .deferred("\(error)")
         }
+        sent = true
         if let hashing {
             let digest = try await hashing.value
             snapshotHash = replica.fingerprint(path) == before ? digest : "sent while it changed"

@@ -12,8 +12,9 @@ import UniformTypes
 ///
 /// Nothing un-uploaded is ever forgotten: a local change stays a change (its hash differs from the
 /// base) until an upload of it succeeds, so a crash, a failed request or a stopped server only
-/// defers it to the next pass. Every upload sends an immutable snapshot of the file (an object in
-/// the version store), so a writer working during the upload cannot tear what is sent. Every local
+/// defers it to the next pass. Every upload of a small file sends a private snapshot of it (a copy
+/// in the staging folder), so a writer working during the upload cannot tear what is sent; a
+/// large one is sent from where it is, and not taken for any version if it changed meanwhile. Every local
 /// file the engine replaces or deletes is kept as a version first.
 actor SyncEngine {
     let provider: any FileProvider
