@@ -23,5 +23,9 @@ public enum FileCreationMask {
     /// was 3% of a many-file download's processor time); Folio's processes never change theirs.
     public static var fileMode: mode_t { 0o666 & ~atStart }
 
+    /// The mode a new executable file gets from `open(…, 0777)`: what a download the provider
+    /// marks executable should have.
+    public static var executableMode: mode_t { 0o777 & ~atStart }
+
     private static let atStart = current
 }

@@ -51,16 +51,16 @@ struct HostileServerTests {
         let good = """
             <?xml version="1.0" encoding="utf-8"?>
             <!-- a comment -->
-            <d:multistatus xmlns:d="DAV:" xmlns:x="urn:other"><d:response><d:href>/a%20b/c&amp;d.txt</d:href>
+            <d:multistatus xmlns:d="DAV:" xmlns:x="urn:other" xmlns:a="http://apache.org/dav/props/"><d:response><d:href>/a%20b/c&amp;d.txt</d:href>
             <d:propstat><d:prop><d:getetag>W/"12-ab"</d:getetag><d:getcontentlength>12</d:getcontentlength><x:getetag>ignored</x:getetag>
-            <d:resourcetype/></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>
+            <d:resourcetype/><a:executable> T </a:executable></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat>
             <d:propstat><d:prop><d:getcontenttype/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat></d:response>
             <d:response><d:href><![CDATA[/folder/]]></d:href><d:propstat><d:prop><d:resourcetype><d:collection/></d:resourcetype></d:prop>
             <d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>
             """
         let resources = try parse(good)
         #expect(resources == [
-            DAVResource(href: "/a%20b/c&d.txt", isCollection: false, etag: "W/\"12-ab\"", contentLength: 12),
+            DAVResource(href: "/a%20b/c&d.txt", isCollection: false, etag: "W/\"12-ab\"", contentLength: 12, isExecutable: true),
             DAVResource(href: "/folder/", isCollection: true),
         ])
         let refused = [

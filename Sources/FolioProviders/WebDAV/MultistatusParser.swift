@@ -15,6 +15,8 @@ struct DAVResource: Equatable, Sendable {
     var lastModified: String?
     /// `getcontenttype`.
     var contentType: String?
+    /// Apache's `executable` (`http://apache.org/dav/props/`): whether the file's owner may run it.
+    var isExecutable: Bool?
 }
 
 /// A reader of PROPFIND replies (through ``BoundedXMLReader``, which refuses DTDs, deep nesting and
@@ -50,8 +52,12 @@ struct MultistatusParser: BoundedXMLHandler {
     }
 
     mutating func ended(_ element: XMLName, within parent: XMLName?, text: String) throws(XMLRefusal) {
+        let value = Self.trimmed(text)
+        if element == XMLName(namespace: "http://apache.org/dav/props/", local: "executable"), !value.isEmpty {
+            pending.isExecutable = value == "T"
+            return
+        }
         guard element.namespace == "DAV:" else { return }
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         // A property asked for and not found is listed empty in a 404 propstat.
         if value.isEmpty, ["getetag", "getcontentlength", "getlastmodified", "getcontenttype"].contains(element.local) { return }
         switch element.local {
@@ -73,6 +79,7 @@ struct MultistatusParser: BoundedXMLHandler {
                 resource.contentLength = pending.contentLength ?? resource.contentLength
                 resource.lastModified = pending.lastModified ?? resource.lastModified
                 resource.contentType = pending.contentType ?? resource.contentType
+                resource.isExecutable = pending.isExecutable ?? resource.isExecutable
                 current = resource
             }
         case "response":
@@ -83,5 +90,15 @@ struct MultistatusParser: BoundedXMLHandler {
         default:
             break
         }
+    }
+
+    /// `text` without XML's white space (space, tab, CR, LF) at either end: read as bytes, since
+    /// Foundation's trimming bridges to NSString for each element of a listing.
+    static func trimmed(_ text: String) -> String {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var bytes = Substring(text).utf8[...]
+        while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
+        while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
+        return String(Substring(bytes))
     }
 }

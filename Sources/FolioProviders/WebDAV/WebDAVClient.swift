@@ -123,7 +123,7 @@ struct WebDAVClient: Sendable {
         let body = Array(
             """
             <?xml version="1.0" encoding="utf-8"?>
-            <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getetag/><D:getcontentlength/><D:getlastmodified/><D:getcontenttype/></D:prop></D:propfind>
+            <D:propfind xmlns:D="DAV:" xmlns:A="http://apache.org/dav/props/"><D:prop><D:resourcetype/><D:getetag/><D:getcontentlength/><D:getlastmodified/><D:getcontenttype/><A:executable/></D:prop></D:propfind>
             """.utf8)
         let reply = try await send(
             "PROPFIND", relative, headers: [("Depth", "\(depth)"), ("Content-Type", "application/xml; charset=utf-8")], body: body,

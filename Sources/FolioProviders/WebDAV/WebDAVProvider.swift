@@ -87,7 +87,8 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
             itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
-            size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified)
+            size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified,
+            fileSystemFlags: resource.isExecutable == true && !resource.isCollection ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable])
     }
 
     /// The metadata version of the item at `relative` with `etag`: the same whether the item came from
@@ -207,7 +208,9 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             progress.cancel()
         }
         // The reply's ETag describes the bytes received; the listing may be older.
-        if let described = fileRecord(relative, etag: received.etag, size: received.size) {
+        if var described = fileRecord(relative, etag: received.etag, size: received.size) {
+            // What only a listing tells (the executable bit) stays the listing's.
+            described.fileSystemFlags = item.fileSystemFlags
             item = described
         } else {
             item.size = received.size

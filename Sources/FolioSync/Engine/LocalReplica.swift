@@ -164,16 +164,19 @@ struct LocalReplica: Sendable {
     /// fingerprint (a writer that changed it since the scan wins: nothing is replaced). The replaced
     /// bytes are kept as a version of the document first, and the document keeps its identity.
     /// With `alreadyKept`, the bytes are known to be kept as a version already, and no other is added.
+    ///
+    /// The document keeps its mode; with `executable` (the provider marks the new content so), it
+    /// gains the execute bits the umask allows.
     func replace(
         _ path: SyncPath, with staged: String, expected: LocalFingerprint?, versions: VersionStore, kind: VersionRecord.Kind, isConflict: Bool = false,
-        alreadyKept: Bool = false
+        alreadyKept: Bool = false, executable: Bool = false
     ) throws -> Bool {
         let target = absolute(path)
         guard fingerprint(path) == expected else { return false }
         if !alreadyKept { try versions.addVersion(ofItemAt: target, kind: kind, isConflict: isConflict) }
         guard fingerprint(path) == expected else { return false }
-        let mode = (try? FileStatus(path: FilePath(target)))?.mode
-        try SafeSave.commit(URL(fileURLWithPath: staged), over: URL(fileURLWithPath: target), preservingAttributesOf: target, mode: mode.map { $0 & 0o7777 })
+        let mode = ((try? FileStatus(path: FilePath(target)))?.mode).map { $0 & 0o7777 | (executable ? 0o111 & FileCreationMask.executableMode : 0) }
+        try SafeSave.commit(URL(fileURLWithPath: staged), over: URL(fileURLWithPath: target), preservingAttributesOf: target, mode: mode)
         return true
     }
 

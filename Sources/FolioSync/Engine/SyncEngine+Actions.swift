@@ -230,6 +230,7 @@ extension SyncEngine {
     private func download(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run, conflict: Bool) async throws -> Outcome {
         let (url, item, hash) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: Progress(totalUnitCount: 0))
         defer { unlink(url.path) }
+        let executable = item.fileSystemFlags.contains(.userExecutable)
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }
@@ -263,7 +264,10 @@ extension SyncEngine {
                     "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
             }
             if let placing { try await noteUnfinished(path, placing) }
-            guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept) else {
+            guard
+                try replica.replace(
+                    path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept, executable: executable)
+            else {
                 return .deferred("the file changed while it downloaded")
             }
             SyncCrashPoint.reached(.placed)
@@ -271,7 +275,7 @@ extension SyncEngine {
             return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
         if let placing { try await noteUnfinished(path, placing) }
-        guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external) else {
+        guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable) else {
             return .deferred("the file changed while it downloaded")
         }
         SyncCrashPoint.reached(.placed)
@@ -343,7 +347,18 @@ extension SyncEngine {
     /// Downloads the item's current content into a staged file, flushed (a placed download must
     /// survive a crash: its base says it is synced) and hashed (as it came when the provider can,
     /// meanwhile otherwise). The caller removes the file.
+    ///
+    /// The file gets the mode any new file of the user's gets, with the execute bits when the
+    /// provider marks the item executable (whichever provider wrote it, and however).
     func fetch(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
+        url: URL, item: any FileProviderItem, hash: String
+    ) {
+        let fetched = try await fetchFlushed(identifier, request: request, progress: progress)
+        chmod(fetched.url.path, fetched.item.fileSystemFlags.contains(.userExecutable) ? FileCreationMask.executableMode : FileCreationMask.fileMode)
+        return fetched
+    }
+
+    private func fetchFlushed(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
         url: URL, item: any FileProviderItem, hash: String
     ) {
         if let hashing = provider as? any HashingFileProvider {
