@@ -353,19 +353,18 @@ extension SyncEngine {
     func fetch(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
         url: URL, item: any FileProviderItem, hash: String
     ) {
-        let fetched = try await fetchFlushed(identifier, request: request, progress: progress)
-        chmod(fetched.url.path, fetched.item.fileSystemFlags.contains(.userExecutable) ? FileCreationMask.executableMode : FileCreationMask.fileMode)
-        return fetched
-    }
-
-    private func fetchFlushed(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
-        url: URL, item: any FileProviderItem, hash: String
-    ) {
+        // The mode and the flush: blocking file work, on its pool.
+        func finish(_ file: String, _ item: any FileProviderItem) async throws {
+            let mode = item.fileSystemFlags.contains(.userExecutable) ? FileCreationMask.executableMode : FileCreationMask.fileMode
+            try await SyncFileWork.run {
+                guard chmod(file, mode) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file]) }
+                try LocalReplica.flush(file)
+            }
+        }
         if let hashing = provider as? any HashingFileProvider {
             let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: request, progress: progress)
-            let file = fetched.contents.path
             do {
-                try await SyncFileWork.run { try LocalReplica.flush(file) }
+                try await finish(fetched.contents.path, fetched.item)
             } catch {
                 unlink(fetched.contents.path)
                 throw error
@@ -376,7 +375,7 @@ extension SyncEngine {
         do {
             let file = url.path
             let hashing = Task { try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: file).hexadecimal } }
-            try await SyncFileWork.run { try LocalReplica.flush(file) }
+            try await finish(file, item)
             return (url, item, try await hashing.value)
         } catch {
             unlink(url.path)
