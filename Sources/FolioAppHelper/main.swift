@@ -310,7 +310,8 @@ final class NoteDocument: Document, @unchecked Sendable {
     override func contents(forType typeName: String) throws -> Any { Data(text.utf8) }
 }
 
-/// Starts `operation` and waits (this helper has nothing else to do) for the success it reports.
+/// Starts `operation` and waits on the main thread (this helper has nothing else to do), a minute
+/// at most, for the success it reports (false when it never reports).
 func waitFor(_ operation: (@escaping @Sendable (Bool) -> Void) -> Void) -> Bool {
     let semaphore = DispatchSemaphore(value: 0)
     let box = Box()
@@ -318,7 +319,7 @@ func waitFor(_ operation: (@escaping @Sendable (Bool) -> Void) -> Void) -> Bool 
         box.success = success
         semaphore.signal()
     }
-    semaphore.wait()
+    guard semaphore.wait(timeout: .now() + 60) == .success else { return false }
     return box.success
 }
 

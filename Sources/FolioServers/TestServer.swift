@@ -54,6 +54,21 @@ public final class TestServer: @unchecked Sendable {
         return text.split(separator: "\n")
     }
 
+    /// Apache's requests answered after its first `after` ones, up to a marker request sent now (Apache
+    /// logs a request once answered, so the marker's line follows every earlier one's), waiting at
+    /// most ten seconds for the marker's line. Blocks: call it from a thread that may wait.
+    public func requestsAnswered(after: Int) throws -> ArraySlice<Substring> {
+        let marker = "/.folio-marker-\(UUID().uuidString)"
+        _ = try LoopbackHTTP.request(port: port, method: "OPTIONS", path: marker)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let lines = requests
+            if let end = lines.lastIndex(where: { $0.hasSuffix(" " + marker) }) { return lines[min(after, end)..<end] }
+            usleep(5_000)
+        }
+        throw TestServerError("Apache's access log never showed the marker request \(marker)")
+    }
+
     /// Why `kind` cannot run here (with the install hint), or nil when it can.
     public static func unavailability(_ kind: Kind) -> String? {
         switch kind {

@@ -33,6 +33,8 @@ enum SyncBenchmarks {
         var requests: Int
         /// The requests by method, most first ("PUT 2000, PROPFIND 101").
         var methods = ""
+        /// This process's processor time meanwhile (Folio's own; the baselines run in theirs).
+        var processor = 0.0
     }
 
     static let parallel = 16
@@ -60,25 +62,14 @@ enum SyncBenchmarks {
         func measured(_ body: () async throws -> Void) async throws -> Measure {
             let before = server.requests.count
             let started = ContinuousClock.now
-            let cpuBefore = processorSeconds()
+            let processorBefore = processorSeconds()
             try await body()
             let elapsed = seconds(since: started)
-            if ProcessInfo.processInfo.environment["FOLIO_BENCH_CPU"] != nil {
-                FileHandle.standardError.write(Data(String(format: "  this process: %.2f s of processor time in %.2f s\n", processorSeconds() - cpuBefore, elapsed).utf8))
-            }
-            markers += 1
-            let marker = "/.folio-bench-marker-\(markers)"
-            _ = try ProcessRunner.run(URL(fileURLWithPath: curl), ["-s", "-o", "/dev/null", "-X", "OPTIONS", server.baseURL.absoluteString + marker.dropFirst()])
-            for _ in 0..<500 {
-                let lines = server.requests
-                if let index = lines.lastIndex(where: { $0.hasSuffix(" " + marker) }) {
-                    let counts = Dictionary(grouping: lines[before..<index], by: { $0.prefix { $0 != " " } }).mapValues(\.count)
-                    let methods = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                    return Measure(seconds: elapsed, requests: index - before, methods: methods)
-                }
-                usleep(2_000)
-            }
-            throw BenchmarkFailure("Apache's access log lacks the marker request")
+            let processor = processorSeconds() - processorBefore
+            let sent = try await SyncFileWork.run { try server.requestsAnswered(after: before) }
+            let counts = Dictionary(grouping: sent, by: { $0.prefix { $0 != " " } }).mapValues(\.count)
+            let methods = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            return Measure(seconds: elapsed, requests: sent.count, methods: methods, processor: processor)
         }
         func device(_ name: String, _ remote: String) async throws -> (DriveSync, FolioPaths) {
             let home = scratch.child(name).path
@@ -95,13 +86,14 @@ enum SyncBenchmarks {
             let moved = phase == .upload ? report.uploaded : phase == .download ? report.downloaded : report.uploaded + report.downloaded
             guard moved == (phase == .noChange ? 0 : count) else { throw BenchmarkFailure("the \(phase.rawValue) moved \(moved) of \(count) files") }
         }
-        func rcloneCopy(_ from: String, _ to: String) throws {
+        func rcloneCopy(_ from: String, _ to: String) async throws {
             var environment = ProcessInfo.processInfo.environment
             environment["RCLONE_CONFIG_OURS_TYPE"] = "webdav"
             environment["RCLONE_CONFIG_OURS_URL"] = server.baseURL.absoluteString
             environment["RCLONE_CONFIG_OURS_VENDOR"] = "other"
             let arguments = ["copy", from, to, "--config", "/dev/null", "-q", "--transfers", "\(parallel)", "--checkers", "\(parallel)", "--webdav-pacer-min-sleep", "0"]
-            let output = try ProcessRunner.run(URL(fileURLWithPath: rclone.path), arguments, environment: environment)
+            let settings = environment
+            let output = try await SyncFileWork.run { try ProcessRunner.run(URL(fileURLWithPath: rclone.path), arguments, environment: settings) }
             guard output.status == 0 else { throw BenchmarkFailure("rclone copy \(from) \(to) failed: \(output.stderr.suffix(500))") }
         }
         let bound = CurlBound(curl: curl, base: server.baseURL.absoluteString, scratch: scratch.path, parallel: parallel)
@@ -111,14 +103,20 @@ enum SyncBenchmarks {
         for (tag, label, count) in workloads {
             // The files rclone and curl send, written once; Folio's are written into each device's folder.
             let source = scratch.child("\(tag)-source").path
-            func write(_ folder: String) throws {
-                if tag == "small" { return try writeTree(at: folder, files: files, size: fileSize) }
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                try writeLarge(at: folder + "/large.bin", size: largeSize)
+            // Written and on disk before any clock starts, on the pool for blocking work.
+            func write(_ folder: String) async throws {
+                try await SyncFileWork.run {
+                    if tag == "small" {
+                        try writeTree(at: folder, files: files, size: fileSize)
+                    } else {
+                        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                        try writeLarge(at: folder + "/large.bin", size: largeSize)
+                    }
+                    Glibc.sync()
+                }
             }
-            try write(source)
-            Glibc.sync()
-            let tree = try CurlBound.tree(at: source)
+            try await write(source)
+            let tree = try await SyncFileWork.run { try CurlBound.tree(at: source) }
             var measures: [Side: [Phase: [Measure]]] = [:]
             for round in 0..<rounds {
                 for turn in sides.indices {
@@ -129,21 +127,19 @@ enum SyncBenchmarks {
                     switch side {
                     case .folio:
                         let (up, upPaths) = try await device(remote + "-up", remote)
-                        try write(upPaths.driveDirectory)
-                        // On disk before the clock starts, as the others' source is.
-                        Glibc.sync()
+                        try await write(upPaths.driveDirectory)
                         taken[.upload] = try await measured { try await sync(up, .upload, count) }
                         taken[.noChange] = try await measured { try await sync(up, .noChange, count) }
                         let (down, _) = try await device(remote + "-down", remote)
                         taken[.download] = try await measured { try await sync(down, .download, count) }
                     case .rclone:
-                        taken[.upload] = try await measured { try rcloneCopy(source, "ours:" + remote) }
-                        taken[.noChange] = try await measured { try rcloneCopy(source, "ours:" + remote) }
-                        taken[.download] = try await measured { try rcloneCopy("ours:" + remote, arrived) }
+                        taken[.upload] = try await measured { try await rcloneCopy(source, "ours:" + remote) }
+                        taken[.noChange] = try await measured { try await rcloneCopy(source, "ours:" + remote) }
+                        taken[.download] = try await measured { try await rcloneCopy("ours:" + remote, arrived) }
                     case .bound:
-                        taken[.upload] = try await measured { try bound.upload(tree, from: source, to: remote) }
-                        taken[.noChange] = try await measured { try bound.list(tree, at: remote) }
-                        taken[.download] = try await measured { try bound.download(tree, from: remote, to: arrived) }
+                        taken[.upload] = try await measured { try await SyncFileWork.run { try bound.upload(tree, from: source, to: remote) } }
+                        taken[.noChange] = try await measured { try await SyncFileWork.run { try bound.list(tree, at: remote) } }
+                        taken[.download] = try await measured { try await SyncFileWork.run { try bound.download(tree, from: remote, to: arrived) } }
                     }
                     for (phase, measure) in taken { measures[side, default: [:]][phase, default: []].append(measure) }
                 }
@@ -163,7 +159,8 @@ enum SyncBenchmarks {
                     let perFile = taken.first.map { Double($0.requests) / Double(count) } ?? .nan
                     line += String(format: "  %@ %7.2f s [%5.2f req/file]", side.rawValue, median(taken.map(\.seconds)), perFile)
                 }
-                print(line + "  rclone/Folio " + ratios(.rclone, .folio) + "  Folio/bound " + ratios(.folio, .bound))
+                let processor = median(row(.folio).map(\.processor))
+                print(line + "  rclone/Folio " + ratios(.rclone, .folio) + "  Folio/bound " + ratios(.folio, .bound) + String(format: "  Folio's processor %.2f s", processor))
             }
             print("  requests by method, first round:")
             for phase in Phase.allCases {
