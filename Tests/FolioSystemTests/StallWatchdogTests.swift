@@ -10,43 +10,62 @@ import Testing
 /// stall, with what every thread was doing.
 @Suite("Stall watchdog", .elasticPool)
 struct StallWatchdogTests {
-    /// A private serial queue stands in for a shared pool (blocking the real ones would stall the
-    /// other tests of this process): blocked for 1.6 s, it is reported once, naming the blocked
-    /// thread; a queue that keeps running is not.
+    /// A thread of its own stands in for a shared pool (blocking the real ones would stall the
+    /// other tests of this process; a private dispatch queue would share the global pool, whose
+    /// stalls under the suite's load are not this test's): blocked for 1.6 s, it is reported once,
+    /// naming the blocked thread; a pool that keeps running is not.
     @Test func aBlockedPoolIsReportedWithItsThreads() async throws {
-        let blocked = DispatchQueue(label: "watchdog-test-blocked")
-        let free = DispatchQueue(label: "watchdog-test-free")
+        let blocked = WorkerThread(name: "watchdog-blocked")
+        let free = WorkerThread(name: "watchdog-free")
         let watchdog = StallWatchdog(
             pools: [
-                .init(name: "blocked queue") { blocked.async(execute: $0) },
-                .init(name: "free queue") { free.async(execute: $0) },
+                .init(name: "blocked queue") { blocked.async($0) },
+                .init(name: "free queue") { free.async($0) },
             ], limit: 0.5, announces: false, stacks: false)
         watchdog.start()
-        let done = DispatchSemaphore(value: 0)
         blocked.async {
             try? "watchdog-block".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
             usleep(1_600_000)
-            done.signal()
         }
         #expect(await eventually(10) { !watchdog.stalls(since: 0).isEmpty })
-        // Once the blocker ends, the queue's heartbeats run again; wait for that, then check that
-        // this one stall was reported once, and nothing of the free queue.
-        await withCheckedContinuation { continuation in
-            DispatchQueue(label: "watchdog-test-wait").async {
-                done.wait()
-                continuation.resume()
-            }
-        }
-        let marker = DispatchSemaphore(value: 0)
-        blocked.async { marker.signal() }
-        #expect(marker.wait(timeout: .now() + 5) == .success)
+        // Once the blocker ends, the heartbeats queued behind it run, then this marker; then check
+        // that this one stall was reported once, and nothing of the free pool.
+        await withCheckedContinuation { continuation in blocked.async { continuation.resume() } }
         let stalls = watchdog.stalls(since: 0)
-        #expect(stalls.count == 1)
+        #expect(stalls.count == 1, "\(stalls.map { "\($0.pool) \($0.seconds) s" })")
         #expect(stalls.first?.pool == "blocked queue")
         #expect((stalls.first?.seconds ?? 0) > 0.5)
         // Each thread with its state and wait: the blocker sleeping. (Stacks through gdb are left
         // out here: gdb stops the whole process, which would stall the other tests' pools.)
         let threads = stalls.first?.threads ?? ""
         #expect(threads.split(separator: "\n").contains { $0.contains("watchdog-block") && $0.contains("nanosleep") }, "\(threads)")
+    }
+}
+
+/// A thread that runs the closures given to it one after another (a serial queue that shares no
+/// pool with anything else).
+private final class WorkerThread: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var work: [@Sendable () -> Void] = []
+
+    init(name: String) {
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                while work.isEmpty { condition.wait() }
+                let next = work.removeFirst()
+                condition.unlock()
+                next()
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    func async(_ body: @escaping @Sendable () -> Void) {
+        condition.lock()
+        work.append(body)
+        condition.signal()
+        condition.unlock()
     }
 }

@@ -5,7 +5,8 @@ public import Foundation
 
 /// Watches the shared pools of this process — libdispatch's global queue and Swift's cooperative
 /// pool — for stalls: each gets a heartbeat every 100 ms that must run *on* that pool, and a
-/// monitor thread of its own notices a heartbeat more than a second late. A stall is reported once
+/// monitor thread of its own (which also hands out the heartbeats, so that a stalled pool cannot
+/// delay the others' beats) notices a heartbeat more than a second late. A stall is reported once
 /// per episode with every thread's state and, where `gdb` is installed, their stacks, so the code
 /// that blocked a shared pool can be named. Tests run it through their suite trait; a stall means
 /// that something waited on a pool where nothing may wait.
@@ -50,7 +51,6 @@ public final class StallWatchdog: @unchecked Sendable {
     private var stalled: Set<String> = []
     private var found: [Stall] = []
     private var started = false
-    private let timer = DispatchQueue(label: "folio.stall-watchdog.timer")
 
     /// Whether each stall is written to stderr as it is seen (the suite's log then shows it).
     private let announces: Bool
@@ -75,7 +75,6 @@ public final class StallWatchdog: @unchecked Sendable {
         guard first else { return }
         let now = Self.now()
         lock.withLock { for pool in pools { beats[pool.name] = now } }
-        scheduleBeats()
         let monitor = Thread { [self] in monitorLoop() }
         monitor.name = "folio-stall-watchdog"
         monitor.start()
@@ -87,14 +86,12 @@ public final class StallWatchdog: @unchecked Sendable {
     /// The stalls seen after `mark`.
     public func stalls(since mark: Int) -> [Stall] { lock.withLock { Array(found.dropFirst(mark)) } }
 
-    /// Every 100 ms, from a timer queue of its own, each pool is given a heartbeat to run.
-    private func scheduleBeats() {
-        timer.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in
-            for pool in pools {
-                let name = pool.name
-                pool.submit { [self] in beat(name) }
-            }
-            scheduleBeats()
+    /// Each pool is given a heartbeat to run (every 100 ms, from the monitor thread: a timer on a
+    /// dispatch queue would itself wait for the global pool, and so report its stall as every pool's).
+    private func submitBeats() {
+        for pool in pools {
+            let name = pool.name
+            pool.submit { [self] in beat(name) }
         }
     }
 
@@ -108,6 +105,7 @@ public final class StallWatchdog: @unchecked Sendable {
 
     private func monitorLoop() {
         while true {
+            submitBeats()
             usleep(100_000)
             let late = lock.withLock { () -> [(String, Double)] in
                 // Read under the lock: a heartbeat recorded between a clock read outside it and the
