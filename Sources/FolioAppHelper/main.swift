@@ -14,6 +14,7 @@
 //   ubiquity <path>                             isUbiquitousItem and the ubiquity resource values
 //   evict <path> | download <path>              evictUbiquitousItem / startDownloadingUbiquitousItem
 //   ubiquitous <from> <to> true|false           setUbiquitous(_:itemAt:destinationURL:)
+//   publish <path>                              url(forPublishingUbiquitousItemAt:expiration:)
 //   query <predicate>                           a MetadataQuery over the ubiquitous documents scope:
 //                                               the results gathered, with their uploaded state
 //   check <path> [--write]                      the daemon's access decision
@@ -160,6 +161,12 @@ case "download":
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: rest[0]), Date() < deadline { usleep(20_000) }
         emit(["ok": true, "downloaded": .bool(FileManager.default.fileExists(atPath: rest[0]))])
+    } catch { emit(failure(error)) }
+case "publish":
+    do {
+        var expiration: NSDate?
+        let url = try FileManager.default.url(forPublishingUbiquitousItemAt: URL(fileURLWithPath: rest[0]), expiration: &expiration)
+        emit(["ok": true, "url": .string(url.absoluteString), "expiration": expiration.map { .double($0.timeIntervalSince1970) } ?? .null])
     } catch { emit(failure(error)) }
 case "ubiquitous":
     do {

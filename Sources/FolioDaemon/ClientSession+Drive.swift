@@ -12,6 +12,9 @@ extension ClientSession {
         RequestRoute(DriveEvictRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.driveEvict(request.path, id: id)
         },
+        RequestRoute(DrivePublishRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
+            try session.drivePublish(request.path, seconds: request.seconds, id: id)
+        },
     ]
 
     /// The daemon's drive service and the drive ready to work (its configuration read, its provider
@@ -45,6 +48,28 @@ extension ClientSession {
                 let (evicted, refused) = try await drive.evict([try drive.drivePath(path)])
                 if let (_, error) = refused.first { throw error }
                 if id != nil { write([WireFrame.result(replyID, try WireValueEncoder().encode(DriveEvictReply(evicted: evicted)))]) }
+            } catch {
+                write([WireFrame.error(replyID, DriveSyncWire.failure(of: error))])
+            }
+        }
+        return nil
+    }
+
+    /// Makes a link to a drive file for `FileManager.url(forPublishingUbiquitousItemAt:expiration:)`:
+    /// checked as a read for an app. Returns nil: the reply comes when the server was asked.
+    func drivePublish(_ path: String, seconds: Double?, id: Int64?) throws(CoordinationFailure) -> DrivePublishReply? {
+        if let app { try context.access.require(app: app, path: path, write: false) }
+        let (service, drive) = try preparedDrive()
+        guard service.contains(path) else {
+            throw CoordinationFailure(kind: .invalid, message: "\(path) is not in the drive", code: CocoaError.Code.fileReadUnknown.rawValue)
+        }
+        let replyID = id.map { WireValue.int($0) } ?? .null
+        Task {
+            do {
+                let expiration = seconds.map { Date() + $0 } ?? .distantFuture
+                let (url, until) = try await drive.publishingURL(try drive.drivePath(path), expiration: expiration)
+                let reply = DrivePublishReply(url: url.absoluteString, expiration: until.timeIntervalSince1970)
+                if id != nil { write([WireFrame.result(replyID, try WireValueEncoder().encode(reply))]) }
             } catch {
                 write([WireFrame.error(replyID, DriveSyncWire.failure(of: error))])
             }

@@ -84,6 +84,54 @@ struct S3ProviderTests {
         for (mine, botocore) in zip(ours, theirs) { #expect(mine == botocore) }
     }
 
+    /// AWS's presigned-URL example (S3 API reference, "Authenticating Requests: Using Query
+    /// Parameters"): GET of test.txt, valid for a day.
+    @Test func presignsAWSsPublishedExample() {
+        let signer = SigV4Signer(
+            accessKey: "AKIAIOSFODNN7EXAMPLE", secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", region: "us-east-1", service: "s3")
+        let query = signer.presignedQuery(
+            method: "GET", path: "/test.txt", host: "examplebucket.s3.amazonaws.com", expires: 86400, date: Date(timeIntervalSince1970: 1_369_353_600))
+        #expect(SigV4Signer.canonicalQuery(query) == [
+            "X-Amz-Algorithm=AWS4-HMAC-SHA256", "X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request",
+            "X-Amz-Date=20130524T000000Z", "X-Amz-Expires=86400", "X-Amz-Signature=aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404",
+            "X-Amz-SignedHeaders=host",
+        ].joined(separator: "&"))
+    }
+
+    /// Presigned URLs as botocore makes them (`S3SigV4QueryAuth`), for keys with unicode and
+    /// reserved characters on a server with a port.
+    @Test(.enabled(if: TestServer.shouldRun(.moto)))
+    func presignsAsBotocore() throws {
+        let python = try #require(TestServer.motoPython, "botocore comes with moto")
+        let signer = SigV4Signer(accessKey: "AKIDEXAMPLE", secretKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", region: "eu-west-3", service: "s3")
+        let date = Date(timeIntervalSince1970: 1_795_000_123)
+        let keys = ["notes/hello.txt", "Ünïcödé ✓/#%?&+;= ,'.txt", "日本語/file"]
+        let ours = keys.map { key in
+            let path = "/folio/" + SigV4Signer.encode(key, keepingSlashes: true)
+            return Dictionary(uniqueKeysWithValues: signer.presignedQuery(method: "GET", path: path, host: "127.0.0.1:9000", expires: 3600, date: date))["X-Amz-Signature"] ?? ""
+        }
+        let script = """
+            import datetime, json, sys, urllib.parse
+            import botocore.auth
+            from botocore.auth import S3SigV4QueryAuth
+            from botocore.awsrequest import AWSRequest
+            from botocore.credentials import Credentials
+            auth = S3SigV4QueryAuth(Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"), "s3", "eu-west-3", expires=3600)
+            # add_auth signs at the current time: it is given ours.
+            stamp = datetime.datetime.strptime(sys.argv[2], "%Y%m%dT%H%M%SZ")
+            botocore.auth.get_current_datetime = lambda *arguments, **options: stamp
+            for key in json.loads(sys.argv[1]):
+                request = AWSRequest(method="GET", url="http://127.0.0.1:9000/folio/" + urllib.parse.quote(key, safe="/~"))
+                auth.add_auth(request)
+                assert sys.argv[2] in request.url, request.url
+                print(urllib.parse.parse_qs(urllib.parse.urlsplit(request.url).query)["X-Amz-Signature"][0])
+            """
+        let keysJSON = String(decoding: try JSONSerialization.data(withJSONObject: keys), as: UTF8.self)
+        let output = try ProcessRunner.run(URL(fileURLWithPath: python), ["-c", script, keysJSON, SigV4Signer.timestamp(date)])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.split(separator: "\n").map(String.init) == ours)
+    }
+
     // MARK: Listings
 
     @Test func readsListingsAndRefusesDamagedOnes() throws {

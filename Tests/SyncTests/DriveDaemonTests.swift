@@ -73,22 +73,8 @@ struct DriveDaemonTests {
     @Test func anAppUsesItsUbiquityContainerAsOnIOS() async throws {
         let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon-app", interval: 1)
         defer { daemon.stop() }
-        let app = "com.example.Notes"
-        let manifest = try dir.write(
-            "notes.json",
-            """
-            {"CFBundleIdentifier": "\(app)", "CFBundleName": "Notes",
-             "NSUbiquitousContainers": {"iCloud.\(app)": {"NSUbiquitousContainerIsDocumentScopePublic": true, "NSUbiquitousContainerName": "Notes"}}}
-            """)
-        #expect(try ProcessRunner.folio(["app", "register", manifest.path], environment: environment).status == 0)
-        let helper = ProcessRunner.builtExecutable("FolioAppHelper").path
-        func asApp(_ arguments: String...) throws -> WireValue {
-            let output = try ProcessRunner.folio(["run", "--app", app, "--", helper] + arguments, environment: environment)
-            guard let line = output.stdout.split(separator: "\n").last, let value = try? WireValue(parsing: Array(line.utf8)) else {
-                throw TestFailure("no JSON (status \(output.status)): \(output.stdout) \(output.stderr)")
-            }
-            return value
-        }
+        let asApp = try NotesApp(dir, environment)
+        let app = NotesApp.identifier
         let container = try #require(try asApp("container")["ubiquity"]?.stringValue)
         let drive = dir.child("data/folio/Drive").path
         #expect(container == drive + "/iCloud.\(app)")
@@ -103,6 +89,11 @@ struct DriveDaemonTests {
         let values = try asApp("ubiquity", note)
         #expect(values["ubiquitous"] == true && values["isUbiquitousItem"] == true && values["uploading"] == false, "\(values)")
         #expect(values["status"]?.stringValue == "NSURLUbiquitousItemDownloadingStatusCurrent" && values["conflicts"] == false, "\(values)")
+
+        // This drive's server (a folder) cannot make links: publishing is refused, saying why.
+        let unpublished = try asApp("publish", note)
+        #expect(unpublished["ok"] == false && unpublished["code"]?.intValue == Int64(CocoaError.Code.featureUnsupported.rawValue), "\(unpublished)")
+        #expect(unpublished["message"]?.stringValue?.contains("cannot publish links") == true, "\(unpublished)")
 
         // Evicted: only the placeholder is here.
         #expect(try asApp("evict", note)["ok"] == true)
@@ -139,6 +130,69 @@ struct DriveDaemonTests {
         #expect(FileManager.default.fileExists(atPath: other))
         let outside = try dir.write("outside.txt", "not in the drive")
         #expect(try asApp("ubiquity", outside.path)["ubiquitous"] == false)
+    }
+
+    /// `url(forPublishingUbiquitousItemAt:expiration:)` on an S3 drive (moto): the app gets a
+    /// presigned URL for a document in its container, valid for seven days, from which anyone
+    /// downloads it without credentials; outside its container it gets none. `folio drive publish`
+    /// makes one for the user, for as long as asked, and refuses a folder and a file whose changes
+    /// the server lacks.
+    @Test(.enabled(if: TestServer.shouldRun(.moto)))
+    func anAppPublishesALinkToItsDocumentOnAnS3Drive() async throws {
+        let server = try TestServer(.moto)
+        let account = try #require(server.s3)
+        let dir = try TemporaryDirectory("drive-daemon-publish")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        environment["FOLIO_PASSWORD"] = account.secretKey
+        let setup = try ProcessRunner.folio(
+            ["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/drive", "--user", account.accessKey], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let asApp = try NotesApp(dir, environment)
+        let container = try #require(try asApp("container")["ubiquity"]?.stringValue)
+        let note = container + "/Documents/shared note.txt"
+        #expect(try asApp("save-document", note, "a note to share")["ok"] == true)
+        #expect(await eventually { (try? asApp("ubiquity", note))?["uploaded"] == true }, "never shown uploaded: \(daemon.log)")
+
+        let published = try asApp("publish", note)
+        let link = try #require(published["url"]?.stringValue.flatMap(URL.init(string:)), "\(published)")
+        let expiration: Double
+        switch published["expiration"] {
+        case .double(let seconds)?: expiration = seconds
+        case .int(let seconds)?: expiration = Double(seconds)
+        default: throw TestFailure("no expiration: \(published)")
+        }
+        #expect(abs(expiration - Date().addingTimeInterval(7 * 24 * 3600).timeIntervalSince1970) < 120, "\(published)")
+        let query = link.query ?? ""
+        #expect(query.contains("X-Amz-Expires=604800") && query.contains("X-Amz-Signature=") && !link.absoluteString.contains(account.secretKey), "\(link)")
+        // Fetched as anyone would: no credentials, only the link.
+        let fetched = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", link.absoluteString])
+        #expect(fetched.status == 0 && fetched.stdout == "a note to share", "\(fetched.stdout)\(fetched.stderr)")
+
+        // Outside its container (another file of the drive): no grant, no link.
+        let drive = dir.child("data/folio/Drive").path
+        let other = drive + "/private.txt"
+        try Data("the user's own".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(await eventually { (try? ProcessRunner.folio(["drive", "status", other], environment: environment))?.stdout.hasPrefix("local") == true }, "\(daemon.log)")
+        let refused = try asApp("publish", other)
+        #expect(refused["ok"] == false && refused["code"]?.intValue == Int64(CocoaError.Code.fileReadNoPermission.rawValue), "\(refused)")
+
+        // The user's command: a link for as long as asked; none for a folder, nor for changes the
+        // server does not have yet.
+        let command = try ProcessRunner.folio(["drive", "publish", other, "--expires", "60"], environment: environment)
+        #expect(command.status == 0 && command.stdout.contains("X-Amz-Expires=60&") && command.stderr.hasPrefix("expires: "), "\(command.stdout)\(command.stderr)")
+        let own = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--fail", command.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(own.stdout == "the user's own", "\(own.stdout)\(own.stderr)")
+        let folder = try ProcessRunner.folio(["drive", "publish", container + "/Documents"], environment: environment)
+        #expect(folder.status == 4 && folder.stderr.contains("only files can be published") && folder.stdout.isEmpty, "\(folder.stdout)\(folder.stderr)")
+        // Stop the daemon's passes, so the edit stays unsent.
+        daemon.stop()
+        try Data("changed here".utf8).write(to: URL(fileURLWithPath: other))
+        let unsent = try ProcessRunner.folio(["drive", "publish", other], environment: environment)
+        #expect(unsent.status == 4 && unsent.stderr.contains("changes the server does not have yet") && unsent.stdout.isEmpty, "\(unsent.stdout)\(unsent.stderr)")
     }
 
     /// A presenter of a drive file hears its state with the server change
@@ -364,6 +418,35 @@ struct DriveDaemonTests {
         #expect(setup.status == 0, "\(setup.stderr)")
         try FileManager.default.createDirectory(atPath: dir.child("data/folio/Drive").path, withIntermediateDirectories: true)
         return (server, proxy, dir, environment)
+    }
+}
+
+/// The stand-in app `com.example.Notes` (its manifest lists the ubiquity container
+/// `iCloud.com.example.Notes`), registered with the daemon of `environment`: called with the app
+/// helper's arguments, it runs the helper as that app and returns its JSON line.
+struct NotesApp {
+    static let identifier = "com.example.Notes"
+    let environment: [String: String]
+
+    init(_ dir: TemporaryDirectory, _ environment: [String: String]) throws {
+        self.environment = environment
+        let manifest = try dir.write(
+            "notes.json",
+            """
+            {"CFBundleIdentifier": "\(Self.identifier)", "CFBundleName": "Notes",
+             "NSUbiquitousContainers": {"iCloud.\(Self.identifier)": {"NSUbiquitousContainerIsDocumentScopePublic": true, "NSUbiquitousContainerName": "Notes"}}}
+            """)
+        let registered = try ProcessRunner.folio(["app", "register", manifest.path], environment: environment)
+        guard registered.status == 0 else { throw TestFailure("app register: \(registered.stderr)") }
+    }
+
+    func callAsFunction(_ arguments: String...) throws -> WireValue {
+        let helper = ProcessRunner.builtExecutable("FolioAppHelper").path
+        let output = try ProcessRunner.folio(["run", "--app", Self.identifier, "--", helper] + arguments, environment: environment)
+        guard let line = output.stdout.split(separator: "\n").last, let value = try? WireValue(parsing: Array(line.utf8)) else {
+            throw TestFailure("no JSON (status \(output.status)): \(output.stdout) \(output.stderr)")
+        }
+        return value
     }
 }
 

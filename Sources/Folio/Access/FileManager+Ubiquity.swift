@@ -59,6 +59,27 @@ extension FileManager {
         _ = try AccessClient.send(daemon, DriveEvictRequest(path: CoordinationPath.normalize(url.path)))
     }
 
+    /// A URL anyone may download a copy of the drive file at `url` from, without the drive's
+    /// credentials, until the date written to `outDate` (Apple: a link to the iCloud copy). The
+    /// drive's provider makes it: on an S3 drive a presigned URL, valid for seven days (S3's
+    /// longest). Synchronous, as Apple's: it asks the server; call it off the main thread.
+    ///
+    /// - Throws: `CocoaError.fileNoSuchFile` when the item is not in the drive; `.featureUnsupported`
+    ///   when the drive's server cannot make links (WebDAV), for a folder, or for a file whose
+    ///   changes the server does not have yet; the daemon's refusal (no access) as Apple's errors.
+    public func url(forPublishingUbiquitousItemAt url: URL, expiration outDate: UnsafeMutablePointer<NSDate?>?) throws -> URL {
+        guard isUbiquitousItem(at: url) else { throw Self.notInDrive(url) }
+        guard let daemon = AccessClient.daemon else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "publishing needs the Folio daemon (folio daemon)"])
+        }
+        let reply = try AccessClient.send(daemon, DrivePublishRequest(path: CoordinationPath.normalize(url.path)))
+        guard let published = URL(string: reply.url) else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the daemon's link is not a URL"])
+        }
+        outDate?.pointee = NSDate(timeIntervalSince1970: reply.expiration)
+        return published
+    }
+
     /// Moves the item at `url` into the drive (`flag` true: `destinationURL` in the drive, an app's
     /// ubiquity container say) or out of it (`flag` false: a destination outside), as one
     /// coordinated move: presenters of the item follow it, and the drive's sync sends or forgets

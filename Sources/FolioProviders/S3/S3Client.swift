@@ -53,6 +53,13 @@ struct S3Client: Sendable {
         return request
     }
 
+    /// A presigned GET of `key`, valid for `expires` seconds from `date`.
+    func presignedURL(_ key: String, expires: Int, date: Date = Date()) -> URL? {
+        let path = path(key)
+        let query = signer.presignedQuery(method: "GET", path: path, host: host, expires: expires, date: date)
+        return URL(string: "\(endpoint.scheme ?? "http")://\(host)\(path)?\(SigV4Signer.canonicalQuery(query))")
+    }
+
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).
     func send(
         _ method: String, _ key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: [UInt8]? = nil,

@@ -2,7 +2,7 @@ import Crypto
 import Folio
 import Foundation
 
-/// AWS Signature Version 4 (the `Authorization` header form), as S3 and every S3-compatible server
+/// AWS Signature Version 4 (the `Authorization` header form, and presigned URLs), as S3 and every S3-compatible server
 /// check it: a canonical request, a string to sign and a key derived from the secret, the date, the
 /// region and the service.
 struct SigV4Signer: Sendable {
@@ -22,7 +22,6 @@ struct SigV4Signer: Sendable {
         method: String, path: String, query: [(String, String)], headers: [(String, String)], payloadHash: String, date: Date = Date()
     ) -> [(String, String)] {
         let stamp = Self.timestamp(date)
-        let day = String(stamp.prefix(8))
         var all = headers
         all.append(("x-amz-date", stamp))
         if service == "s3" { all.append(("x-amz-content-sha256", payloadHash)) }
@@ -36,15 +35,40 @@ struct SigV4Signer: Sendable {
             signedHeaders,
             payloadHash,
         ].joined(separator: "\n")
-        let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, SHA256.hash(data: Data(canonicalRequest.utf8)).hexadecimal].joined(separator: "\n")
+        let signature = signature(of: canonicalRequest, stamp: stamp)
+        all.append(("Authorization", "AWS4-HMAC-SHA256 Credential=\(accessKey)/\(scope(stamp)),SignedHeaders=\(signedHeaders),Signature=\(signature)"))
+        return all
+    }
+
+    /// The query of a presigned URL (the signature in the query string, not a header): `method` on
+    /// `path` (percent-encoded, as sent) at `host`, valid for `expires` seconds from `date`, with an
+    /// unsigned payload; the only header signed is `host`, so anyone holding the URL can use it
+    /// without credentials until it expires.
+    func presignedQuery(method: String, path: String, host: String, expires: Int, date: Date = Date()) -> [(String, String)] {
+        let stamp = Self.timestamp(date)
+        var query = [
+            ("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(accessKey)/\(scope(stamp))"), ("X-Amz-Date", stamp),
+            ("X-Amz-Expires", String(expires)), ("X-Amz-SignedHeaders", "host"),
+        ]
+        let canonicalRequest = [
+            method, path.isEmpty ? "/" : path, Self.canonicalQuery(query), "host:\(Self.trimmed(host))\n", "host", "UNSIGNED-PAYLOAD",
+        ].joined(separator: "\n")
+        query.append(("X-Amz-Signature", signature(of: canonicalRequest, stamp: stamp)))
+        return query
+    }
+
+    /// The credential scope of a request made at `stamp`: its day, the region and the service.
+    private func scope(_ stamp: String) -> String { "\(stamp.prefix(8))/\(region)/\(service)/aws4_request" }
+
+    /// The signature of `canonicalRequest` made at `stamp`: the string to sign, under a key derived
+    /// from the secret, the day, the region and the service.
+    private func signature(of canonicalRequest: String, stamp: String) -> String {
+        let stringToSign = ["AWS4-HMAC-SHA256", stamp, scope(stamp), SHA256.hash(data: Data(canonicalRequest.utf8)).hexadecimal].joined(separator: "\n")
         var key = SymmetricKey(data: Data("AWS4\(secretKey)".utf8))
-        for part in [day, region, service, "aws4_request"] {
+        for part in [String(stamp.prefix(8)), region, service, "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
-        let signature = HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key).hexadecimal
-        all.append(("Authorization", "AWS4-HMAC-SHA256 Credential=\(accessKey)/\(scope),SignedHeaders=\(signedHeaders),Signature=\(signature)"))
-        return all
+        return HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key).hexadecimal
     }
 
     /// The query string as signed and sent: each name and value encoded, sorted by name, then value.

@@ -132,6 +132,12 @@ extension DriveSync {
         return (evicted.map(\.text), refused.map { ($0.0.text, $0.1) })
     }
 
+    /// A link anyone may download the file `path` (a drive path) from, without the drive's
+    /// credentials, until the date returned (`expiration`, or the provider's longest when sooner).
+    package func publishingURL(_ path: String, expiration: Date) async throws -> (url: URL, expiration: Date) {
+        try await engine.publishingURL(SyncPath(path), expiration: expiration)
+    }
+
     /// Pins or unpins `paths` (kept downloaded by every pass).
     package func setPinned(_ paths: [String], _ pinned: Bool) async throws {
         try await engine.setPinned(paths.map(SyncPath.init), pinned)

@@ -5,11 +5,11 @@ import FolioSync
 import FolioSystem
 import Foundation
 
-/// `folio drive setup|sync|status|download|evict|pin|unpin|repair`: the user's synced drive.
+/// `folio drive setup|sync|status|download|evict|pin|unpin|publish|repair`: the user's synced drive.
 struct DriveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drive", abstract: "Set up and sync the user's drive (iCloud Drive for Linux).",
-        subcommands: [Setup.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Repair.self])
+        subcommands: [Setup.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Publish.self, Repair.self])
 
     /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH | provider EXECUTABLE [-- ARGUMENTS…]`.
     struct Setup: AsyncParsableCommand {
@@ -280,6 +280,38 @@ struct DriveCommand: AsyncParsableCommand {
             let targets = try paths.map(drive.drivePath)
             try await drive.setPinned(targets, false)
             for path in targets { print("unpinned: \(path.isEmpty ? "the whole drive" : path)") }
+        }
+    }
+
+    /// `folio drive publish PATH [--expires SECONDS]`.
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a link anyone can download a drive file from, without the drive's credentials, until it expires.",
+            discussion: """
+                On an S3 drive the link is a presigned URL, valid for at most seven days (the default); a WebDAV \
+                server cannot make such links. The file must be on the server as it is here (sync first).
+                """)
+        @Argument(help: "A file in the drive.") var path: String
+        @Option(help: "How long the link works, in seconds (at most the provider's longest: seven days on S3).") var expires: Int?
+
+        func validate() throws {
+            if let expires, expires < 1 { throw ValidationError("--expires takes a number of seconds, at least 1") }
+        }
+
+        func run() async throws {
+            let drive = try await DriveCommand.drive()
+            let expiration = expires.map { Date() + TimeInterval($0) } ?? .distantFuture
+            do {
+                let (url, until) = try await drive.publishingURL(try drive.drivePath(path), expiration: expiration)
+                print(url.absoluteString)
+                printError("expires: \(ISO8601DateFormatter().string(from: until))")
+            } catch let failure as CoordinationFailure {
+                printError("folio drive publish: \(failure.message)")
+                throw ExitCode(6)
+            } catch let error as FileProviderError {
+                printError("folio drive publish: \(error)")
+                throw ExitCode(4)
+            }
         }
     }
 

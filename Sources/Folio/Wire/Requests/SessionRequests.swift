@@ -77,6 +77,38 @@ package struct DriveEvictRequest: DaemonRequest {
     package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
 }
 
+/// `drive.publish`: a link to the server's copy of the drive file at `path` that anyone may
+/// download without the drive's credentials until it expires (an S3 presigned URL), for
+/// `FileManager.url(forPublishingUbiquitousItemAt:expiration:)`. `seconds` asks for a lifetime (the
+/// provider's longest, seven days on S3, by default and at most). An app may name only items it
+/// may read: its ubiquity container, or what it was granted.
+package struct DrivePublishRequest: DaemonRequest {
+    package static let method = "drive.publish"
+    package typealias Reply = DrivePublishReply
+    package var path: String
+    package var seconds: Double?
+    package init(path: String, seconds: Double? = nil) {
+        self.path = path
+        self.seconds = seconds
+    }
+    package mutating func validate() throws(CoordinationFailure) {
+        path = try WireCheck.normalizedPath(path, "params.path")
+        if let seconds, !(seconds >= 1 && seconds.isFinite) {
+            throw CoordinationFailure(kind: .invalid, message: "params.seconds: a lifetime of at least one second")
+        }
+    }
+}
+
+/// The link `drive.publish` made and when it expires (seconds since 1970).
+package struct DrivePublishReply: Codable, Sendable {
+    package var url: String
+    package var expiration: Double
+    package init(url: String, expiration: Double) {
+        self.url = url
+        self.expiration = expiration
+    }
+}
+
 /// What `drive.evict` did: the drive paths evicted (none when all was already in the cloud).
 package struct DriveEvictReply: Codable, Sendable {
     package var evicted: [String]
