@@ -79,6 +79,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addNamePrefixIndex(db)
             try db.execute(sql: "UPDATE meta SET value = '9' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v10-set-aside") { db in
+            try SyncJournal.addSetAside(db)
+            try db.execute(sql: "UPDATE meta SET value = '10' WHERE key = 'schema'")
+        }
         return migrator
     }
 

@@ -21,7 +21,7 @@ struct ItemStateTests {
             (SyncPath("cloud.pdf"), BaseEntry(isFolder: false, identifier: "c", version: Data("1".utf8), isPlaceholder: true)),
         ])
         try await journal.setPinned([SyncPath("Notes")], true)
-        try await journal.recordErrors(deferred: [SyncPath("new.txt"): "the server answered 507"], succeeded: [])
+        try await journal.recordErrors(failed: [SyncPath("new.txt"): ("the server answered 507", "upload")], kept: [])
         let file = SyncJournal.ReplicaItem.file(device: 7, inode: 42, size: 5, modified: 1000.5)
         let touched = SyncJournal.ReplicaItem.file(device: 7, inode: 42, size: 5, modified: 1001)
         let items: [(path: String, item: SyncJournal.ReplicaItem)] = [

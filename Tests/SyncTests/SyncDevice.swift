@@ -41,8 +41,8 @@ final class SyncDevice: @unchecked Sendable {
 
     func delete(_ relative: String) throws { try FileManager.default.removeItem(atPath: path(relative)) }
 
-    func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
-        try await engine.sync(confirmingDeletions: confirmingDeletions)
+    func sync(confirmingDeletions: Bool = false, retryingSetAside: Bool = false) async throws -> SyncReport {
+        try await engine.sync(confirmingDeletions: confirmingDeletions, retryingSetAside: retryingSetAside)
     }
 
     /// Passes until one defers nothing (at most five), for a test's setting up: on a loaded machine a
@@ -138,6 +138,7 @@ extension SyncReport {
         heldDeletions += later.heldDeletions
         merged = merged || later.merged
         deferred = later.deferred
+        setAside = later.setAside
         skipped = later.skipped
     }
 }

@@ -36,6 +36,51 @@ struct SyncFaultTests {
         #expect(again.uploaded == 0, "an upload was sent twice: \(again)")
     }
 
+    /// A file whose upload the server refuses (400) is tried on each of three passes, then set
+    /// aside: later passes send no request for it while the rest of each pass goes on, its error
+    /// stays visible, and it is tried again when it changes or when a pass is asked to retry. A
+    /// transient failure (503) is never set aside.
+    @Test(arguments: kinds)
+    func aRefusedItemIsSetAsideWhileTheRestGoesOn(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind, proxied: true)
+        let proxy = try #require(backend.proxy)
+        let one = try await backend.device("one")
+        try await one.settle()
+        proxy.add(.init(method: "PUT", pathContains: "refused", action: .status(400)))
+        proxy.add(.init(method: "PUT", pathContains: "busy.txt", action: .status(503)))
+        try one.write("refused.txt", "a name this server will not take")
+        try one.write("refused-edited.txt", "also refused")
+        try one.write("busy.txt", "the server is busy")
+        func puts(_ name: String) -> Int { proxy.requests.filter { $0.hasPrefix("PUT ") && $0.contains(name) }.count }
+        for round in 1...SyncFailure.setAsideAfter {
+            try one.write("ok\(round).txt", "fine \(round)")
+            let report = try await one.sync()
+            #expect(report.uploaded == 1 && Set(report.deferred.keys) == ["refused.txt", "refused-edited.txt", "busy.txt"], "pass \(round): \(report)")
+            #expect(report.setAside.isEmpty, "pass \(round): \(report)")
+        }
+        let tried = puts("refused.txt")
+        #expect(tried >= SyncFailure.setAsideAfter, "\(proxy.requests)")
+
+        // Set aside: no request for the refused file, the edited one tried again, the busy one too,
+        // and the rest of the pass goes on.
+        try one.write("refused-edited.txt", "changed: tried again")
+        try one.write("ok-after.txt", "still synced")
+        let aside = try await one.sync()
+        #expect(aside.uploaded == 1 && Set(aside.deferred.keys) == ["refused-edited.txt", "busy.txt"], "\(aside)")
+        #expect(aside.setAside.keys.sorted() == ["refused.txt"] && aside.setAside["refused.txt"]?.contains("set aside after 3 tries") == true, "\(aside)")
+        #expect(puts("refused.txt") == tried, "a set-aside file was sent again: \(proxy.requests)")
+        let status = try await one.engine.status([SyncPath("refused.txt")])
+        #expect(status.first?.1.error?.contains("set aside after 3 tries") == true, "\(status)")
+
+        // The server takes it now; an ordinary pass still leaves it, a pass asked to retry sends it.
+        proxy.clearRules()
+        let still = try await one.sync()
+        #expect(still.setAside.keys.sorted() == ["refused.txt"] && puts("refused.txt") == tried, "\(still)")
+        let retried = try await one.sync(retryingSetAside: true)
+        #expect(retried.uploaded == 1 && retried.deferred.isEmpty && retried.setAside.isEmpty, "\(retried)")
+        #expect(try await one.engine.status([SyncPath("refused.txt")]).first?.1.error == nil)
+    }
+
     @Test(arguments: kinds)
     func aFailedDownloadLeavesTheLocalFileAlone(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)

@@ -352,12 +352,12 @@ struct JournalUpgradeTests {
         let one = try await backend.device("one")
         for index in 0..<20 { try one.write("Folder\(index % 3)/doc\(index).txt", "document \(index)") }
         try await one.settle()
-        // Made a v4 journal: the v5, v6 and v8 columns and tables dropped, the migrations forgotten.
+        // Made a v4 journal: the v5, v6, v8 and v10 columns and tables dropped, the migrations forgotten.
         let database = one.home.child("index.sqlite").path
         let downgrade = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), [
             database,
             "ALTER TABLE sync_base DROP COLUMN placeholder; ALTER TABLE sync_domains DROP COLUMN replica_token; DROP TABLE sync_pins; DROP TABLE sync_errors; DROP TABLE sync_conflicts_seen; DROP TABLE sync_unfinished; "
-                + "DELETE FROM grdb_migrations WHERE identifier IN ('v5-placeholders', 'v6-unfinished-uploads', 'v8-transfer-hashes'); UPDATE meta SET value = '4' WHERE key = 'schema';",
+                + "DELETE FROM grdb_migrations WHERE identifier IN ('v5-placeholders', 'v6-unfinished-uploads', 'v8-transfer-hashes', 'v10-set-aside'); UPDATE meta SET value = '4' WHERE key = 'schema';",
         ])
         #expect(downgrade.status == 0, "\(downgrade.stderr)")
         try Data("folio replica: drive\n".utf8).write(to: URL(fileURLWithPath: one.root + "/" + LocalReplica.markerName))

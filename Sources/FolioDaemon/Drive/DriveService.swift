@@ -234,15 +234,19 @@ final class DriveService: Service, Sendable {
     private func pass(_ drive: DriveSync, reason: String, confirmingDeletions: Bool = false) async throws -> SyncReport {
         defer { statesChanged(state.withLock { $0.downloading }) }
         do {
-            let report = try await drive.sync(confirmingDeletions: confirmingDeletions)
+            // A pass the user asked for also tries what was set aside.
+            let report = try await drive.sync(confirmingDeletions: confirmingDeletions, retryingSetAside: reason == Self.requested)
             record(PassRecord(ended: Date(), reason: reason, report: report))
-            if report != SyncReport() || reason == Self.requested {
+            var news = report
+            news.setAside = [:]
+            if news != SyncReport() || reason == Self.requested {
                 logger.info(
                     "drive synced",
                     metadata: [
                         "reason": "\(reason)", "uploaded": "\(report.uploaded)", "downloaded": "\(report.downloaded)",
                         "placeholders": "\(report.placeholders)", "deletedOnServer": "\(report.deletedOnServer)", "deletedHere": "\(report.deletedHere)",
-                        "conflicts": "\(report.conflicts.count)", "deferred": "\(report.deferred.count)", "held": "\(report.heldDeletions)",
+                        "conflicts": "\(report.conflicts.count)", "deferred": "\(report.deferred.count)", "setAside": "\(report.setAside.count)",
+                        "held": "\(report.heldDeletions)",
                     ])
             }
             return report

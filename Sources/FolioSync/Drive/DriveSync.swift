@@ -34,15 +34,16 @@ package struct DriveSync: Sendable {
         path.hasPrefix(paths.driveDirectory + "/") && !path.contains("/" + LocalReplica.stagingName + "/")
     }
 
-    /// One pass, while holding the drive's lock.
-    package func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
+    /// One pass, while holding the drive's lock. With `retryingSetAside` (a pass the user asked
+    /// for), actions set aside after failing pass after pass are tried again.
+    package func sync(confirmingDeletions: Bool = false, retryingSetAside: Bool = false) async throws -> SyncReport {
         let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
         // Every user of the staging folder (a pass, a download, an eviction) holds the lock, so
         // what is there now was left by one that was killed: it goes, before the pass and after.
         _ = try? await sweepStaging()
         let outcome: Result<SyncReport, any Error>
-        do { outcome = .success(try await engine.sync(confirmingDeletions: confirmingDeletions)) } catch { outcome = .failure(error) }
+        do { outcome = .success(try await engine.sync(confirmingDeletions: confirmingDeletions, retryingSetAside: retryingSetAside)) } catch { outcome = .failure(error) }
         _ = try? await sweepStaging()
         return try outcome.get()
     }

@@ -8,8 +8,9 @@ package enum DriveSyncWire {
 
     /// The result for `report`.
     package static func value(of report: SyncReport) -> WireValue {
-        var deferred: [String: WireValue] = [:]
+        var deferred: [String: WireValue] = [:], setAside: [String: WireValue] = [:]
         for (path, reason) in report.deferred { deferred[path] = .string(reason) }
+        for (path, reason) in report.setAside { setAside[path] = .string(reason) }
         return [
             "uploaded": .int(Int64(report.uploaded)), "downloaded": .int(Int64(report.downloaded)),
             "placeholders": .int(Int64(report.placeholders)), "moved": .int(Int64(report.moved)),
@@ -17,7 +18,7 @@ package enum DriveSyncWire {
             "converged": .int(Int64(report.converged)), "conflicts": .array(report.conflicts.map { .string($0) }),
             "sharedConflicts": .int(Int64(report.sharedConflicts)), "resolvedConflicts": .int(Int64(report.resolvedConflicts)),
             "heldDeletions": .int(Int64(report.heldDeletions)), "merged": .bool(report.merged), "deferred": .object(deferred),
-            "skipped": .array(report.skipped.map { .string($0) }),
+            "setAside": .object(setAside), "skipped": .array(report.skipped.map { .string($0) }),
         ]
     }
 
@@ -52,11 +53,18 @@ package enum DriveSyncWire {
         report.heldDeletions = try count("heldDeletions")
         guard let merged = value["merged"]?.boolValue else { throw malformed("merged") }
         report.merged = merged
-        guard case .object(let deferred)? = value["deferred"] else { throw malformed("deferred") }
-        for (path, reason) in deferred {
-            guard let reason = reason.stringValue else { throw malformed("deferred") }
-            report.deferred[path] = reason
+        func reasons(_ key: String) throws(CoordinationFailure) -> [String: String] {
+            guard case .object(let members)? = value[key] else { throw malformed(key) }
+            var result: [String: String] = [:]
+            for (path, reason) in members {
+                guard let reason = reason.stringValue else { throw malformed(key) }
+                result[path] = reason
+            }
+            return result
         }
+        report.deferred = try reasons("deferred")
+        // Absent from a daemon that predates it.
+        if value["setAside"] != nil { report.setAside = try reasons("setAside") }
         report.skipped = try strings("skipped")
         return report
     }

@@ -26,6 +26,9 @@ extension SyncEngine {
         var createdFolders: [SyncPath: FileProviderItemIdentifier] = [:]
         /// The conflict versions this pass kept (path, SHA-256), to share with the other devices.
         var keptConflicts: [(SyncPath, String)] = []
+        /// The paths whose action the server refused (not a transient failure): set aside once
+        /// refused pass after pass.
+        var refused: Set<SyncPath> = []
 
         /// The server identifier of the folder at `path` (the root for nil).
         func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
@@ -38,8 +41,10 @@ extension SyncEngine {
     enum Outcome: Sendable {
         /// Done: the path's new base (nil: dropped), and what happened.
         case done(BaseEntry?, Effect)
-        /// Nothing changed; tried again next pass.
-        case deferred(String)
+        /// Nothing changed; tried again next pass. `refused` when the server refused the action
+        /// itself (not busy, unreachable or out of space), so that trying it again unchanged will
+        /// likely fail again.
+        case deferred(String, refused: Bool = false)
     }
 
     enum Effect: Sendable {
@@ -60,8 +65,9 @@ extension SyncEngine {
         _ run: inout Run
     ) {
         switch outcome {
-        case .deferred(let reason):
+        case .deferred(let reason, let refused):
             report.deferred[action.path.text] = reason
+            if refused { run.refused.insert(action.path) }
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
             unfinished[action.path] = nil
@@ -117,12 +123,12 @@ extension SyncEngine {
             case .makeRemoteFolder(let path): return try await makeRemoteFolder(path, run)
             case .adopt(_, let base): return .done(base, .recorded)
             case .forget: return .done(nil, .recorded)
-            case .typeClash: return .deferred("a file on one side is a folder on the other")
+            case .typeClash: return .deferred("a file on one side is a folder on the other", refused: true)
             case .moveRemote(let from, let to, let base): return try await moveRemote(from, to, base, run)
             case .moveLocal(let from, let to, let remote): return try moveLocal(from, to, remote, run)
             }
         } catch let error as FileProviderError {
-            return .deferred("\(error)")
+            return .deferred("\(error)", refused: error.reaction != .backOff)
         } catch {
             return .deferred("\(error)")
         }

@@ -142,7 +142,7 @@ extension SyncEngine {
             } else {
                 state = .uploading
             }
-            return (path, DriveItemStatus(state: state, pinned: pins.contains { path.isWithin($0) }, error: errors[path]))
+            return (path, DriveItemStatus(state: state, pinned: pins.contains { path.isWithin($0) }, error: errors[path]?.description))
         }
     }
 

@@ -56,10 +56,11 @@ actor SyncEngine {
         stagingSlots = StagingSlots(folder: replica.staging)
     }
 
-    /// One pass. With `confirmingDeletions`, deletions held by the guard go ahead.
+    /// One pass. With `confirmingDeletions`, deletions held by the guard go ahead; with
+    /// `retryingSetAside`, actions set aside after failing pass after pass are tried again now.
     /// - Throws: ``SyncStop`` when the pass changed nothing because something must be looked at;
     ///   a provider error when the server could not be listed.
-    func sync(confirmingDeletions: Bool = false) async throws -> SyncReport {
+    func sync(confirmingDeletions: Bool = false, retryingSetAside: Bool = false) async throws -> SyncReport {
         let known = try await journal.marker()
         try checkReplica(syncedBefore: known != nil)
         let token = replicaToken()
@@ -122,8 +123,19 @@ actor SyncEngine {
             local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged,
             keepsLocal: { path in pins.contains { path.isWithin($0) } })
         lap("plan")
-        let (actions, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
+        let (wanted, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
         report.heldDeletions = held.count
+        // Actions that failed pass after pass wait, unless the item changed (another digest).
+        let failures = try await journal.errors()
+        let now = Date()
+        var actions: [SyncAction] = []
+        for action in wanted {
+            if !retryingSetAside, let failure = failures[action.path], failure.setsAside(Self.digest(action, scan), now: now) {
+                report.setAside[action.path.text] = failure.description
+            } else {
+                actions.append(action)
+            }
+        }
         if !held.isEmpty {
             logger.warning("deletions held by the mass-deletion guard", metadata: ["count": "\(held.count)", "synced": "\(base.count)"])
         }
@@ -193,11 +205,22 @@ actor SyncEngine {
             changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken),
             unfinished: unfinished == journaledUnfinished ? nil : unfinished)
         journaledUnfinished = unfinished
-        try await journal.recordErrors(
-            deferred: Dictionary(report.deferred.map { (SyncPath($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }),
-            succeeded: actions.map(\.path).filter { report.deferred[$0.text] == nil })
+        var failed: [SyncPath: (reason: String, action: String?)] = [:]
+        for action in actions {
+            guard failed[action.path] == nil, let reason = report.deferred[action.path.text] else { continue }
+            failed[action.path] = (reason, run.refused.contains(action.path) ? Self.digest(action, scan) : nil)
+        }
+        try await journal.recordErrors(failed: failed, kept: Set(report.setAside.keys.map(SyncPath.init)), now: now)
         lap("record")
         return report
+    }
+
+    /// What identifies an action tried on an item as it was: the action (with the server's entry
+    /// and the base it was planned from) and the local item (its fingerprint), digested. A change
+    /// on either side makes another digest, so a set-aside item is tried again once it changes.
+    static func digest(_ action: SyncAction, _ scan: LocalReplica.Scan) -> String {
+        let text = "\(action)\n\(scan.entries[action.path].map { "\($0)" } ?? "-")"
+        return ContentDigest.sha256(of: Data(text.utf8))
     }
 
     /// Makes the next pass a merge: the journal is forgotten and the replica marked again, so both

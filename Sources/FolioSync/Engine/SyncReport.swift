@@ -23,6 +23,9 @@ package struct SyncReport: Sendable, Equatable {
     package var merged = false
     /// Paths that were not synced this time, with the reason (they are tried again next pass).
     package var deferred: [String: String] = [:]
+    /// Paths not tried this time because the same action failed pass after pass, with the reason
+    /// and until when they wait (tried again then, when the item changes, or in a pass asked for).
+    package var setAside: [String: String] = [:]
     /// Items left out of the listing (names no file system here can hold, duplicates).
     package var skipped: [String] = []
 

@@ -110,6 +110,17 @@ package struct SyncJournal: Sendable {
                 """)
     }
 
+    /// Migration `v10-set-aside`: how many passes in a row tried the same action on a deferred
+    /// path, which action (a digest), and until when passes leave it aside.
+    package static func addSetAside(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE sync_errors ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE sync_errors ADD COLUMN action TEXT NOT NULL DEFAULT '';
+                ALTER TABLE sync_errors ADD COLUMN retry_after REAL;
+                """)
+    }
+
     /// The marker state, or nil when this domain never synced (or its journal was reset).
     func marker() async throws -> MarkerState? {
         try await database.read { db in
@@ -258,28 +269,46 @@ package struct SyncJournal: Sendable {
         try await database.write { db in try db.execute(sql: "DELETE FROM sync_conflicts_seen WHERE domain = ? AND name = ?", arguments: [domain, name]) }
     }
 
-    /// Why each path was deferred when last tried.
-    func errors() async throws -> [SyncPath: String] {
+    /// Why each path was not synced, as the last passes left it.
+    func errors() async throws -> [SyncPath: SyncFailure] {
         try await database.read { db in
-            var result: [SyncPath: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT path, reason FROM sync_errors WHERE domain = ?", arguments: [domain]) {
+            var result: [SyncPath: SyncFailure] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, reason, attempts, action, retry_after FROM sync_errors WHERE domain = ?", arguments: [domain]) {
                 let path: Data = row["path"]
-                result[SyncPath(String(decoding: path, as: UTF8.self))] = row["reason"]
+                let retryAfter: Double? = row["retry_after"]
+                result[SyncPath(String(decoding: path, as: UTF8.self))] = SyncFailure(
+                    reason: row["reason"], attempts: row["attempts"], action: row["action"], retryAfter: retryAfter.map(Date.init(timeIntervalSince1970:)))
             }
             return result
         }
     }
 
-    /// Records the outcome of a pass's tries: `deferred` paths get their reason, `succeeded` ones lose theirs.
-    func recordErrors(deferred: [SyncPath: String], succeeded: [SyncPath]) async throws {
+    /// Records a pass's failures, replacing those of the passes before: each of `failed` (the
+    /// path, why, and for a refusal the digest of the action tried) counts one more attempt when
+    /// the server refused the same action the time before (else its first), and from the
+    /// ``SyncFailure/setAsideAfter``th on it is set aside until `now` plus a wait that doubles
+    /// each time (a minute, then two, … at most an hour); a transient failure (no digest) is
+    /// never set aside. Those in `kept` (set aside, so not tried) stay as they are; every other
+    /// path has no error any more.
+    func recordErrors(failed: [SyncPath: (reason: String, action: String?)], kept: Set<SyncPath>, now: Date = Date()) async throws {
         try await database.write { db in
-            for path in succeeded {
-                try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ? AND path = ?", arguments: [domain, Data(path.bytes)])
+            var previous: [Data: (attempts: Int, action: String)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, attempts, action FROM sync_errors WHERE domain = ?", arguments: [domain]) {
+                previous[row["path"]] = (row["attempts"], row["action"])
             }
-            for (path, reason) in deferred {
+            for key in previous.keys where !kept.contains(SyncPath(String(decoding: key, as: UTF8.self))) {
+                try db.execute(sql: "DELETE FROM sync_errors WHERE domain = ? AND path = ?", arguments: [domain, key])
+            }
+            for (path, failure) in failed {
+                let key = Data(path.bytes)
+                let action = failure.action ?? ""
+                let attempts = previous[key].map { !action.isEmpty && $0.action == action ? $0.attempts + 1 : 1 } ?? 1
+                let retryAfter = action.isEmpty ? nil : SyncFailure.setAsideWait(attempts).map { now.timeIntervalSince1970 + $0 }
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO sync_errors (domain, path, reason) VALUES (?, ?, ?)", arguments: [domain, Data(path.bytes), reason])
+                    sql: "INSERT OR REPLACE INTO sync_errors (domain, path, reason, attempts, action, retry_after) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [domain, key, failure.reason, attempts, action, retryAfter])
             }
         }
     }
+
 }

@@ -103,7 +103,7 @@ struct DriveCommand: AsyncParsableCommand {
                 if let ranByDaemon = try await Self.passInDaemon(confirmingDeletions: confirmDeletions) {
                     report = ranByDaemon
                 } else {
-                    report = try await DriveCommand.drive(configuration).sync(confirmingDeletions: confirmDeletions)
+                    report = try await DriveCommand.drive(configuration).sync(confirmingDeletions: confirmDeletions, retryingSetAside: true)
                 }
             } catch let stop as SyncStop {
                 printError("folio drive sync: \(stop)")
@@ -132,8 +132,9 @@ struct DriveCommand: AsyncParsableCommand {
                 print("held: \(report.heldDeletions) deletions wait for confirmation (folio drive sync --confirm-deletions)")
             }
             for (path, reason) in report.deferred.sorted(by: { $0.key < $1.key }) { print("deferred: \(path): \(reason)") }
+            for (path, reason) in report.setAside.sorted(by: { $0.key < $1.key }) { print("set aside: \(path): \(reason)") }
             for name in report.skipped { print("skipped on the server: \(name)") }
-            if !report.deferred.isEmpty { throw ExitCode(5) }
+            if !report.deferred.isEmpty || !report.setAside.isEmpty { throw ExitCode(5) }
         }
 
         /// The report of a pass the daemon ran (`drive.sync`), or nil when no daemon runs the
