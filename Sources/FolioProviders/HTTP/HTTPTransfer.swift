@@ -118,6 +118,10 @@ enum HTTPTransfer {
                 return (Int(response.status.code), response.headers, collected.readBytes(length: collected.readableBytes) ?? [])
             } catch where attempt < 3 && repeatable && isDroppedConnection(error) {
                 continue
+            } catch is NIOTooManyBytesError {
+                // The server was reached and answered: with more than any reply of its kind holds.
+                throw FileProviderError(
+                    .cannotSynchronize, message: "\(request.method.rawValue) \(request.url): the server's reply is larger than \(limit) bytes, more than Folio reads")
             }
         }
     }

@@ -18,7 +18,7 @@ extension S3Client {
         let started = try await send("POST", key, query: [("uploads", "")], repeatable: true)
         guard started.status == 200 else { throw Self.statusError(started.status, started.body, "POST uploads", key) }
         guard let uploadID = try? S3ResultField.parse(started.body, field: "UploadId").value, !uploadID.isEmpty else {
-            throw FileProviderError(.serverUnreachable, message: "the server started a multipart upload of \(key) without an upload id")
+            throw FileProviderError(.cannotSynchronize, message: "the server started a multipart upload of \(key) without an upload id")
         }
         do {
             let count = Int((size + Int64(partSize) - 1) / Int64(partSize))

@@ -101,7 +101,7 @@ struct S3Client: Sendable {
         // S3 names every object's version: a reply without one is not a GET's reply.
         guard let etag = received.headers.first(name: "ETag") else {
             unlink(destination)
-            throw FileProviderError(.serverUnreachable, message: "GET \(key): the reply has no ETag")
+            throw FileProviderError(.cannotSynchronize, message: "GET \(key): the reply has no ETag")
         }
         return (etag, received.size, received.sha256)
     }
@@ -116,7 +116,7 @@ struct S3Client: Sendable {
         do {
             return try ListBucketParser.parse(reply.body)
         } catch {
-            throw FileProviderError(.serverUnreachable, message: "the server's listing of \(bucket)/\(prefix) was refused: \(error)")
+            throw FileProviderError(.cannotSynchronize, message: "the server's listing of \(bucket)/\(prefix) cannot be read: \(error)")
         }
     }
 
@@ -130,7 +130,7 @@ struct S3Client: Sendable {
             all.prefixes += page.prefixes
             guard page.isTruncated else { break }
             guard page.continuationToken != token else {
-                throw FileProviderError(.serverUnreachable, message: "the server's listing of \(bucket)/\(prefix) repeats its continuation token")
+                throw FileProviderError(.cannotSynchronize, message: "the server's listing of \(bucket)/\(prefix) repeats its continuation token")
             }
             token = page.continuationToken
         } while true

@@ -132,7 +132,7 @@ struct WebDAVClient: Sendable {
         do {
             return try MultistatusParser.parse(reply.body)
         } catch {
-            throw FileProviderError(.serverUnreachable, message: "the server's listing of /\(relative) was refused: \(error)")
+            throw FileProviderError(.cannotSynchronize, message: "the server's listing of /\(relative) cannot be read: \(error)")
         }
     }
 
