@@ -12,6 +12,12 @@ extension ClientSession {
         RequestRoute(DriveEvictRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.driveEvict(request.path, id: id)
         },
+        RequestRoute(DriveDownloadRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
+            try session.driveDownload(request.paths, id: id)
+        },
+        RequestRoute(DriveProgressRequest.self, on: .slow) { session, _, _ throws(CoordinationFailure) in
+            try session.driveProgress()
+        },
         RequestRoute(DrivePublishRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.drivePublish(request.path, seconds: request.seconds, id: id)
         },
@@ -53,6 +59,38 @@ extension ClientSession {
             }
         }
         return nil
+    }
+
+    /// Downloads placeholders for `folio drive download`, in the daemon, so that its index and
+    /// presenters see each download as it goes. Returns nil: the reply comes when all are done.
+    func driveDownload(_ paths: [String], id: Int64?) throws(CoordinationFailure) -> DriveDownloadReply? {
+        try userOnly("download drive items")
+        let (service, drive) = try preparedDrive()
+        let relative: [String]
+        do {
+            relative = try paths.map(drive.drivePath)
+        } catch {
+            throw DriveSyncWire.failure(of: error)
+        }
+        let replyID = id.map { WireValue.int($0) } ?? .null
+        Task {
+            do {
+                let downloaded = try await drive.download(relative, progress: Progress(totalUnitCount: 0))
+                service.refreshStates()
+                if id != nil { write([WireFrame.result(replyID, try WireValueEncoder().encode(DriveDownloadReply(downloaded: downloaded)))]) }
+            } catch {
+                service.refreshStates()
+                write([WireFrame.error(replyID, DriveSyncWire.failure(of: error))])
+            }
+        }
+        return nil
+    }
+
+    /// What the drive's passes and downloads are doing now, for the commands' bars.
+    func driveProgress() throws(CoordinationFailure) -> DriveProgressReply {
+        try userOnly("follow the drive's progress")
+        guard let service = context.drive else { throw CoordinationFailure(kind: .notFound, message: "this daemon runs no drive") }
+        return DriveProgressReply(service.progress())
     }
 
     /// Makes a link to a drive file for `FileManager.url(forPublishingUbiquitousItemAt:expiration:)`:

@@ -45,7 +45,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let drive = configuration.driveProvider.map {
         DriveService(
             paths: paths, database: store.pool, makeProvider: $0, interval: configuration.driveInterval, statesChanged: { index.refreshDriveStates(downloading: $0) },
-            logger: Logger(label: "folio.drive"))
+            downloadsChanged: { index.refreshDownloads($0, ended: $1) }, logger: Logger(label: "folio.drive"))
     }
     var arbiterConfiguration = CoordinationArbiter.Configuration(presenterTimeout: configuration.presenterTimeout)
     arbiterConfiguration.writeEnded = { change in

@@ -83,6 +83,10 @@ package final class IndexStore: Sendable {
             try SyncJournal.addSetAside(db)
             try db.execute(sql: "UPDATE meta SET value = '10' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v11-download-percent") { db in
+            try IndexSchema.addDownloadPercentColumn(db)
+            try db.execute(sql: "UPDATE meta SET value = '11' WHERE key = 'schema'")
+        }
         return migrator
     }
 

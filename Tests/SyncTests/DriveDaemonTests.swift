@@ -333,11 +333,7 @@ struct DriveDaemonTests {
         let daemon = try DaemonProcess(environment: environment)
         defer { daemon.stop() }
         _ = try daemon.waitForListening()
-        /// The names of the drive items the daemon's index finds for `predicate`.
-        func found(_ predicate: String) -> Set<String> {
-            let output = try? ProcessRunner.folio(["query", predicate, "--scope", drive], environment: environment)
-            return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
-        }
+        func found(_ predicate: String) -> Set<String> { Self.found(predicate, in: drive, environment) }
         #expect(await eventually(60) {
             found("NSMetadataUbiquitousItemIsUploadedKey == YES AND kMDItemFSName LIKE '*.txt'") == ["sent.txt", "remote.txt"]
         }, "\(daemon.log)")
@@ -408,6 +404,57 @@ struct DriveDaemonTests {
         return (dir, environment, folder, daemon)
     }
 
+    /// Progress as iOS shows it: a download under way, whoever asked for it, is downloading in
+    /// the daemon's index with how far it is (`NSMetadataUbiquitousItemPercentDownloadedKey`), and
+    /// 100 once here; `folio drive download` has the daemon download, and on a terminal draws its
+    /// bar from the daemon's progress, as `folio drive sync` does for a pass.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func transfersShowHowFarTheyAreAndTheCommandsDrawBars() async throws {
+        var (server, proxy, dir, environment) = try Self.driveOnApache("drive-daemon-progress")
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        let drive = dir.child("data/folio/Drive").path
+        let big = Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try big.write(to: server.root!.appendingPathComponent("big.bin"))
+        server.fixOwnership()
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        func found(_ predicate: String) -> Set<String> { Self.found(predicate, in: drive, environment) }
+        #expect(await eventually(60) { found("NSMetadataUbiquitousItemPercentDownloadedKey == 0 AND NSMetadataUbiquitousItemIsDownloadingKey == NO") == ["big.bin"] }, "\(daemon.log)")
+
+        // Part way (the proxy holds the reply after 400,000 of its 1,000,000 bytes): downloading,
+        // 40% in the index and on the command's bar.
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "GET", pathContains: "big.bin", action: .pauseReply(after: 400_000, gate), times: 1))
+        let download = try OnTerminal(["drive", "download", drive + "/big.bin"], environment: environment, in: dir)
+        #expect(await eventually(60) {
+            found("NSMetadataUbiquitousItemIsDownloadingKey == YES AND NSMetadataUbiquitousItemPercentDownloadedKey == 40") == ["big.bin"]
+        }, "\(daemon.log)")
+        #expect(await eventually { download.output.contains("downloading [#########               ]  40%  0 of 1 items, 400 KB of 1 MB") }, "\(download.output)")
+        gate.open()
+        let downloaded = await download.exit()
+        #expect(downloaded == 0 && download.output.contains("downloading [########################] 100%  1 of 1 items"), "\(download.output)")
+        #expect(download.output.contains("downloaded: big.bin") && FileManager.default.contents(atPath: drive + "/big.bin") == big, "\(download.output)")
+        #expect(await eventually { found("NSMetadataUbiquitousItemPercentDownloadedKey == 100 AND NSMetadataUbiquitousItemIsDownloadingKey == NO") == ["big.bin"] }, "\(daemon.log)")
+
+        // A pass the command asks for: its bar counts the items while one upload is held.
+        for index in 0..<20 { try Data("small \(index)".utf8).write(to: URL(fileURLWithPath: drive + "/small\(index).txt")) }
+        let held = FaultProxy.Gate()
+        proxy.add(.init(method: "PUT", pathContains: "small19.txt", action: .hold(held), times: 1))
+        let sync = try OnTerminal(["drive", "sync"], environment: environment, in: dir)
+        #expect(await eventually(60) { sync.output.contains("syncing [") && sync.output.contains(" of 20 items") }, "\(sync.output)")
+        held.open()
+        let synced = await sync.exit()
+        #expect(synced == 0 && sync.output.contains("syncing [########################] 100%  20 of 20 items, 150 bytes of 150 bytes"), "\(sync.output)")
+        #expect(sync.output.contains("uploaded 20, downloaded 0"), "\(sync.output)")
+    }
+
+    /// The names of the drive items the daemon's index finds for `predicate` in `drive`.
+    static func found(_ predicate: String, in drive: String, _ environment: [String: String]) -> Set<String> {
+        let output = try? ProcessRunner.folio(["query", predicate, "--scope", drive], environment: environment)
+        return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
+    }
+
     private static func driveOnApache(_ name: String) throws -> (TestServer, FaultProxy, TemporaryDirectory, [String: String]) {
         let server = try TestServer(.apache)
         let proxy = try FaultProxy(upstreamPort: server.port)
@@ -447,6 +494,39 @@ struct NotesApp {
             throw TestFailure("no JSON (status \(output.status)): \(output.stdout) \(output.stderr)")
         }
         return value
+    }
+}
+
+/// A `folio` command run on a terminal (a pseudo-terminal of `script(1)`), whose output, as the
+/// terminal shows it, is read while it runs.
+final class OnTerminal: @unchecked Sendable {
+    let process = Process()
+    let typescript: String
+
+    init(_ arguments: [String], environment: [String: String], in dir: TemporaryDirectory) throws {
+        typescript = dir.child("terminal-\(UUID().uuidString).txt").path
+        let command = ([ProcessRunner.folioExecutable().path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        // -f: each write reaches the file at once; -e: script's status is the command's.
+        process.arguments = ["-qfec", command.joined(separator: " "), typescript]
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// What the terminal showed so far.
+    var output: String { (try? String(contentsOfFile: typescript, encoding: .utf8)) ?? "" }
+
+    /// Waits (on a thread of its own) for the command to end; its exit status.
+    func exit() async -> Int32 {
+        await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
+            Thread { [process] in
+                process.waitUntilExit()
+                done.resume(returning: process.terminationStatus)
+            }.start()
+        }
     }
 }
 

@@ -149,7 +149,7 @@ package struct MetadataFacts: Sendable, Equatable {
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
         .lastUsedDate, .favoriteRank, .downloadingStatus, .isUbiquitous, .isUploaded, .isUploading, .isDownloading, .isPinned,
-        .uploadingError, .downloadingError,
+        .uploadingError, .downloadingError, .percentDownloaded, .percentUploaded,
     ]
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
@@ -176,6 +176,12 @@ package struct MetadataFacts: Sendable, Equatable {
         case .isPinned: return sync.map { .bool($0.isPinned) }
         case .uploadingError: return sync.flatMap { $0.isUploaded ? nil : $0.error.map { .string($0) } }
         case .downloadingError: return sync.flatMap { $0.isUploaded ? $0.error.map { .string($0) } : nil }
+        // As Apple's: how far the download is while it runs, else 100 for what is here and 0 for a
+        // placeholder; an upload is 0 until the server has the content (providers report no
+        // progress of a write), then 100.
+        case .percentDownloaded:
+            return sync.map { .double($0.percentDownloaded ?? (downloadingStatus == NSMetadataUbiquitousItemDownloadingStatusCurrent ? 100 : 0)) }
+        case .percentUploaded: return sync.map { .double($0.isUploaded ? 100 : 0) }
         default: return nil
         }
     }

@@ -12,6 +12,9 @@ package struct UbiquitousSyncState: Sendable, Equatable {
     /// Why the last pass that tried it deferred it (an upload's failure when it is not uploaded, a
     /// download's otherwise).
     package var error: String?
+    /// How much of its download is done (0…100), while it downloads (a pass's download, or a
+    /// materialization, whoever asked for it); nil otherwise.
+    package var percentDownloaded: Double?
 
     /// The ubiquity resource keys (Apple's `URLResourceKey` names) whose values differ between two
     /// states of an item: what its presenters are told changed.
@@ -23,10 +26,11 @@ package struct UbiquitousSyncState: Sendable, Equatable {
         return keys
     }
 
-    package init(isUploaded: Bool, isDownloading: Bool = false, isPinned: Bool = false, error: String? = nil) {
+    package init(isUploaded: Bool, isDownloading: Bool = false, isPinned: Bool = false, error: String? = nil, percentDownloaded: Double? = nil) {
         self.isUploaded = isUploaded
         self.isDownloading = isDownloading
         self.isPinned = isPinned
         self.error = error
+        self.percentDownloaded = percentDownloaded
     }
 }

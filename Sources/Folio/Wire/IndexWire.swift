@@ -22,7 +22,8 @@ package struct IndexQuerySpec: Sendable, Equatable {
 /// An item's facts on the wire: `{"p": path, "k": kind, "s": size, "m": modified, "t": type,
 /// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status, "y": sync state}` (the
 /// last five only when set). The sync state of a drive item is `{"up": uploaded, "dl": downloading,
-/// "pin": pinned, "err": the last error (when there is one)}`.
+/// "pin": pinned, "err": the last error (when there is one), "pd": percent downloaded (while it
+/// downloads)}`.
 package enum IndexWire {
     package static func encode(_ facts: MetadataFacts) -> WireValue {
         var object: [String: WireValue] = [
@@ -36,6 +37,7 @@ package enum IndexWire {
         if let sync = facts.sync {
             var state: [String: WireValue] = ["up": .bool(sync.isUploaded), "dl": .bool(sync.isDownloading), "pin": .bool(sync.isPinned)]
             if let error = sync.error { state["err"] = .string(error) }
+            if let percent = sync.percentDownloaded { state["pd"] = .double(percent) }
             object["y"] = .object(state)
         }
         return .object(object)
@@ -51,7 +53,8 @@ package enum IndexWire {
         if let state = value["y"] {
             guard let uploaded = state["up"]?.boolValue else { return nil }
             sync = UbiquitousSyncState(
-                isUploaded: uploaded, isDownloading: state["dl"]?.boolValue ?? false, isPinned: state["pin"]?.boolValue ?? false, error: state["err"]?.stringValue)
+                isUploaded: uploaded, isDownloading: state["dl"]?.boolValue ?? false, isPinned: state["pin"]?.boolValue ?? false, error: state["err"]?.stringValue,
+                percentDownloaded: number(state["pd"]).map { min(100, max(0, $0)) })
         }
         return MetadataFacts(
             path: path, name: path == "/" ? "/" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? ""),

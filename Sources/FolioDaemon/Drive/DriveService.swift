@@ -27,6 +27,9 @@ final class DriveService: Service, Sendable {
     /// Told after each pass and around each download, with the paths being downloaded: the index
     /// brings its drive items' sync states up to date.
     let statesChanged: @Sendable (_ downloading: Set<String>) -> Void
+    /// Told, at most four times a second, how far each download is (0…100, by path) and which
+    /// ended since: the index shows them as they go.
+    let downloadsChanged: @Sendable (_ percents: [String: Double], _ ended: Set<String>) -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -128,7 +131,8 @@ final class DriveService: Service, Sendable {
 
     init(
         paths: FolioPaths, database: any DatabaseWriter, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
-        statesChanged: @escaping @Sendable (_ downloading: Set<String>) -> Void = { _ in }, logger: Logger
+        statesChanged: @escaping @Sendable (_ downloading: Set<String>) -> Void = { _ in },
+        downloadsChanged: @escaping @Sendable (_ percents: [String: Double], _ ended: Set<String>) -> Void = { _, _ in }, logger: Logger
     ) {
         self.paths = paths
         self.database = database
@@ -136,6 +140,7 @@ final class DriveService: Service, Sendable {
         self.interval = interval
         self.quiet = quiet
         self.statesChanged = statesChanged
+        self.downloadsChanged = downloadsChanged
         var logger = logger
         logger[metadataKey: "service"] = "drive"
         self.logger = logger
@@ -188,21 +193,52 @@ final class DriveService: Service, Sendable {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var last: ContinuousClock.Instant?
-            while !Task.isCancelled {
-                let now = ContinuousClock.now
-                let dirty = self.state.withLock { $0.dirtySince }
-                if let dirty, now - dirty >= self.quiet {
-                    self.state.withLock { $0.dirtySince = nil }
-                    await self.pass(reason: "coordinated writes")
-                    last = .now
-                } else if last.map({ now - $0 >= self.interval }) ?? true {
-                    await self.pass(reason: last == nil ? "start" : "interval")
-                    last = .now
-                }
-                try? await Task.sleep(for: .milliseconds(250))
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.schedulePasses() }
+                group.addTask { await self.forwardDownloads() }
             }
         }
+    }
+
+    /// Runs a pass at start, once coordinated writes are quiet, and every interval.
+    private func schedulePasses() async {
+        var last: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            let now = ContinuousClock.now
+            let dirty = state.withLock { $0.dirtySince }
+            if let dirty, now - dirty >= quiet {
+                state.withLock { $0.dirtySince = nil }
+                await pass(reason: "coordinated writes")
+                last = .now
+            } else if last.map({ now - $0 >= interval }) ?? true {
+                await pass(reason: last == nil ? "start" : "interval")
+                last = .now
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Every quarter second, tells the index how far the drive's downloads are when that changed.
+    private func forwardDownloads() async {
+        var shown: [String: Double] = [:]
+        while !Task.isCancelled {
+            if let drive = state.withLock({ $0.drive }) {
+                var percents: [String: Double] = [:]
+                for (path, transfer) in drive.progress.transfers where transfer.direction == .download {
+                    percents[paths.driveDirectory + "/" + path] = (transfer.fraction * 1000).rounded() / 10
+                }
+                if percents != shown {
+                    downloadsChanged(percents, Set(shown.keys).subtracting(percents.keys))
+                    shown = percents
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// What the drive's passes and downloads in the daemon are doing now (nil without a drive).
+    func progress() -> SyncProgressBoard.Snapshot? {
+        state.withLock { $0.drive }?.progress
     }
 
     /// Runs a pass of `drive` now, for `folio drive sync` (`drive.sync`), after any pass under way

@@ -24,7 +24,8 @@ struct IndexRecord: Sendable, Equatable {
     /// a file in the drive replica, nil otherwise.
     var downloadStatus: String?
     /// A drive item's state with the server (columns `uploaded`, `downloading`, `pinned`,
-    /// `sync_error`), from the drive's journal: nil outside the drive.
+    /// `sync_error`, `download_percent`), from the drive's journal and the daemon's transfers:
+    /// nil outside the drive.
     var sync: UbiquitousSyncState?
     /// Whether the document has unresolved conflict versions (filled in by the browser page from
     /// the version store; the index does not keep it).
@@ -80,7 +81,7 @@ struct IndexRecord: Sendable, Equatable {
 
     /// The columns `init(row:)` reads.
     static let columns =
-        "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error"
+        "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error, download_percent"
 
     init(row: Row) {
         id = row[0]
@@ -97,7 +98,7 @@ struct IndexRecord: Sendable, Equatable {
         favoriteRank = row[11]
         downloadStatus = row[12]
         if let uploaded: Bool = row[13] {
-            sync = UbiquitousSyncState(isUploaded: uploaded, isDownloading: row[14] ?? false, isPinned: row[15] ?? false, error: row[16])
+            sync = UbiquitousSyncState(isUploaded: uploaded, isDownloading: row[14] ?? false, isPinned: row[15] ?? false, error: row[16], percentDownloaded: row[17])
         }
     }
 

@@ -80,6 +80,11 @@ enum IndexSchema {
         try db.execute(sql: "ALTER TABLE items ADD COLUMN pinned INTEGER; ALTER TABLE items ADD COLUMN sync_error TEXT;")
     }
 
+    /// Migration `v11-download-percent`: how far a drive item's download is, while it runs.
+    static func addDownloadPercentColumn(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE items ADD COLUMN download_percent REAL")
+    }
+
     /// Migration `v9-name-prefixes`: the folded names in order, so that a search of one or two
     /// characters (too short for the trigram index) finds the names starting with them at once
     /// rather than scanning every row (95 ms p50 at a million rows, seen by the browser page's

@@ -186,15 +186,15 @@ struct IndexWriter {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
-                    uploaded, downloading, pinned, sync_error, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 0,
+                    uploaded, downloading, pinned, sync_error, download_percent, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         let fold = MetadataFacts.searchFold(record.name)
         try statement.execute(arguments: [
             parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
             record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
-            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error,
+            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.sync?.percentDownloaded,
         ])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
@@ -216,8 +216,8 @@ struct IndexWriter {
 
     /// Writes the row's sync state columns.
     func updateSyncState(_ record: IndexRecord, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE items SET uploaded = ?, downloading = ?, pinned = ?, sync_error = ? WHERE id = ?").execute(arguments: [
-            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.id,
+        try db.cachedStatement(sql: "UPDATE items SET uploaded = ?, downloading = ?, pinned = ?, sync_error = ?, download_percent = ? WHERE id = ?").execute(arguments: [
+            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.sync?.percentDownloaded, record.id,
         ])
     }
 }

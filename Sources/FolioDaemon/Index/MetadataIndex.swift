@@ -365,16 +365,36 @@ final class MetadataIndex: @unchecked Sendable {
     /// each of the daemon's passes and around its downloads; a pass run by another process (`folio
     /// drive sync` with no daemon running) shows at the next.
     func refreshDriveStates(downloading: Set<String>? = nil) {
+        refreshDriveStates(only: nil) { states in
+            if let downloading { states.downloadingPaths = downloading }
+        }
+    }
+
+    /// Brings the rows of the files being downloaded up to date with how far each is (`percents`,
+    /// 0…100, by path), and those of `ended` (downloads that ended since the last call): only
+    /// those rows are read and written, so a pass's downloads can be shown as they go.
+    func refreshDownloads(_ percents: [String: Double], ended: Set<String>) {
+        refreshDriveStates(only: Set(percents.keys).union(ended)) { states in states.downloadPercents = percents }
+    }
+
+    /// Sets what the daemon told (`update`), then rewrites the drive rows (all of them, or those
+    /// at `only`) whose state changed, and tells who listens.
+    private func refreshDriveStates(only: Set<String>?, update: @escaping @Sendable (UbiquitousStates) -> Void) {
         work.async { [self] in
             guard !stopped else { return }
-            if let downloading { states.downloadingPaths = downloading }
+            update(states)
             var changes = IndexChanges()
             do {
                 try write { db in
                     let root = states.driveRoot
-                    let rows = try Row.fetchAll(
-                        db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path >= ? AND path < ?", arguments: [root + "/", root + "0"])
-                    let records = rows.map(IndexRecord.init(row:))
+                    let records: [IndexRecord]
+                    if let only {
+                        records = try only.sorted().compactMap { try writer.record(at: $0, db) }
+                    } else {
+                        let rows = try Row.fetchAll(
+                            db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path >= ? AND path < ?", arguments: [root + "/", root + "0"])
+                        records = rows.map(IndexRecord.init(row:))
+                    }
                     for (row, state) in zip(records, try states.states(of: records, db)) where state != row.sync {
                         var record = row
                         record.sync = state

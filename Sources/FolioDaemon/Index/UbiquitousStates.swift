@@ -13,6 +13,7 @@ final class UbiquitousStates: Sendable {
     /// What the drive's journal says of each item.
     let source: any DriveStateSource
     private let downloading = Mutex<Set<String>>([])
+    private let percents = Mutex<[String: Double]>([:])
 
     init(driveRoot: String, source: any DriveStateSource) {
         self.driveRoot = driveRoot
@@ -25,14 +26,23 @@ final class UbiquitousStates: Sendable {
         set { downloading.withLock { $0 = newValue } }
     }
 
+    /// The files being downloaded now, with how far each is (0…100): a pass's downloads and
+    /// materializations, whoever asked for them. Each is downloading.
+    var downloadPercents: [String: Double] {
+        get { percents.withLock { $0 } }
+        set { percents.withLock { $0 = newValue } }
+    }
+
     /// The states of `records`, in order (nil for what the drive does not sync), read in the
     /// index's transaction `db`.
     func states(of records: [IndexRecord], _ db: Database) throws -> [UbiquitousSyncState?] {
         var states = try source.states(of: records, db)
-        let downloading = downloadingPaths
-        guard !downloading.isEmpty else { return states }
+        let downloading = downloadingPaths, percents = downloadPercents
+        guard !downloading.isEmpty || !percents.isEmpty else { return states }
         for index in states.indices where states[index] != nil {
-            states[index]?.isDownloading = downloading.contains(records[index].path)
+            let path = records[index].path
+            states[index]?.percentDownloaded = percents[path]
+            states[index]?.isDownloading = downloading.contains(path) || percents[path] != nil
         }
         return states
     }

@@ -139,6 +139,9 @@ extension DriveSync {
         try await engine.publishingURL(SyncPath(path), expiration: expiration)
     }
 
+    /// What the drive's passes and downloads in this process are doing now.
+    package var progress: SyncProgressBoard.Snapshot { engine.board.snapshot() }
+
     /// Pins or unpins `paths` (kept downloaded by every pass).
     package func setPinned(_ paths: [String], _ pinned: Bool) async throws {
         try await engine.setPinned(paths.map(SyncPath.init), pinned)

@@ -88,3 +88,21 @@ package enum DriveSyncWire {
         CoordinationFailure(kind: .invalid, message: "the daemon's drive.sync result has no valid \"\(key)\"")
     }
 }
+
+extension DriveProgressReply {
+    /// The reply for the board `snapshot` (nothing under way without one).
+    package init(_ snapshot: SyncProgressBoard.Snapshot?) {
+        self.init(
+            pass: snapshot?.pass.map(Pass.init),
+            transfers: (snapshot?.transfers ?? [:]).sorted { $0.key < $1.key }.map {
+                Transfer(path: $0.key, direction: $0.value.direction.rawValue, percent: ($0.value.fraction * 1000).rounded() / 10)
+            })
+    }
+}
+
+extension DriveProgressReply.Pass {
+    /// The pass of a board's snapshot.
+    package init(_ pass: SyncProgressBoard.Snapshot.Pass) {
+        self.init(actions: pass.actions, done: pass.done, bytes: pass.bytes, bytesDone: pass.bytesDone)
+    }
+}

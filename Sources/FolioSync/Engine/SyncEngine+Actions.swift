@@ -102,6 +102,16 @@ extension SyncEngine {
                 if onServer { serverChanged = true }
             }
         }
+        board.actionEnded(bytes: Self.transferSize(action, run.scan))
+    }
+
+    /// The bytes `action` moves: a file's size for an upload or a download, nothing otherwise.
+    static func transferSize(_ action: SyncAction, _ scan: LocalReplica.Scan) -> Int64 {
+        switch action {
+        case .upload(let path, _, _): scan.entries[path]?.fingerprint?.size ?? 0
+        case .download(_, let remote), .reconcile(_, let remote): remote.size ?? 0
+        default: 0
+        }
     }
 
     /// Runs one action; provider errors defer it (the next pass decides again from what is there then).
@@ -138,6 +148,8 @@ extension SyncEngine {
     /// item otherwise.
     private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil) async throws -> Outcome {
         guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
+        board.began(path, .upload, size: before.size)
+        defer { board.ended(path) }
         let source = replica.absolute(path)
         let contents: URL
         var hashing: Task<String, any Error>?
@@ -234,7 +246,10 @@ extension SyncEngine {
     /// (`conflict`), equal contents converge and different ones are both kept: the server's has
     /// the name, the local one becomes a conflict version.
     private func download(_ path: SyncPath, _ remote: RemoteEntry, _ run: Run, conflict: Bool) async throws -> Outcome {
-        let (url, item, hash) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: Progress(totalUnitCount: 0))
+        let progress = Progress(totalUnitCount: 0)
+        board.began(path, .download, size: remote.size ?? 0, progress: progress)
+        defer { board.ended(path) }
+        let (url, item, hash) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: progress)
         defer { unlink(url.path) }
         let executable = item.fileSystemFlags.contains(.userExecutable)
         let newBase = { (fingerprint: LocalFingerprint?) in

@@ -40,6 +40,9 @@ extension SyncEngine {
         // provider does for an empty file.
         let sizes = targets.map { max(1, PlaceholderStub.read(at: replica.stubPath($0))?.size ?? 1) }
         progress.totalUnitCount = sizes.reduce(0, +)
+        // Shown as a pass would be (the drive's lock keeps passes out meanwhile).
+        board.beginPass(actions: targets.count, bytes: progress.totalUnitCount)
+        defer { board.endPass() }
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         var done: [SyncPath] = []
@@ -55,6 +58,8 @@ extension SyncEngine {
                 }
             }
             defer { mirror.cancel() }
+            board.began(path, .download, size: size, progress: file)
+            defer { board.ended(path) }
             let (url, item, hash) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: file)
             defer { unlink(url.path) }
             guard try replica.placeNew(url.path, at: path) else {
@@ -65,6 +70,7 @@ extension SyncEngine {
             await mirror.value
             completed += size
             progress.completedUnitCount = completed
+            board.actionEnded(bytes: size)
             try await journal.record([
                 (path, BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash,
                     fingerprint: replica.fingerprint(path)))

@@ -41,6 +41,8 @@ actor SyncEngine {
     private var writingNotes = false
     /// The files small uploads' snapshots are copied into.
     let stagingSlots: StagingSlots
+    /// What the passes and downloads are doing now, for progress shown to people.
+    let board = SyncProgressBoard()
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
@@ -67,7 +69,10 @@ actor SyncEngine {
         // A replica put back from an earlier copy: its files are not changes made since the base.
         let restoredReplica = known?.replicaToken != nil && token != known?.replicaToken
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
-        defer { stagingSlots.removeFree() }
+        defer {
+            stagingSlots.removeFree()
+            board.endPass()
+        }
         let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         let clock = ContinuousClock()
         var phase = clock.now
@@ -139,6 +144,7 @@ actor SyncEngine {
         if !held.isEmpty {
             logger.warning("deletions held by the mass-deletion guard", metadata: ["count": "\(held.count)", "synced": "\(base.count)"])
         }
+        board.beginPass(actions: actions.count, bytes: actions.reduce(0) { $0 + Self.transferSize($1, scan) })
         var run = Run(tree: tree, scan: scan, base: base, request: request)
         var changes: [(SyncPath, BaseEntry?)] = []
         // Whether any base changed this pass (`changes` is emptied as it is recorded along the way).

@@ -38,6 +38,9 @@ public final class FaultProxy: @unchecked Sendable {
         /// Pass it on once the gate opens (or the proxy stops): the test acts while the request
         /// is known to be in flight, however slow the machine.
         case hold(Gate)
+        /// Pass it on, relay the reply's head and this many bytes of its body, then the rest once
+        /// the gate opens: a download known to be part way.
+        case pauseReply(after: Int, Gate)
     }
 
     /// A gate held requests wait at; ``held`` tells when one arrived.
@@ -238,7 +241,7 @@ public final class FaultProxy: @unchecked Sendable {
             cutRequest(client, head: head, body: rest, limit: limit)
             abortive = Self.resetOnClose(client)
             return
-        case .forward, .truncate:
+        case .forward, .truncate, .pauseReply:
             break
         }
         guard let server = try? LoopbackHTTP.connect(upstream) else { return }
@@ -265,6 +268,7 @@ public final class FaultProxy: @unchecked Sendable {
         }.start()
         switch action {
         case .truncate(let after): relayReply(from: server, to: client, bodyLimit: after)
+        case .pauseReply(let after, let gate): relayReply(from: server, to: client, bodyLimit: nil, pause: (after, gate))
         case .loseReply:
             Self.readToEnd(server)
             abortive = Self.resetOnClose(client)
@@ -360,7 +364,8 @@ public final class FaultProxy: @unchecked Sendable {
     /// Relays the server's reply, its head rewritten to say `Connection: close` (the proxy serves
     /// one request per connection, so a client must not send another on it), its body cut after
     /// `bodyLimit` bytes when given.
-    private func relayReply(from server: Int32, to client: Int32, bodyLimit: Int?) {
+    private func relayReply(from server: Int32, to client: Int32, bodyLimit: Int?, pause: (after: Int, gate: Gate)? = nil) {
+        var pause = pause
         var buffer = [UInt8](repeating: 0, count: 65536)
         var pending: [UInt8] = []
         var headSent = false
@@ -384,6 +389,14 @@ public final class FaultProxy: @unchecked Sendable {
             if let limit = bodyLimit, sentBody + chunk.count > limit {
                 _ = try? LoopbackHTTP.send(client, Data(chunk.prefix(max(0, limit - sentBody))))
                 return
+            }
+            if let (after, gate) = pause, sentBody + chunk.count > after {
+                let first = max(0, after - sentBody)
+                if (try? LoopbackHTTP.send(client, Data(chunk.prefix(first)))) == nil { return }
+                sentBody += first
+                chunk.removeFirst(first)
+                gate.wait { isStopped }
+                pause = nil
             }
             sentBody += chunk.count
             if !chunk.isEmpty, (try? LoopbackHTTP.send(client, Data(chunk))) == nil { return }

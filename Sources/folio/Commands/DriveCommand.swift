@@ -103,7 +103,10 @@ struct DriveCommand: AsyncParsableCommand {
                 if let ranByDaemon = try await Self.passInDaemon(confirmingDeletions: confirmDeletions) {
                     report = ranByDaemon
                 } else {
-                    report = try await DriveCommand.drive(configuration).sync(confirmingDeletions: confirmDeletions, retryingSetAside: true)
+                    let drive = try await DriveCommand.drive(configuration)
+                    report = try await DriveProgressBar.showing("syncing", source: { drive.progress.pass.map(DriveProgressReply.Pass.init) }) {
+                        try await drive.sync(confirmingDeletions: confirmDeletions, retryingSetAside: true)
+                    }
                 }
             } catch let stop as SyncStop {
                 printError("folio drive sync: \(stop)")
@@ -144,7 +147,10 @@ struct DriveCommand: AsyncParsableCommand {
             defer { daemon.disconnect() }
             let result: WireValue
             do throws(CoordinationFailure) {
-                result = try await daemon.send(DriveSyncRequest(confirmDeletions: confirmingDeletions), deadline: .after(daemonDeadline))
+                let request = DriveSyncRequest(confirmDeletions: confirmingDeletions)
+                result = try await DriveProgressBar.showing("syncing", source: DriveProgressBar.daemonPass(daemon)) { () async throws(CoordinationFailure) in
+                    try await daemon.send(request, deadline: .after(daemonDeadline))
+                }
             } catch {
                 if error.kind == .unknownMethod || error.kind == .notFound { return nil }
                 throw error
@@ -212,25 +218,48 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
-            let drive = try await DriveCommand.drive()
-            let progress = Progress(totalUnitCount: 0)
-            let reporter = ProgressReporter(progress: progress, label: "downloading").start()
+            let done: [String]
             do {
-                let done: [String]
-                do {
-                    done = try await drive.download(paths.map(drive.drivePath), progress: progress)
-                    reporter.cancel()
-                    await reporter.value
-                } catch {
-                    reporter.cancel()
-                    await reporter.value
-                    throw error
+                if let downloaded = try await inDaemon() {
+                    done = downloaded
+                } else {
+                    let drive = try await DriveCommand.drive()
+                    let progress = Progress(totalUnitCount: 0)
+                    let reporter = ProgressReporter(progress: progress, label: "downloading").start()
+                    do {
+                        done = try await drive.download(paths.map(drive.drivePath), progress: progress)
+                        reporter.cancel()
+                        await reporter.value
+                    } catch {
+                        reporter.cancel()
+                        await reporter.value
+                        throw error
+                    }
                 }
-                for path in done { print("downloaded: \(path)") }
-                if done.isEmpty { print("nothing to download: everything asked for is local") }
             } catch let error as FileProviderError {
                 printError("folio drive download: \(error)")
                 throw ExitCode(4)
+            } catch let failure as CoordinationFailure {
+                printError("folio drive download: \(failure.message)")
+                throw ExitCode(4)
+            }
+            for path in done { print("downloaded: \(path)") }
+            if done.isEmpty { print("nothing to download: everything asked for is local") }
+        }
+
+        /// The downloads, run by the daemon when one runs the drive (its index and presenters see
+        /// them as they go); nil otherwise.
+        private func inDaemon() async throws(CoordinationFailure) -> [String]? {
+            guard let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) else { return nil }
+            defer { daemon.disconnect() }
+            let request = DriveDownloadRequest(paths: paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
+            do throws(CoordinationFailure) {
+                return try await DriveProgressBar.showing("downloading", source: DriveProgressBar.daemonPass(daemon)) { () async throws(CoordinationFailure) in
+                    try await daemon.send(request, deadline: .after(Sync.daemonDeadline)).downloaded
+                }
+            } catch {
+                if error.kind == .unknownMethod || error.kind == .notFound { return nil }
+                throw error
             }
         }
     }

@@ -66,6 +66,70 @@ package struct DriveSyncRequest: DaemonRequest {
     package init(confirmDeletions: Bool) { self.confirmDeletions = confirmDeletions }
 }
 
+/// `drive.download`: downloads the drive's placeholders at or below `paths` (absolute paths in
+/// the drive) in the daemon, replying when done with the drive paths downloaded (`folio drive
+/// download` with a daemon running: the index and presenters see each download as it goes).
+package struct DriveDownloadRequest: DaemonRequest {
+    package static let method = "drive.download"
+    package typealias Reply = DriveDownloadReply
+    package var paths: [String]
+    package init(paths: [String]) { self.paths = paths }
+    package mutating func validate() throws(CoordinationFailure) {
+        guard !paths.isEmpty else { throw CoordinationFailure(kind: .invalid, message: "params.paths: at least one path") }
+        for index in paths.indices { paths[index] = try WireCheck.normalizedPath(paths[index], "params.paths[\(index)]") }
+    }
+}
+
+/// What `drive.download` downloaded (drive paths).
+package struct DriveDownloadReply: Codable, Sendable {
+    package var downloaded: [String]
+    package init(downloaded: [String]) { self.downloaded = downloaded }
+}
+
+/// `drive.progress`: what the drive's passes and downloads in the daemon are doing now (the bars
+/// of `folio drive sync` and `folio drive download`).
+package struct DriveProgressRequest: DaemonRequest {
+    package static let method = "drive.progress"
+    package typealias Reply = DriveProgressReply
+    package init() {}
+}
+
+/// The pass under way (nil between passes) and the transfers under way.
+package struct DriveProgressReply: Codable, Sendable, Equatable {
+    /// A pass: its actions planned and done, and the bytes of its transfers planned and done.
+    package struct Pass: Codable, Sendable, Equatable {
+        package var actions: Int
+        package var done: Int
+        package var bytes: Int64
+        package var bytesDone: Int64
+        package init(actions: Int, done: Int, bytes: Int64, bytesDone: Int64) {
+            self.actions = actions
+            self.done = done
+            self.bytes = bytes
+            self.bytesDone = bytesDone
+        }
+    }
+
+    /// A transfer: the drive path, `upload` or `download`, and how far it is (0…100).
+    package struct Transfer: Codable, Sendable, Equatable {
+        package var path: String
+        package var direction: String
+        package var percent: Double
+        package init(path: String, direction: String, percent: Double) {
+            self.path = path
+            self.direction = direction
+            self.percent = percent
+        }
+    }
+
+    package var pass: Pass?
+    package var transfers: [Transfer]
+    package init(pass: Pass?, transfers: [Transfer]) {
+        self.pass = pass
+        self.transfers = transfers
+    }
+}
+
 /// `drive.evict`: makes the downloaded drive file at `path` (or every file below the folder) a
 /// placeholder again, its content only on the server (`FileManager.evictUbiquitousItem(at:)`).
 /// An app may name only items it may write: its ubiquity container, or what it was granted.
