@@ -5,9 +5,10 @@ import Foundation
 public enum WebDAVFuzzing {
     /// Parses `bytes` as a PROPFIND reply and decodes every href against a base: refused or read,
     /// never a trap, and no decoded path escapes the base. The same bytes as an error reply's body
-    /// give the server's words: plain, short, without markup or control characters. Each listed
-    /// date is read or refused.
+    /// give the server's words: plain, short, without markup or control characters; as a
+    /// PROPPATCH reply, its statuses are three-digit codes. Each listed date is read or refused.
     public static func exerciseMultistatus(_ bytes: [UInt8]) {
+        precondition(WebDAVProvider.propstatStatuses(bytes).allSatisfy { (0...999).contains($0) }, "a status that is not three digits")
         if let words = HTTPStatusError.words(bytes) {
             precondition(words.count <= 201, "the server's words are too long")
             precondition(!words.contains("<") && !words.contains(">"), "markup left in the server's words")

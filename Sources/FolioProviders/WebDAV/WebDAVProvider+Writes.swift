@@ -33,6 +33,9 @@ extension WebDAVProvider {
             }
             var item = fileRecord(target, etag: reply.header("ETag"), size: size)
             if item == nil { item = try await written(target, size: size) }
+            if fields.contains(.fileSystemFlags), template.fileSystemFlags.contains(.userExecutable), await setExecutable(target, true) {
+                item?.fileSystemFlags.insert(.userExecutable)
+            }
             remember(item)
             return FileProviderItemResult(item: item!)
         }
@@ -54,6 +57,7 @@ extension WebDAVProvider {
             }
         } else {
             try await uploadThroughTemporary(target, from: contents, parent: parent, overwrite: false)
+            if fields.contains(.fileSystemFlags), template.fileSystemFlags.contains(.userExecutable) { _ = await setExecutable(target, true) }
         }
         let item = try await current(target)
         remember(item)
@@ -83,7 +87,15 @@ extension WebDAVProvider {
                 let parent = relative.split(separator: "/").dropLast().joined(separator: "/")
                 try await uploadThroughTemporary(relative, from: contents, parent: parent, overwrite: true, base: base)
             }
+            let listed = current.fileSystemFlags.contains(.userExecutable)
             current = try await self.current(relative)
+            // Apache keeps the bit through a PUT; it is set or cleared when it differs.
+            let wanted = item.fileSystemFlags.contains(.userExecutable)
+            if changedFields.contains(.fileSystemFlags), wanted != (current.fileSystemFlags.contains(.userExecutable) || listed),
+                await setExecutable(relative, wanted)
+            {
+                if wanted { current.fileSystemFlags.insert(.userExecutable) } else { current.fileSystemFlags.remove(.userExecutable) }
+            }
             remember(current)
         }
         if changedFields.contains(.filename) || changedFields.contains(.parentItemIdentifier) {

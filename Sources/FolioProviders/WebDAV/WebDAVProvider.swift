@@ -275,4 +275,34 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
         }
         return try await current(relative)
     }
+
+    /// Sets (or clears) Apache's `executable` property of the file at `relative`, which mod_dav_fs
+    /// keeps as the file's execute bit. Whether it was set: a server without the property refuses
+    /// it (a 207 with a 403 or 409 for it, or 405), which is no error: the bit is kept only where
+    /// the server can keep it.
+    func setExecutable(_ relative: String, _ executable: Bool) async -> Bool {
+        let body = Array(
+            """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:propertyupdate xmlns:D="DAV:" xmlns:A="http://apache.org/dav/props/"><D:set><D:prop><A:executable>\(executable ? "T" : "F")</A:executable></D:prop></D:set></D:propertyupdate>
+            """.utf8)
+        guard let reply = try? await dav.send("PROPPATCH", relative, headers: [("Content-Type", "application/xml; charset=utf-8")], body: body) else { return false }
+        let statuses = Self.propstatStatuses(reply.body)
+        let set = reply.status == 207 && !statuses.isEmpty && statuses.allSatisfy { (200..<300).contains($0) }
+        if !set { logger.debug("the server keeps no executable bit", metadata: ["path": "\(relative)", "status": "\(reply.status)"]) }
+        return set
+    }
+
+    /// The status codes of a PROPPATCH reply's `propstat` elements (`HTTP/1.1 200 OK` …).
+    static func propstatStatuses(_ body: [UInt8]) -> [Int] {
+        let text = String(decoding: body.prefix(64 << 10), as: UTF8.self)
+        var codes: [Int] = []
+        var rest = text[...]
+        while let range = rest.range(of: "HTTP/1.") {
+            let after = rest[range.upperBound...].dropFirst(2).prefix(3)
+            if after.count == 3, after.allSatisfy({ $0.isASCII && $0.isNumber }), let code = Int(after) { codes.append(code) }
+            rest = rest[range.upperBound...]
+        }
+        return codes
+    }
 }

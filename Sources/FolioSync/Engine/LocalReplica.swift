@@ -95,8 +95,13 @@ struct LocalReplica: Sendable {
 
     /// The fingerprint of the file at `path` now (nil when it is not a regular file).
     func fingerprint(_ path: SyncPath) -> LocalFingerprint? {
+        fileStatus(path).map(Self.fingerprint)
+    }
+
+    /// The status of the file at `path` now (nil when it is not a regular file).
+    func fileStatus(_ path: SyncPath) -> FileStatus? {
         guard let status = try? FileStatus(path: FilePath(absolute(path))), status.kind == .regular else { return nil }
-        return Self.fingerprint(status)
+        return status
     }
 
     /// Flushes the file at `path` to disk.

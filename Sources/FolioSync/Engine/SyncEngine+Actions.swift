@@ -147,7 +147,10 @@ extension SyncEngine {
     /// Sends the local file: over `record` (the listed item when nil) when there is a base, as a new
     /// item otherwise.
     private func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil) async throws -> Outcome {
-        guard let before = replica.fingerprint(path) else { return .deferred("the file went away") }
+        guard let status = replica.fileStatus(path) else { return .deferred("the file went away") }
+        let before = LocalReplica.fingerprint(status)
+        // The owner's execute bit goes with the content, where the provider keeps one.
+        let flags: FileProviderFileSystemFlags = status.mode & S_IXUSR != 0 ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable]
         board.began(path, .upload, size: before.size)
         defer { board.ended(path) }
         let source = replica.absolute(path)
@@ -202,9 +205,11 @@ extension SyncEngine {
         }
         let item: any FileProviderItem
         do {
-            if let base, remote != nil, let record = record ?? run.tree.records[path] {
+            if let base, remote != nil, var record = record ?? run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
-                let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: .contents, contents: contents, options: [], request: run.request)
+                record.fileSystemFlags = flags
+                let result = try await provider.modifyItem(
+                    record, baseVersion: baseVersion, changedFields: [.contents, .fileSystemFlags], contents: contents, options: [], request: run.request)
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
                 item = updated
             } else {
@@ -212,8 +217,9 @@ extension SyncEngine {
                 let name = path.name
                 let type = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
                 let template = FileProviderItemRecord(
-                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type)
-                let result = try await provider.createItem(basedOn: template, fields: [.contents, .filename], contents: contents, options: [], request: run.request)
+                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type, fileSystemFlags: flags)
+                let result = try await provider.createItem(
+                    basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: run.request)
                 guard let created = result.item else { return .deferred("the provider returned no item") }
                 item = created
             }
