@@ -15,8 +15,8 @@ import SystemPackage
 enum HTTPTransfer {
     /// Runs `request` and writes a 200 reply's body into the new file `destination`, reporting
     /// progress; returns the reply's headers, the bytes written and their SHA-256 (computed as they
-    /// are written, so nobody reads the file again to hash it). The file is not flushed: the
-    /// caller that places it flushes it (the sync engine does, while it hashes it).
+    /// arrive, so nobody reads the file again to hash it). The file is not flushed: the caller
+    /// that places it flushes it (the sync engine does).
     ///
     /// The file is its owner's alone while it arrives, and gets the umask's mode once complete.
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
@@ -26,12 +26,16 @@ enum HTTPTransfer {
         _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false,
         failure: (Int, [UInt8]) -> any Error
     ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data) {
-        let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+        // The file's own work (its creation, which can take long on a file system with many
+        // recent deletions, its writes, its mode) runs on the file-work pool, never on the
+        // cooperative pool that runs this task; the body is written in pieces of up to 1 MiB.
+        let file = try await ProviderFileWork.run { () throws -> DownloadFile in
+            let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
+            return DownloadFile(descriptor: descriptor, path: destination)
+        }
         var done: Int64 = 0
-        var flushedUpTo: Int64 = 0
         do {
-            defer { close(descriptor) }
             // A pooled connection found closed before any reply is tried again, like any read.
             var attempt = 1
             var reply: HTTPClientResponse?
@@ -55,29 +59,23 @@ enum HTTPTransfer {
             let etag = verifiesMD5ETag && header?.hasPrefix("W/") == false ? ETag.opaque(header)?.lowercased() : nil
             var md5 = etag.map(isMD5) == true ? Insecure.MD5() : nil
             var sha256 = SHA256()
+            var pending = ByteBuffer()
             for try await buffer in response.body {
                 if progress.isCancelled || Task.isCancelled {
                     throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
                 }
-                try buffer.withUnsafeReadableBytes { raw in
+                buffer.withUnsafeReadableBytes { raw in
                     md5?.update(bufferPointer: raw)
                     sha256.update(bufferPointer: raw)
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                        if written < 0 {
-                            if errno == EINTR { continue }
-                            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination])
-                        }
-                        offset += written
-                    }
                 }
+                var piece = buffer
+                pending.writeBuffer(&piece)
                 done += Int64(buffer.readableBytes)
                 progress.completedUnitCount = done
-                // Start writing back each 32 MiB as it arrives, so the caller's final flush is short.
-                if done - flushedUpTo >= 32 << 20 {
-                    FileDescriptor(rawValue: descriptor).startWriteback(offset: flushedUpTo, length: done - flushedUpTo)
-                    flushedUpTo = done
+                if pending.readableBytes >= 1 << 20 {
+                    let bytes = pending
+                    pending = ByteBuffer()
+                    try await ProviderFileWork.run { try file.write(bytes) }
                 }
             }
             let what = "\(request.method.rawValue) \(request.url)"
@@ -88,12 +86,14 @@ enum HTTPTransfer {
                 throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
             }
             // Private while it arrives; then the mode any new file of the user's gets (the umask's).
-            guard fchmod(descriptor, FileCreationMask.fileMode) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination, NSLocalizedDescriptionKey: "cannot set the mode of \(destination)"])
+            let rest = pending
+            try await ProviderFileWork.run {
+                try file.write(rest)
+                try file.finish()
             }
             return (response.headers, done, Data(sha256.finalize()))
         } catch {
-            unlink(destination)
+            _ = try? await ProviderFileWork.run { file.discard() }
             if error is FileProviderError || error is CocoaError || error is CancellationError { throw error }
             throw FileProviderError(.serverUnreachable, message: "\(request.method.rawValue) \(request.url): \(error)")
         }

@@ -255,22 +255,30 @@ extension SyncEngine {
         let progress = Progress(totalUnitCount: 0)
         board.began(path, .download, size: remote.size ?? 0, progress: progress)
         defer { board.ended(path) }
-        let (url, item, hash) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: progress)
-        defer { unlink(url.path) }
+        let (url, item, hash, staged) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: progress)
+        var placed = false
+        defer { if !placed { unlink(url.path) } }
         let executable = item.fileSystemFlags.contains(.userExecutable)
         let newBase = { (fingerprint: LocalFingerprint?) in
             BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash, fingerprint: fingerprint)
         }
         // What is placed is this device's own content until its base is recorded: an edit made
         // to it before then (a crash between the two) is sent over it, not kept as a conflict.
-        let placing = (try? FileStatus(path: FilePath(url.path))).map { UnfinishedTransfer(fingerprint: LocalReplica.fingerprint($0), hash: hash, isDownload: true) }
+        let placing = UnfinishedTransfer(fingerprint: staged, hash: hash, isDownload: true)
         guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
-            if let placing { try await noteUnfinished(path, placing) }
-            guard try replica.placeNew(url.path, at: path) else { return .deferred("a file appeared here while it downloaded") }
-            SyncCrashPoint.reached(.placed)
-            // A materialized placeholder: the content is here now, so the stub goes.
-            if run.scan.entries[path]?.isPlaceholder == true { replica.removeStub(path) }
-            return .done(newBase(replica.fingerprint(path)), .downloaded)
+            try await noteUnfinished(path, placing)
+            // The rename and the stub's removal are file work, on its pool.
+            let wasPlaceholder = run.scan.entries[path]?.isPlaceholder == true
+            let landed = try await SyncFileWork.run { [replica] () throws -> LocalFingerprint?? in
+                guard try replica.placeNew(url.path, at: path) else { return .none }
+                SyncCrashPoint.reached(.placed)
+                // A materialized placeholder: the content is here now, so the stub goes.
+                if wasPlaceholder { replica.removeStub(path) }
+                return .some(replica.fingerprint(path))
+            }
+            guard let fingerprint = landed else { return .deferred("a file appeared here while it downloaded") }
+            placed = true
+            return .done(newBase(fingerprint), .downloaded)
         }
         if conflict {
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it downloaded") }
@@ -290,7 +298,7 @@ extension SyncEngine {
                 return .deferred(
                     "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
             }
-            if let placing { try await noteUnfinished(path, placing) }
+            try await noteUnfinished(path, placing)
             guard
                 try replica.replace(
                     path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept, executable: executable)
@@ -301,7 +309,7 @@ extension SyncEngine {
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
             return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
-        if let placing { try await noteUnfinished(path, placing) }
+        try await noteUnfinished(path, placing)
         guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable) else {
             return .deferred("the file changed while it downloaded")
         }
@@ -378,32 +386,33 @@ extension SyncEngine {
     /// The file gets the mode any new file of the user's gets, with the execute bits when the
     /// provider marks the item executable (whichever provider wrote it, and however).
     func fetch(_ identifier: FileProviderItemIdentifier, request: FileProviderRequest, progress: Progress) async throws -> (
-        url: URL, item: any FileProviderItem, hash: String
+        url: URL, item: any FileProviderItem, hash: String, staged: LocalFingerprint
     ) {
-        // The mode and the flush: blocking file work, on its pool.
-        func finish(_ file: String, _ item: any FileProviderItem) async throws {
+        // The mode and the flush, then what identifies the file: blocking file work, on its pool.
+        func finish(_ file: String, _ item: any FileProviderItem) async throws -> LocalFingerprint {
             let mode = item.fileSystemFlags.contains(.userExecutable) ? FileCreationMask.executableMode : FileCreationMask.fileMode
-            try await SyncFileWork.run {
+            return try await SyncFileWork.run {
                 guard chmod(file, mode) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file]) }
                 try LocalReplica.flush(file)
+                return LocalReplica.fingerprint(try FileStatus(path: FilePath(file)))
             }
         }
         if let hashing = provider as? any HashingFileProvider {
             let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: request, progress: progress)
             do {
-                try await finish(fetched.contents.path, fetched.item)
+                let staged = try await finish(fetched.contents.path, fetched.item)
+                return (fetched.contents, fetched.item, fetched.sha256.hexadecimal, staged)
             } catch {
                 unlink(fetched.contents.path)
                 throw error
             }
-            return (fetched.contents, fetched.item, fetched.sha256.hexadecimal)
         }
         let (url, item) = try await provider.fetchContents(for: identifier, version: nil, request: request, progress: progress)
         do {
             let file = url.path
             let hashing = Task { try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: file).hexadecimal } }
-            try await finish(file, item)
-            return (url, item, try await hashing.value)
+            let staged = try await finish(file, item)
+            return (url, item, try await hashing.value, staged)
         } catch {
             unlink(url.path)
             throw error

@@ -52,7 +52,7 @@ extension SyncEngine {
         for (name, record) in unseen {
             guard let document = documents[SharedConflict.pathKey(ofManifest: name)], replica.fingerprint(document) != nil else { continue }
             do {
-                let (manifestURL, _, _) = try await fetch(record.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
+                let (manifestURL, _, _, _) = try await fetch(record.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
                 defer { unlink(manifestURL.path) }
                 let data = try Data(contentsOf: manifestURL)
                 guard let manifest = SharedConflict.parse(data, name: name) else {
@@ -67,7 +67,7 @@ extension SyncEngine {
                 let unresolved = try versions.versions(ofItemAt: document).records.filter { $0.isConflict && !$0.isResolved }
                 if !unresolved.contains(where: { $0.object == manifest.object }) {
                     guard Set(unresolved.map(\.object)).count < Self.maximumConflictVersions, let object = run.tree.conflicts[manifest.object] else { continue }
-                    let (url, _, hash) = try await fetch(object.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
+                    let (url, _, hash, _) = try await fetch(object.itemIdentifier, request: run.request, progress: Progress(totalUnitCount: 0))
                     defer { unlink(url.path) }
                     guard hash == manifest.object else {
                         logger.warning("a shared conflict version does not match its name; refused", metadata: ["path": "\(path)"])

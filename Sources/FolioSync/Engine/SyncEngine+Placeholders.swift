@@ -60,7 +60,7 @@ extension SyncEngine {
             defer { mirror.cancel() }
             board.began(path, .download, size: size, progress: file)
             defer { board.ended(path) }
-            let (url, item, hash) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: file)
+            let (url, item, hash, _) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: file)
             defer { unlink(url.path) }
             guard try replica.placeNew(url.path, at: path) else {
                 throw FileProviderError(.cannotSynchronize, message: "“\(path)” appeared here while it downloaded; it was left as it is")

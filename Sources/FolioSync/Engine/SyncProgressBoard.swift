@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// What a drive's passes and downloads are doing now, for people: the pass's actions done of
 /// those planned, and each transfer under way with how far it is. The engine writes it as it
