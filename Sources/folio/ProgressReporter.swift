@@ -20,15 +20,6 @@ struct ProgressReporter: Sendable {
         self.read = read
     }
 
-    /// A `Progress` counting bytes.
-    init(progress: Progress, label: String) {
-        self.init(label: label) {
-            let total = progress.totalUnitCount, done = progress.completedUnitCount
-            guard total > 0 else { return nil }
-            return (progress.fractionCompleted, "\(Self.bytes(done)) of \(Self.bytes(total))")
-        }
-    }
-
     /// Starts showing; cancel the task when the work ends (the terminal's line is then finished).
     func start() -> Task<Void, Never> {
         let terminal = isatty(STDERR_FILENO) == 1

@@ -93,7 +93,7 @@ extension DriveProgressReply {
     /// The reply for the board `snapshot` (nothing under way without one).
     package init(_ snapshot: SyncProgressBoard.Snapshot?) {
         self.init(
-            pass: snapshot?.pass.map(Pass.init),
+            pass: snapshot?.pass.map(Pass.init), last: snapshot?.last.map(Pass.init),
             transfers: (snapshot?.transfers ?? [:]).sorted { $0.key < $1.key }.map {
                 Transfer(path: $0.key, direction: $0.value.direction.rawValue, percent: ($0.value.fraction * 1000).rounded() / 10)
             })

@@ -16,6 +16,8 @@ package final class SyncProgressBoard: @unchecked Sendable {
         /// The pass under way: its actions planned and done, and the bytes of its transfers
         /// planned and done, a download's as they arrive (nil between passes).
         package var pass: Pass?
+        /// The last pass that ended, as it ended (nil before any).
+        package var last: Pass?
         /// The transfers under way, by drive path: the direction, and the fraction done (0…1;
         /// an upload's is 0 until it is sent whole: providers report no progress of a write).
         package var transfers: [String: (direction: Direction, fraction: Double)]
@@ -28,7 +30,7 @@ package final class SyncProgressBoard: @unchecked Sendable {
         }
 
         package static func == (a: Snapshot, b: Snapshot) -> Bool {
-            a.pass == b.pass && a.transfers.count == b.transfers.count
+            a.pass == b.pass && a.last == b.last && a.transfers.count == b.transfers.count
                 && a.transfers.allSatisfy { path, transfer in
                     b.transfers[path].map { $0.direction == transfer.direction && $0.fraction == transfer.fraction } ?? false
                 }
@@ -44,6 +46,7 @@ package final class SyncProgressBoard: @unchecked Sendable {
 
     private let lock = NSLock()
     private var pass: Snapshot.Pass?
+    private var last: Snapshot.Pass?
     private var running: [SyncPath: Running] = [:]
 
     init() {}
@@ -63,7 +66,10 @@ package final class SyncProgressBoard: @unchecked Sendable {
 
     /// The pass ended.
     func endPass() {
-        lock.withLock { pass = nil }
+        lock.withLock {
+            if let pass { last = pass }
+            pass = nil
+        }
     }
 
     /// A transfer of `path` began: `size` bytes `direction`, a download reporting to `progress`.
@@ -92,7 +98,7 @@ package final class SyncProgressBoard: @unchecked Sendable {
             }
             var now = pass
             if let pass { now?.bytesDone = min(pass.bytes, pass.bytesDone + arriving) }
-            return Snapshot(pass: now, transfers: transfers)
+            return Snapshot(pass: now, last: last, transfers: transfers)
         }
     }
 }

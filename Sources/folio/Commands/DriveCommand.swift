@@ -104,7 +104,7 @@ struct DriveCommand: AsyncParsableCommand {
                     report = ranByDaemon
                 } else {
                     let drive = try await DriveCommand.drive(configuration)
-                    report = try await DriveProgressBar.showing("syncing", source: { drive.progress.pass.map(DriveProgressReply.Pass.init) }) {
+                    report = try await DriveProgressBar.showing("syncing", source: { DriveCommand.passes(drive) }) {
                         try await drive.sync(confirmingDeletions: confirmDeletions, retryingSetAside: true)
                     }
                 }
@@ -148,7 +148,7 @@ struct DriveCommand: AsyncParsableCommand {
             let result: WireValue
             do throws(CoordinationFailure) {
                 let request = DriveSyncRequest(confirmDeletions: confirmingDeletions)
-                result = try await DriveProgressBar.showing("syncing", source: DriveProgressBar.daemonPass(daemon)) { () async throws(CoordinationFailure) in
+                result = try await DriveProgressBar.showing("syncing", source: DriveProgressBar.daemon(daemon)) { () async throws(CoordinationFailure) in
                     try await daemon.send(request, deadline: .after(daemonDeadline))
                 }
             } catch {
@@ -157,6 +157,12 @@ struct DriveCommand: AsyncParsableCommand {
             }
             return try DriveSyncWire.report(from: result)
         }
+    }
+
+    /// The passes of the drive of this process, for its bar.
+    static func passes(_ drive: DriveSync) -> (running: DriveProgressReply.Pass?, last: DriveProgressReply.Pass?) {
+        let progress = drive.progress
+        return (progress.pass.map(DriveProgressReply.Pass.init), progress.last.map(DriveProgressReply.Pass.init))
     }
 
     /// `folio drive status [PATH…]`.
@@ -224,16 +230,9 @@ struct DriveCommand: AsyncParsableCommand {
                     done = downloaded
                 } else {
                     let drive = try await DriveCommand.drive()
-                    let progress = Progress(totalUnitCount: 0)
-                    let reporter = ProgressReporter(progress: progress, label: "downloading").start()
-                    do {
-                        done = try await drive.download(paths.map(drive.drivePath), progress: progress)
-                        reporter.cancel()
-                        await reporter.value
-                    } catch {
-                        reporter.cancel()
-                        await reporter.value
-                        throw error
+                    let targets = try paths.map(drive.drivePath)
+                    done = try await DriveProgressBar.showing("downloading", offTerminal: true, source: { DriveCommand.passes(drive) }) {
+                        try await drive.download(targets, progress: Progress(totalUnitCount: 0))
                     }
                 }
             } catch let error as FileProviderError {
@@ -254,7 +253,8 @@ struct DriveCommand: AsyncParsableCommand {
             defer { daemon.disconnect() }
             let request = DriveDownloadRequest(paths: paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
             do throws(CoordinationFailure) {
-                return try await DriveProgressBar.showing("downloading", source: DriveProgressBar.daemonPass(daemon)) { () async throws(CoordinationFailure) in
+                return try await DriveProgressBar.showing("downloading", offTerminal: true, source: DriveProgressBar.daemon(daemon)) {
+                    () async throws(CoordinationFailure) in
                     try await daemon.send(request, deadline: .after(Sync.daemonDeadline)).downloaded
                 }
             } catch {

@@ -94,7 +94,7 @@ package struct DriveProgressRequest: DaemonRequest {
     package init() {}
 }
 
-/// The pass under way (nil between passes) and the transfers under way.
+/// The pass under way (nil between passes), the last one that ended, and the transfers under way.
 package struct DriveProgressReply: Codable, Sendable, Equatable {
     /// A pass: its actions planned and done, and the bytes of its transfers planned and done.
     package struct Pass: Codable, Sendable, Equatable {
@@ -123,9 +123,11 @@ package struct DriveProgressReply: Codable, Sendable, Equatable {
     }
 
     package var pass: Pass?
+    package var last: Pass?
     package var transfers: [Transfer]
-    package init(pass: Pass?, transfers: [Transfer]) {
+    package init(pass: Pass?, last: Pass?, transfers: [Transfer]) {
         self.pass = pass
+        self.last = last
         self.transfers = transfers
     }
 }
