@@ -166,6 +166,8 @@ struct PassEntry: Encodable, Sendable {
     var conflicts = 0
     var held = 0
     var deferred = 0
+    /// Items not tried: the server refused them pass after pass (`folio drive status` says why).
+    var setAside = 0
     var error: String?
 
     init(_ record: DriveService.PassRecord) {
@@ -181,6 +183,7 @@ struct PassEntry: Encodable, Sendable {
             conflicts = report.conflicts.count
             held = report.heldDeletions
             deferred = report.deferred.count
+            setAside = report.setAside.count
         }
     }
 }

@@ -10,32 +10,36 @@ import SystemPackage
 /// writes, its mode once whole, and its removal when the download fails. Used by one download at a
 /// time, its calls one after another.
 final class DownloadFile: @unchecked Sendable {
-    private let descriptor: Int32
     private let path: String
+    /// The open file, once created (by the first write, or by `finish` for an empty body).
+    private var descriptor: Int32 = -1
+    private var created = false
+    private var closed = false
     private var written: Int64 = 0
     private var hinted: Int64 = 0
-    private var closed = false
 
-    init(descriptor: Int32, path: String) {
-        self.descriptor = descriptor
+    init(path: String) {
         self.path = path
     }
 
-    /// Appends `bytes`; each 32 MiB is handed to the disk as it arrives, so the caller's final
-    /// flush is short.
-    func write(_ bytes: ByteBuffer) throws {
-        try bytes.withUnsafeReadableBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+    /// Appends `pieces` (creating the file first); each 32 MiB is handed to the disk as it
+    /// arrives, so the caller's final flush is short.
+    func write(_ pieces: [ByteBuffer]) throws {
+        try create()
+        for piece in pieces {
+            try piece.withUnsafeReadableBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+                    }
+                    offset += count
                 }
-                offset += count
             }
+            written += Int64(piece.readableBytes)
         }
-        written += Int64(bytes.readableBytes)
         if written - hinted >= 32 << 20 {
             FileDescriptor(rawValue: descriptor).startWriteback(offset: hinted, length: written - hinted)
             hinted = written
@@ -44,20 +48,31 @@ final class DownloadFile: @unchecked Sendable {
 
     /// The file is whole: it gets the umask's mode (it was its owner's alone while it arrived).
     func finish() throws {
+        try create()
         defer { close() }
         guard fchmod(descriptor, FileCreationMask.fileMode) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot set the mode of \(path)"])
         }
     }
 
-    /// The download failed: the file goes.
+    /// The download failed: the file goes, if this download made it.
     func discard() {
+        guard created else { return }
         close()
         unlink(path)
     }
 
+    /// Creates the file, its owner's alone, where none may be yet.
+    private func create() throws {
+        guard !created else { return }
+        let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard made >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        descriptor = made
+        created = true
+    }
+
     private func close() {
-        guard !closed else { return }
+        guard created, !closed else { return }
         closed = true
         _ = Glibc.close(descriptor)
     }

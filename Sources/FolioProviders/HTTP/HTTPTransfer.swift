@@ -28,13 +28,12 @@ enum HTTPTransfer {
     ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data) {
         // The file's own work (its creation, which can take long on a file system with many
         // recent deletions, its writes, its mode) runs on the file-work pool, never on the
-        // cooperative pool that runs this task; the body is written in pieces of up to 1 MiB.
-        let file = try await ProviderFileWork.run { () throws -> DownloadFile in
-            let descriptor = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination]) }
-            return DownloadFile(descriptor: descriptor, path: destination)
-        }
+        // cooperative pool that runs this task: the body is written in pieces of 1 MiB, each while
+        // the next arrives, and a small body is written whole, created and finished at once.
+        let file = DownloadFile(path: destination)
         var done: Int64 = 0
+        // The write under way, while the next piece arrives (one at a time, in order).
+        var writing: Task<Void, any Error>?
         do {
             // A pooled connection found closed before any reply is tried again, like any read.
             var attempt = 1
@@ -59,7 +58,9 @@ enum HTTPTransfer {
             let etag = verifiesMD5ETag && header?.hasPrefix("W/") == false ? ETag.opaque(header)?.lowercased() : nil
             var md5 = etag.map(isMD5) == true ? Insecure.MD5() : nil
             var sha256 = SHA256()
-            var pending = ByteBuffer()
+            // The pieces received since the last write (kept as they came: no copy).
+            var pending: [ByteBuffer] = []
+            var pendingBytes = 0
             for try await buffer in response.body {
                 if progress.isCancelled || Task.isCancelled {
                     throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the download was cancelled"])
@@ -68,14 +69,16 @@ enum HTTPTransfer {
                     md5?.update(bufferPointer: raw)
                     sha256.update(bufferPointer: raw)
                 }
-                var piece = buffer
-                pending.writeBuffer(&piece)
+                pending.append(buffer)
+                pendingBytes += buffer.readableBytes
                 done += Int64(buffer.readableBytes)
                 progress.completedUnitCount = done
-                if pending.readableBytes >= 1 << 20 {
-                    let bytes = pending
-                    pending = ByteBuffer()
-                    try await ProviderFileWork.run { try file.write(bytes) }
+                if pendingBytes >= 1 << 20 {
+                    let pieces = pending
+                    pending = []
+                    pendingBytes = 0
+                    try await writing?.value
+                    writing = Task { try await ProviderFileWork.run { try file.write(pieces) } }
                 }
             }
             let what = "\(request.method.rawValue) \(request.url)"
@@ -86,6 +89,8 @@ enum HTTPTransfer {
                 throw FileProviderError(.serverUnreachable, message: "\(what): the bytes received do not match the server's MD5")
             }
             // Private while it arrives; then the mode any new file of the user's gets (the umask's).
+            try await writing?.value
+            writing = nil
             let rest = pending
             try await ProviderFileWork.run {
                 try file.write(rest)
@@ -93,6 +98,7 @@ enum HTTPTransfer {
             }
             return (response.headers, done, Data(sha256.finalize()))
         } catch {
+            _ = try? await writing?.value
             _ = try? await ProviderFileWork.run { file.discard() }
             if error is FileProviderError || error is CocoaError || error is CancellationError { throw error }
             throw FileProviderError(.serverUnreachable, message: "\(request.method.rawValue) \(request.url): \(error)")

@@ -825,7 +825,7 @@ async function loadDrive() {
   $("drive-held").hidden = !(last && last.held > 0);
   if (last && last.held > 0) $("drive-held-text").textContent = `The last pass held back ${last.held} deletions: so many items went at once (on the server or here) that Folio waits for you before deleting their copies on the other side.`;
   $("drive-passes").replaceChildren(...[...drive.passes].reverse().map((pass) => element("li", { class: pass.error ? "failed" : null },
-    `${formatDate(pass.ended)} (${pass.reason}): ` + (pass.error ? `failed: ${pass.error}` : `${pass.uploaded} up, ${pass.downloaded} down, ${pass.placeholders} new in the cloud, ${pass.deletedOnServer + pass.deletedHere} deleted, ${pass.conflicts} conflicts${pass.held ? `, ${pass.held} deletions held` : ""}`))));
+    `${formatDate(pass.ended)} (${pass.reason}): ` + (pass.error ? `failed: ${pass.error}` : `${pass.uploaded} up, ${pass.downloaded} down, ${pass.placeholders} new in the cloud, ${pass.deletedOnServer + pass.deletedHere} deleted, ${pass.conflicts} conflicts${pass.held ? `, ${pass.held} deletions held` : ""}${pass.deferred ? `, ${pass.deferred} to try again` : ""}${pass.setAside ? `, ${pass.setAside} set aside (refused each time)` : ""}`))));
   if (drive.passes.length === 0) $("drive-passes").append(element("li", {}, "No pass yet."));
   renderDownloads(drive.downloads);
   if (configuration && !$("drive-form").dataset.touched) {
