@@ -81,6 +81,20 @@ struct SyncFaultTests {
         #expect(try await one.engine.status([SyncPath("refused.txt")]).first?.1.error == nil)
     }
 
+    /// What tells a set-aside action from another: a server version of the same length (S3's
+    /// ETags always are) or a changed local file makes another digest, so the item is tried again.
+    @Test func aChangeOnEitherSideMakesAnotherDigest() {
+        let path = SyncPath("doc.txt")
+        let remote = { (tag: String) in RemoteEntry(identifier: "doc.txt", isFolder: false, version: Data(tag.utf8), size: 4) }
+        var scan = LocalReplica.Scan()
+        scan.entries[path] = LocalEntry(isFolder: false, fingerprint: LocalFingerprint(device: 1, inode: 2, size: 4, modified: 10))
+        let first = SyncEngine.digest(.download(path, remote("\"aaaa\"")), scan)
+        #expect(first == SyncEngine.digest(.download(path, remote("\"aaaa\"")), scan))
+        #expect(first != SyncEngine.digest(.download(path, remote("\"bbbb\"")), scan))
+        scan.entries[path]?.fingerprint?.modified = 11
+        #expect(first != SyncEngine.digest(.download(path, remote("\"aaaa\"")), scan))
+    }
+
     @Test(arguments: kinds)
     func aFailedDownloadLeavesTheLocalFileAlone(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind, proxied: true)

@@ -22,6 +22,15 @@ final class DownloadFile: @unchecked Sendable {
         self.path = path
     }
 
+    /// A file neither finished nor discarded (a path the download's cleanup missed) goes, and its
+    /// descriptor with it.
+    deinit {
+        if created, !closed {
+            _ = Glibc.close(descriptor)
+            unlink(path)
+        }
+    }
+
     /// Appends `pieces` (creating the file first); each 32 MiB is handed to the disk as it
     /// arrives, so the caller's final flush is short.
     func write(_ pieces: [ByteBuffer]) throws {

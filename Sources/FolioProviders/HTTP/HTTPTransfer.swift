@@ -99,7 +99,9 @@ enum HTTPTransfer {
             return (response.headers, done, Data(sha256.finalize()))
         } catch {
             _ = try? await writing?.value
-            _ = try? await ProviderFileWork.run { file.discard() }
+            // Not cancellable: a cancelled download's file goes too (the pool skips work asked
+            // for by a cancelled task).
+            await Task.detached { _ = try? await ProviderFileWork.run { file.discard() } }.value
             if error is FileProviderError || error is CocoaError || error is CancellationError { throw error }
             throw FileProviderError(.serverUnreachable, message: "\(request.method.rawValue) \(request.url): \(error)")
         }

@@ -56,8 +56,12 @@ struct S3Client: Sendable {
     /// A presigned GET of `key`, valid for `expires` seconds from `date`.
     func presignedURL(_ key: String, expires: Int, date: Date = Date()) -> URL? {
         let path = path(key)
+        // The host as whoever opens the link sends it: without the scheme's default port.
+        let scheme = endpoint.scheme ?? "http"
+        var host = endpoint.host ?? ""
+        if let port = endpoint.port, port != (scheme == "https" ? 443 : 80) { host += ":\(port)" }
         let query = signer.presignedQuery(method: "GET", path: path, host: host, expires: expires, date: date)
-        return URL(string: "\(endpoint.scheme ?? "http")://\(host)\(path)?\(SigV4Signer.canonicalQuery(query))")
+        return URL(string: "\(scheme)://\(host)\(path)?\(SigV4Signer.canonicalQuery(query))")
     }
 
     /// Sends a request with an optional small body and reads the whole reply (up to `limit` bytes).

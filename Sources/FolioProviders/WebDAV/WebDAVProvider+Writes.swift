@@ -87,11 +87,11 @@ extension WebDAVProvider {
                 let parent = relative.split(separator: "/").dropLast().joined(separator: "/")
                 try await uploadThroughTemporary(relative, from: contents, parent: parent, overwrite: true, base: base)
             }
-            let listed = current.fileSystemFlags.contains(.userExecutable)
             current = try await self.current(relative)
-            // Apache keeps the bit through a PUT; it is set or cleared when it differs.
+            // Set or cleared when the file as written differs (a PUT keeps Apache's bit; a write
+            // through a temporary name and a MOVE does not).
             let wanted = item.fileSystemFlags.contains(.userExecutable)
-            if changedFields.contains(.fileSystemFlags), wanted != (current.fileSystemFlags.contains(.userExecutable) || listed),
+            if changedFields.contains(.fileSystemFlags), wanted != current.fileSystemFlags.contains(.userExecutable),
                 await setExecutable(relative, wanted)
             {
                 if wanted { current.fileSystemFlags.insert(.userExecutable) } else { current.fileSystemFlags.remove(.userExecutable) }

@@ -299,20 +299,20 @@ extension SyncEngine {
                     "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
             }
             try await noteUnfinished(path, placing)
-            guard
+            let replaced = try await SyncFileWork.run { [replica, versions] in
                 try replica.replace(
                     path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept, executable: executable)
-            else {
-                return .deferred("the file changed while it downloaded")
             }
+            guard replaced else { return .deferred("the file changed while it downloaded") }
             SyncCrashPoint.reached(.placed)
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
             return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
         try await noteUnfinished(path, placing)
-        guard try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable) else {
-            return .deferred("the file changed while it downloaded")
+        let replaced = try await SyncFileWork.run { [replica, versions] in
+            try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable)
         }
+        guard replaced else { return .deferred("the file changed while it downloaded") }
         SyncCrashPoint.reached(.placed)
         return .done(newBase(replica.fingerprint(path)), .downloaded)
     }

@@ -62,10 +62,15 @@ extension SyncEngine {
             defer { board.ended(path) }
             let (url, item, hash, _) = try await fetch(FileProviderItemIdentifier(entry.identifier), request: request, progress: file)
             defer { unlink(url.path) }
-            guard try replica.placeNew(url.path, at: path) else {
+            // The rename and the stub's removal are file work, on its pool.
+            let landed = try await SyncFileWork.run { [replica] in
+                guard try replica.placeNew(url.path, at: path) else { return false }
+                replica.removeStub(path)
+                return true
+            }
+            guard landed else {
                 throw FileProviderError(.cannotSynchronize, message: "“\(path)” appeared here while it downloaded; it was left as it is")
             }
-            replica.removeStub(path)
             mirror.cancel()
             await mirror.value
             completed += size

@@ -225,8 +225,18 @@ actor SyncEngine {
     /// and the base it was planned from) and the local item (its fingerprint), digested. A change
     /// on either side makes another digest, so a set-aside item is tried again once it changes.
     static func digest(_ action: SyncAction, _ scan: LocalReplica.Scan) -> String {
-        let text = "\(action)\n\(scan.entries[action.path].map { "\($0)" } ?? "-")"
+        let text = describe(action) + "\n" + (scan.entries[action.path].map(describe) ?? "-")
         return ContentDigest.sha256(of: Data(text.utf8))
+    }
+
+    /// Every stored field of `value`, nested, with bytes (versions) in hexadecimal: a `Data`'s own
+    /// description is only its length, which would hide a changed version.
+    private static func describe(_ value: Any) -> String {
+        if let data = value as? Data { return data.hexadecimal }
+        let mirror = Mirror(reflecting: value)
+        guard !mirror.children.isEmpty else { return "\(value)" }
+        if mirror.displayStyle == .optional { return mirror.children.first.map { describe($0.value) } ?? "nil" }
+        return "\(mirror.subjectType)(" + mirror.children.map { ($0.label ?? "") + ":" + describe($0.value) }.joined(separator: ",") + ")"
     }
 
     /// Makes the next pass a merge: the journal is forgotten and the replica marked again, so both

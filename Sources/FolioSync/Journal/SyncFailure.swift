@@ -3,8 +3,8 @@ package import Foundation
 /// Why a path was not synced, as the journal keeps it between passes. An action that fails pass
 /// after pass (a name the server refuses, a folder it will not move even the simple way) is set
 /// aside after a few tries: later passes leave it, and its error stays visible, until the wait
-/// ends, the item changes on either side (another action), or the user asks (`folio drive sync
-/// --retry`), so one item never costs every pass its requests.
+/// ends, the item changes on either side (another action), or the user asks for a pass (`folio
+/// drive sync`), so one item never costs every pass its requests.
 package struct SyncFailure: Equatable, Sendable {
     /// The error, for people.
     package var reason: String
@@ -35,6 +35,6 @@ package struct SyncFailure: Equatable, Sendable {
     package var description: String {
         guard let retryAfter else { return reason }
         let time = ISO8601DateFormatter.string(from: retryAfter, timeZone: .current, formatOptions: [.withTime, .withColonSeparatorInTime])
-        return "\(reason) (set aside after \(attempts) tries: tried again at \(time), when it changes, or with folio drive sync --retry)"
+        return "\(reason) (set aside after \(attempts) tries: tried again at \(time), when it changes, or by folio drive sync)"
     }
 }
