@@ -7,8 +7,9 @@ import Foundation
 /// - Here → server: a path the base knows is gone here, and a new path here has the same file (its
 ///   device, inode, size and date equal the base's fingerprint; for a placeholder, its stub's).
 /// - Server → here: a path the base knows is gone from the server, unchanged here, and a new
-///   remote path has the same content version, which no other candidate shares (a WebDAV move
-///   keeps the ETag; an S3 copy keeps a single-part MD5).
+///   remote path has the same content version, which no other candidate shares, or which others
+///   share but not with the same name (a WebDAV move keeps the ETag; an S3 copy keeps a
+///   single-part MD5).
 /// - A folder is moved as one when it is gone from one place, a new folder appeared, and every
 ///   file moved out of the old one landed at the same place in the new one. What was deleted in
 ///   it moves along and is deleted by the next pass; what is new in it is sent after the move.
@@ -119,10 +120,22 @@ enum SyncMoves {
         }
         var moves: [SyncPath: (from: SyncPath, remote: RemoteEntry)] = [:]
         var used: Set<SyncPath> = []
-        for (version, olds) in gone where olds.count == 1 {
-            guard let news = arrivals[version], news.count == 1, let r = remote[news[0]] else { continue }
-            moves[news[0]] = (olds[0].0, r)
-            used.insert(olds[0].0)
+        for (version, olds) in gone {
+            guard let news = arrivals[version] else { continue }
+            if olds.count == 1, news.count == 1, let r = remote[news[0]] {
+                moves[news[0]] = (olds[0].0, r)
+                used.insert(olds[0].0)
+                continue
+            }
+            // Several files share the version (Apache's ETag is the size and the date, and files of
+            // one size written in one clock tick share it): those whose name is the only one of
+            // its kind on both sides pair by name.
+            let newsByName = Dictionary(grouping: news, by: \.name)
+            for (name, named) in Dictionary(grouping: olds, by: \.0.name) where named.count == 1 {
+                guard let arrived = newsByName[name], arrived.count == 1, let r = remote[arrived[0]] else { continue }
+                moves[arrived[0]] = (named[0].0, r)
+                used.insert(named[0].0)
+            }
         }
         guard !moves.isEmpty else { return actions }
         let newFolders = actions.compactMap { action -> (SyncPath, RemoteEntry)? in
