@@ -55,7 +55,6 @@ enum SyncBenchmarks {
             }
         }
         server.fixOwnership()
-        var markers = 0
 
         /// Times `body` and counts the requests Apache logged meanwhile (a marker request after it:
         /// Apache logs each request once answered, so the marker's line follows every earlier one's).

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+import UniformTypes
+
+/// The engine's uploads: a snapshot of the local file (or the file itself, when large) sent as a
+/// new item or over the server's, journaled before its effect.
+extension SyncEngine {
+    /// Sends the local file: over `record` (the listed item when nil) when there is a base, as a new
+    /// item otherwise.
+    func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil) async throws -> Outcome {
+        guard let status = replica.fileStatus(path) else { return .deferred("the file went away") }
+        let before = LocalReplica.fingerprint(status)
+        // The owner's execute bit goes with the content, where the provider keeps one.
+        let flags: FileProviderFileSystemFlags = status.mode & S_IXUSR != 0 ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable]
+        board.began(path, .upload, size: before.size)
+        defer { board.ended(path) }
+        let source = replica.absolute(path)
+        let contents: URL
+        var hashing: Task<String, any Error>?
+        var snapshotHash = ""
+        if before.size >= Self.directUploadSize {
+            // A large file is sent from where it is, hashed at the same time; if it changes while it
+            // is sent, the server's copy is not taken for any version, and the next pass sends it
+            // again. Its hash joins the unfinished transfer once known.
+            contents = URL(fileURLWithPath: source)
+            try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before))
+            hashing = Task {
+                let digest = try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
+                // Only while this upload is still the path's unfinished transfer (an upload that
+                // ended another way, or whose path was settled, is not recorded again).
+                if unfinished[path] == UnfinishedTransfer(fingerprint: before), replica.fingerprint(path) == before {
+                    try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: digest))
+                }
+                return digest
+            }
+        } else {
+            // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
+            // loses it, and the file it came from is still there to send).
+            let staged = stagingSlots.take()
+            let copied: (digest: Data, size: Int64)
+            do {
+                copied = try await SyncFileWork.run { try ContentDigest.copy(from: source, to: staged, durable: false, replacing: true) }
+            } catch {
+                stagingSlots.give(staged)
+                throw error
+            }
+            guard replica.fingerprint(path) == before else {
+                stagingSlots.give(staged)
+                return .deferred("the file changed while it was read")
+            }
+            snapshotHash = copied.digest.hexadecimal
+            contents = URL(fileURLWithPath: staged)
+        }
+        // The snapshot's slot is reused only after a provider call that succeeded: one that failed
+        // or was cancelled may have left a reader of it behind (a provider program's child).
+        var sent = false
+        defer {
+            if hashing == nil { sent ? stagingSlots.give(contents.path) : stagingSlots.discard(contents.path) }
+        }
+        if hashing == nil {
+            do {
+                try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: snapshotHash))
+            } catch {
+                return .deferred("the journal could not record the upload: \(error)")
+            }
+        }
+        let item: any FileProviderItem
+        do {
+            if let base, remote != nil, var record = record ?? run.tree.records[path] {
+                let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
+                record.fileSystemFlags = flags
+                let result = try await provider.modifyItem(
+                    record, baseVersion: baseVersion, changedFields: [.contents, .fileSystemFlags], contents: contents, options: [], request: run.request)
+                guard let updated = result.item else { return .deferred("the provider returned no item") }
+                item = updated
+            } else {
+                guard let parent = run.folderIdentifier(path.parent) else { return .deferred("its folder is not on the server yet") }
+                let name = path.name
+                let type = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
+                let template = FileProviderItemRecord(
+                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type, fileSystemFlags: flags)
+                let result = try await provider.createItem(
+                    basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: run.request)
+                guard let created = result.item else { return .deferred("the provider returned no item") }
+                item = created
+            }
+        } catch let error as FileProviderError where error.code == .filenameCollision && base == nil {
+            // Someone created it first — perhaps this very upload, whose reply was lost and which was
+            // sent again: the contents are compared now (equal converge, different are both kept).
+            // The transfer stays unfinished: an earlier try of it (a provider retries) may be what is there.
+            guard let existing = error.collidingItemIdentifier else { return .deferred("\(error)") }
+            let item = try await provider.item(for: existing, request: run.request)
+            guard item.contentType != .folder else { return .deferred("a folder took its name on the server") }
+            let entry = RemoteEntry(identifier: existing.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: item.documentSize.map { $0.int64Value })
+            return try await download(path, entry, run, conflict: true)
+        } catch let error as FileProviderError where [.filenameCollision, .baseVersionMismatch, .noSuchItem].contains(error.code) {
+            // The server changed since the listing: the next pass compares the contents.
+            return .deferred("\(error)")
+        }
+        sent = true
+        if let hashing {
+            let digest = try await hashing.value
+            snapshotHash = replica.fingerprint(path) == before ? digest : "sent while it changed"
+        }
+        SyncCrashPoint.reached(.uploaded)
+        return .done(
+            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshotHash, fingerprint: before),
+            .uploaded)
+    }
+}
