@@ -519,10 +519,14 @@ final class OnTerminal: @unchecked Sendable {
     /// What the terminal showed so far.
     var output: String { (try? String(contentsOfFile: typescript, encoding: .utf8)) ?? "" }
 
-    /// Waits (on a thread of its own) for the command to end; its exit status.
+    /// Waits (on a thread of its own) for the command to end, two minutes at most (then it is
+    /// stopped); its exit status.
     func exit() async -> Int32 {
         await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
             Thread { [process] in
+                let deadline = Date().addingTimeInterval(120)
+                while process.isRunning, Date() < deadline { usleep(20_000) }
+                if process.isRunning { process.terminate() }
                 process.waitUntilExit()
                 done.resume(returning: process.terminationStatus)
             }.start()

@@ -13,9 +13,11 @@ import Testing
 /// folder, never by file.
 @Suite("Requests per file", .elasticPool)
 struct SyncRequestCountTests {
-    /// The requests Apache answered after its first `after`, counted by method.
-    func requests(of server: TestServer, after: Int) throws -> [String: Int] {
-        Dictionary(grouping: try server.requestsAnswered(after: after), by: { String($0.prefix { $0 != " " }) }).mapValues(\.count)
+    /// The requests Apache answered after its first `after`, counted by method (the wait for its
+    /// log runs on the file-work pool, not the cooperative pool).
+    func requests(of server: TestServer, after: Int) async throws -> [String: Int] {
+        let answered = try await SyncFileWork.run { Array(try server.requestsAnswered(after: after)).map(String.init) }
+        return Dictionary(grouping: answered, by: { String($0.prefix { $0 != " " }) }).mapValues(\.count)
     }
 
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
@@ -28,7 +30,7 @@ struct SyncRequestCountTests {
         var start = server.requests.count
         let sent = try await one.settle()
         #expect(sent.uploaded == 60 && sent.deferred.isEmpty, "\(sent)")
-        let up = try requests(of: server, after: start)
+        let up = try await requests(of: server, after: start)
         // 60 files, the drive's marker, and the server's probe, once (a PUT and a conditional PUT;
         // sixteen uploads at once each probed for themselves).
         // (A request answered just before the marker can be logged just after it: ranges.)
@@ -40,7 +42,7 @@ struct SyncRequestCountTests {
         start = server.requests.count
         let received = try await two.settle()
         #expect(received.downloaded == 60 && received.deferred.isEmpty, "\(received)")
-        let down = try requests(of: server, after: start)
+        let down = try await requests(of: server, after: start)
         // 60 files and the drive's marker; the listing by folder.
         #expect((60...62).contains(down["GET", default: 0]), "\(down)")
         #expect(down["PROPFIND", default: 0] <= 6, "\(down)")
