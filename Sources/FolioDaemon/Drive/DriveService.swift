@@ -225,7 +225,7 @@ final class DriveService: Service, Sendable {
             if let drive = state.withLock({ $0.drive }) {
                 var percents: [String: Double] = [:]
                 for (path, transfer) in drive.progress.transfers where transfer.direction == .download {
-                    percents[paths.driveDirectory + "/" + path] = (transfer.fraction * 1000).rounded() / 10
+                    percents[paths.driveDirectory + "/" + path] = transfer.percent
                 }
                 if percents != shown {
                     downloadsChanged(percents, Set(shown.keys).subtracting(percents.keys))

@@ -95,7 +95,7 @@ extension DriveProgressReply {
         self.init(
             pass: snapshot?.pass.map(Pass.init), last: snapshot?.last.map(Pass.init),
             transfers: (snapshot?.transfers ?? [:]).sorted { $0.key < $1.key }.map {
-                Transfer(path: $0.key, direction: $0.value.direction.rawValue, percent: ($0.value.fraction * 1000).rounded() / 10)
+                Transfer(path: $0.key, direction: $0.value.direction.rawValue, percent: $0.value.percent)
             })
     }
 }

@@ -18,9 +18,8 @@ package final class SyncProgressBoard: @unchecked Sendable {
         package var pass: Pass?
         /// The last pass that ended, as it ended (nil before any).
         package var last: Pass?
-        /// The transfers under way, by drive path: the direction, and the fraction done (0…1;
-        /// an upload's is 0 until it is sent whole: providers report no progress of a write).
-        package var transfers: [String: (direction: Direction, fraction: Double)]
+        /// The transfers under way, by drive path.
+        package var transfers: [String: Transfer]
 
         package struct Pass: Sendable, Equatable {
             package var actions: Int
@@ -29,11 +28,14 @@ package final class SyncProgressBoard: @unchecked Sendable {
             package var bytesDone: Int64
         }
 
-        package static func == (a: Snapshot, b: Snapshot) -> Bool {
-            a.pass == b.pass && a.last == b.last && a.transfers.count == b.transfers.count
-                && a.transfers.allSatisfy { path, transfer in
-                    b.transfers[path].map { $0.direction == transfer.direction && $0.fraction == transfer.fraction } ?? false
-                }
+        /// A transfer: its direction, and the fraction done (0…1; an upload's is 0 until it is
+        /// sent whole: providers report no progress of a write).
+        package struct Transfer: Sendable, Equatable {
+            package var direction: Direction
+            package var fraction: Double
+
+            /// The fraction as a percentage, to a tenth.
+            package var percent: Double { (fraction * 1000).rounded() / 10 }
         }
     }
 
@@ -85,7 +87,7 @@ package final class SyncProgressBoard: @unchecked Sendable {
     /// The board now.
     package func snapshot() -> Snapshot {
         lock.withLock {
-            var transfers: [String: (direction: Direction, fraction: Double)] = [:]
+            var transfers: [String: Snapshot.Transfer] = [:]
             var arriving: Int64 = 0
             for (path, transfer) in running {
                 var fraction = 0.0
@@ -94,7 +96,7 @@ package final class SyncProgressBoard: @unchecked Sendable {
                     arriving += done
                     fraction = Double(done) / Double(transfer.size)
                 }
-                transfers[path.text] = (transfer.direction, fraction)
+                transfers[path.text] = Snapshot.Transfer(direction: transfer.direction, fraction: fraction)
             }
             var now = pass
             if let pass { now?.bytesDone = min(pass.bytes, pass.bytesDone + arriving) }
