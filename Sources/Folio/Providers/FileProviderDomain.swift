@@ -32,6 +32,12 @@ public struct FileProviderRequest: Sendable {
     /// A folder on the replica's volume where the provider writes fetched contents; the system moves
     /// the file it returns out of it, so the provider must not touch that file afterwards.
     public var temporaryDirectory: URL
+    /// Whether the caller takes a written item whose content version is not known yet (empty, with
+    /// the server's time of the write as its `contentModificationDate`) when the server's reply to
+    /// the write named none, and learns the version later from a listing
+    /// (``FolderListingFileProvider``): the sync engine does, for a pass's uploads, saving a request
+    /// per file. Folio's own: Apple's request has no such field.
+    package var versionMayFollow = false
 
     /// A request.
     public init(requestingExecutable: URL? = nil, isSystemRequest: Bool = true, temporaryDirectory: URL) {

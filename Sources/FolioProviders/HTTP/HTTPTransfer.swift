@@ -170,31 +170,3 @@ extension HTTPTransfer {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 }
-
-/// A file's bytes (or a range of them) as an async sequence of buffers, read 256 KiB at a time: an
-/// upload body that is never all in memory.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let path: String
-    var offset: UInt64 = 0
-    var length: UInt64 = .max
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle?
-        var remaining: UInt64
-        mutating func next() async throws -> ByteBuffer? {
-            guard let handle, remaining > 0, let data = try handle.read(upToCount: Int(Swift.min(256 << 10, remaining))), !data.isEmpty else {
-                try? handle?.close()
-                return nil
-            }
-            remaining -= UInt64(data.count)
-            return ByteBuffer(bytes: data)
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        let handle = FileHandle(forReadingAtPath: path)
-        if offset > 0 { try? handle?.seek(toOffset: offset) }
-        return AsyncIterator(handle: handle, remaining: length)
-    }
-}

@@ -1,5 +1,6 @@
 import Folio
 import Foundation
+import UniformTypes
 
 /// What the providers over servers without a change history (WebDAV, S3) share: paged listings of a
 /// folder or the working set, and changes found by comparing whole listings (``ListingSnapshot``).
@@ -28,6 +29,22 @@ extension RemoteTreeProvider {
     /// The identifier of the item at `relative`.
     static func identifier(_ relative: String) -> FileProviderItemIdentifier {
         relative.isEmpty ? .rootContainer : FileProviderItemIdentifier(relative)
+    }
+
+    /// The last name of the path `relative`.
+    static func name(of relative: String) -> String {
+        relative.split(separator: "/").last.map(String.init) ?? ""
+    }
+
+    /// The path of the folder holding `relative` ("" for the root).
+    static func folder(of relative: String) -> String {
+        relative.split(separator: "/").dropLast().joined(separator: "/")
+    }
+
+    /// The type of a file by its name's extension (`.data` without one or for one unknown).
+    static func contentType(ofName name: String) -> UTType {
+        let parts = name.split(separator: ".")
+        return parts.count > 1 ? UTType(filenameExtension: String(parts.last!)) ?? .data : .data
     }
 
     /// Lists everything and records what changed since the last listing.

@@ -59,29 +59,11 @@ extension S3Client {
     /// Uploads one part (read whole, hashed, then sent) and returns its ETag.
     private func uploadPart(_ key: String, uploadID: String, number: Int, source: URL, offset: Int64, length: Int) async throws -> String {
         try Task.checkCancellation()
-        let bytes = try Self.read(source.path, offset: offset, length: length)
+        let bytes = try await ProviderFileWork.run { try FileChunks.read(source.path, offset: offset, length: length) }
         let reply = try await send(
             "PUT", key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)], body: bytes, timeout: .minutes(10))
         guard reply.status == 200, let tag = reply.header("ETag") else { throw Self.statusError(reply.status, reply.body, "PUT part \(number)", key) }
         return tag
-    }
-
-    /// Up to `length` bytes of the file at `path` from `offset`.
-    static func read(_ path: String, offset: Int64, length: Int) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: length)
-        var done = 0
-        while done < length {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, length - done, off_t(offset) + off_t(done)) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path]) }
-            if count == 0 { break }
-            done += count
-        }
-        bytes.removeSubrange(done...)
-        return bytes
     }
 
     /// `text` with XML's special characters escaped.

@@ -83,11 +83,15 @@ struct S3Client: Sendable {
     /// refuses a body that arrives damaged.
     func upload(_ key: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
         guard let source else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
-        let size = try HTTPTransfer.size(of: source.path)
+        let (body, _, bytes) = try await FileChunks.body(of: source.path)
         var hash = SHA256()
-        for try await chunk in FileChunks(path: source.path) { chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) } }
+        if let bytes {
+            hash.update(data: bytes)
+        } else {
+            for try await chunk in FileChunks(path: source.path) { chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) } }
+        }
         var request = request("PUT", key, headers: headers, payloadHash: hash.finalize().hexadecimal)
-        request.body = .stream(FileChunks(path: source.path), length: .known(size))
+        request.body = body
         do {
             let reply = try await HTTPTransfer.execute(request, client: client, timeout: .hours(1), limit: 1 << 20)
             return Reply(status: reply.status, headers: reply.headers, body: reply.body)

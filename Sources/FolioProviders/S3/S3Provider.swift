@@ -102,7 +102,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
     /// The item for the key `relative` (below the prefix).
     func record(_ relative: String, etag: String?, size: Int64, modified: Date?) -> FileProviderItemRecord {
         let isFolder = relative.hasSuffix("/")
-        let name = relative.split(separator: "/").last.map(String.init) ?? ""
+        let name = Self.name(of: relative)
         let tag = ETag.opaque(etag) ?? ""
         let content: Data
         if isFolder {
@@ -113,11 +113,9 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
             content = Data(("folio:" + SHA256.hash(data: Data("\(size) \(tag)".utf8)).hexadecimal).utf8)
         }
         let metadata = Data(SHA256.hash(data: Data("\(relative)\u{0}\(isFolder ? "" : tag)".utf8)))
-        let type: UTType =
-            isFolder ? .folder : name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.parent(of: relative)), filename: name,
-            contentType: type, itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
+            contentType: isFolder ? .folder : Self.contentType(ofName: name), itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: isFolder ? nil : size, contentModificationDate: modified)
     }
 

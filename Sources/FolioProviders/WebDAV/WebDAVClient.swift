@@ -96,8 +96,7 @@ struct WebDAVClient: Sendable {
     func upload(_ relative: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
         var request = request("PUT", relative, headers: headers)
         if let source {
-            let size = try HTTPTransfer.size(of: source.path)
-            request.body = .stream(FileChunks(path: source.path), length: .known(size))
+            request.body = try await FileChunks.body(of: source.path).body
         } else {
             request.body = .bytes(ByteBuffer())
         }

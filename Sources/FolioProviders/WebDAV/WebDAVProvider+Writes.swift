@@ -31,13 +31,12 @@ extension WebDAVProvider {
                 throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             default: throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             }
-            var item = fileRecord(target, etag: reply.header("ETag"), size: size)
-            if item == nil { item = try await written(target, size: size) }
+            var item = try await written(target, size: size, reply: reply, request: request)
             if fields.contains(.fileSystemFlags), template.fileSystemFlags.contains(.userExecutable), await setExecutable(target, true) {
-                item?.fileSystemFlags.insert(.userExecutable)
+                item.fileSystemFlags.insert(.userExecutable)
             }
             remember(item)
-            return FileProviderItemResult(item: item!)
+            return FileProviderItemResult(item: item)
         }
         if !parent.isEmpty, try await current(parent).isFolder == false {
             throw FileProviderError(.noSuchItem, message: "\(template.parentItemIdentifier) is not a folder")
@@ -77,17 +76,27 @@ extension WebDAVProvider {
         var current = try await current(relative)
         if changedFields.contains(.contents), !current.isFolder {
             let base = String(decoding: baseVersion.contentVersion, as: UTF8.self)
+            let size = try contents.map { try HTTPTransfer.size(of: $0.path) } ?? 0
+            // The reply of a PUT to the file itself, which may name the new tag.
+            var reply: WebDAVClient.Reply?
             if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
-                let reply = try await dav.upload(relative, from: contents, headers: [])
-                guard (200..<300).contains(reply.status) else { throw dav.statusError(reply.status, "PUT", relative, body: reply.body) }
+                let sent = try await dav.upload(relative, from: contents, headers: [])
+                guard (200..<300).contains(sent.status) else { throw dav.statusError(sent.status, "PUT", relative, body: sent.body) }
+                reply = sent
             } else if ETag.isServerTag(base), try await conditionsHonoured() {
-                try await conditionally("PUT", relative, base: base) { headers in try await self.dav.upload(relative, from: contents, headers: headers) }
+                reply = try await conditionally("PUT", relative, base: base) { headers in try await self.dav.upload(relative, from: contents, headers: headers) }
             } else {
                 try await checkBase(relative, base)
-                let parent = relative.split(separator: "/").dropLast().joined(separator: "/")
-                try await uploadThroughTemporary(relative, from: contents, parent: parent, overwrite: true, base: base)
+                try await uploadThroughTemporary(relative, from: contents, parent: Self.folder(of: relative), overwrite: true, base: base)
             }
-            current = try await self.current(relative)
+            if let reply {
+                // A PUT keeps the server's executable bit.
+                let flags = current.fileSystemFlags
+                current = try await written(relative, size: size, reply: reply, request: request)
+                current.fileSystemFlags = flags
+            } else {
+                current = try await self.current(relative)
+            }
             // Set or cleared when the file as written differs (a PUT keeps Apache's bit; a write
             // through a temporary name and a MOVE does not).
             let wanted = item.fileSystemFlags.contains(.userExecutable)
@@ -182,13 +191,14 @@ extension WebDAVProvider {
 
     /// Sends a request with `If-Match: base`. A 412 while the server still has `base` is Apache's
     /// second of weak ETags after a write: the request is sent again a second later.
+    @discardableResult
     func conditionally(_ method: String, _ relative: String, base: String, _ send: ([(String, String)]) async throws -> WebDAVClient.Reply)
-        async throws
+        async throws -> WebDAVClient.Reply
     {
         for _ in 0..<4 {
             let reply = try await send([("If-Match", "\"\(base)\"")])
-            if (200..<300).contains(reply.status) { return }
-            if method == "DELETE", reply.status == 404 { return }
+            if (200..<300).contains(reply.status) { return reply }
+            if method == "DELETE", reply.status == 404 { return reply }
             guard reply.status == 412 else { throw dav.statusError(reply.status, method, relative, body: reply.body) }
             try await checkBase(relative, base)
             try await Task.sleep(for: .milliseconds(1100))

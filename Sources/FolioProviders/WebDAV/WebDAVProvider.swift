@@ -22,7 +22,7 @@ import NIOCore
 /// - Changes are found by listing the whole tree and comparing it with the previous listing: a
 ///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
 ///   never inferred from a broken listing.
-public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
+public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests and tags, probed on first write.
     struct Profile {
         var honoursConditions: Bool
@@ -67,9 +67,8 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             logger.warning("a listed name was refused", metadata: ["href": "\(resource.href.prefix(300))"])
             return nil
         }
-        let name = relative.split(separator: "/").last.map(String.init) ?? ""
+        let name = Self.name(of: relative)
         guard !name.hasPrefix(Self.temporaryPrefix) else { return nil }
-        let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
         let etag = ETag.opaque(resource.etag)
         let modified = resource.lastModified.flatMap(ETag.date)
         let content: Data
@@ -82,10 +81,9 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             content = Data(("folio:" + SHA256.hash(data: Data("\(resource.contentLength ?? -1) \(resource.lastModified ?? "") \(etag ?? "")".utf8)).hexadecimal).utf8)
         }
         let metadata = Self.metadataVersion(relative, etag: etag ?? resource.lastModified ?? "")
-        let type: UTType =
-            resource.isCollection ? .folder : name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
         return FileProviderItemRecord(
-            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
+            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
+            contentType: resource.isCollection ? .folder : Self.contentType(ofName: name),
             itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified,
             fileSystemFlags: resource.isExecutable == true && !resource.isCollection ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable])
@@ -101,11 +99,10 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
     /// received), or nil when the reply had no usable ETag.
     func fileRecord(_ relative: String, etag header: String?, size: Int64?) -> FileProviderItemRecord? {
         guard let etag = ETag.opaque(header), ETag.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
-        let name = relative.split(separator: "/").last.map(String.init) ?? ""
-        let parentPath = relative.split(separator: "/").dropLast().joined(separator: "/")
-        let type: UTType = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
+        let name = Self.name(of: relative)
         return FileProviderItemRecord(
-            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(parentPath), filename: name, contentType: type,
+            itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
+            contentType: Self.contentType(ofName: name),
             itemVersion: FileProviderItemVersion(contentVersion: Data(etag.utf8), metadataVersion: Self.metadataVersion(relative, etag: etag)),
             size: size, contentModificationDate: Date())
     }
@@ -117,6 +114,10 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             throw FileProviderError.noSuchItem(Self.identifier(relative))
         }
         return item
+    }
+
+    package func listedItems(in container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord] {
+        try await children(Self.relative(container))
     }
 
     /// The children of the folder at `relative`.
@@ -260,6 +261,21 @@ public actor WebDAVProvider: HashingFileProvider, RemoteTreeProvider {
             "server probed",
             metadata: ["base": "\(dav.base.absoluteString)", "honoursIfMatch": "\(found.honoursConditions)", "headTagIsListed": "\(found.headTagIsListed)"])
         return found
+    }
+
+    /// The file this provider just wrote at `relative` (`size` bytes sent), answered by `reply`:
+    /// with the tag the reply names; else, for a caller that learns versions later
+    /// (``FileProviderRequest/versionMayFollow``), with none and the server's time of the reply;
+    /// else asked for (``written(_:size:)``).
+    func written(_ relative: String, size: Int64, reply: WebDAVClient.Reply, request: FileProviderRequest) async throws -> FileProviderItemRecord {
+        if let item = fileRecord(relative, etag: reply.header("ETag"), size: size) { return item }
+        if request.versionMayFollow, let date = reply.header("Date").flatMap(ETag.date) {
+            return FileProviderItemRecord(
+                itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)),
+                filename: Self.name(of: relative), contentType: Self.contentType(ofName: Self.name(of: relative)),
+                itemVersion: FileProviderItemVersion(contentVersion: Data(), metadataVersion: Data()), size: size, contentModificationDate: date)
+        }
+        return try await written(relative, size: size)
     }
 
     /// The file this provider just wrote at `relative` (`size` bytes sent), when the write's reply

@@ -29,6 +29,8 @@ extension SyncEngine {
         /// The paths whose action the server refused (not a transient failure): set aside once
         /// refused pass after pass.
         var refused: Set<SyncPath> = []
+        /// Uploads whose new version the server's reply did not name, by path.
+        var unsettled: [SyncPath: UnsettledUpload] = [:]
 
         /// The server identifier of the folder at `path` (the root for nil).
         func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
@@ -48,7 +50,10 @@ extension SyncEngine {
     }
 
     enum Effect: Sendable {
-        case uploaded, downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
+        /// Sent; `unsettled` when the server's reply did not name the new version, which
+        /// ``SyncEngine/settleVersions(_:)`` lists after the pass's transfers.
+        case uploaded(unsettled: UnsettledUpload? = nil)
+        case downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
         /// Both kept; `loser` is the SHA-256 of the local content kept as a conflict version.
         case conflict(loser: String)
         /// Both kept the other way round: the local file, newer than an unfinished transfer of its
@@ -71,7 +76,11 @@ extension SyncEngine {
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
             unfinished[action.path] = nil
-            changes.append((action.path, base))
+            if case .uploaded(let unsettled?) = effect {
+                run.unsettled[action.path] = unsettled
+            } else {
+                changes.append((action.path, base))
+            }
             switch effect {
             case .uploaded:
                 report.uploaded += 1
@@ -118,7 +127,7 @@ extension SyncEngine {
     func perform(_ action: SyncAction, _ run: Run) async -> Outcome {
         do {
             switch action {
-            case .upload(let path, let base, let remote): return try await upload(path, base: base, remote: remote, run)
+            case .upload(let path, let base, let remote): return try await upload(path, base: base, remote: remote, run, versionMayFollow: true)
             case .download(let path, let remote): return try await download(path, remote, run, conflict: false)
             case .reconcile(let path, let remote): return try await download(path, remote, run, conflict: true)
             case .placehold(let path, let remote): return try placehold(path, remote, run)

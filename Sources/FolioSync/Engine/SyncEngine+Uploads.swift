@@ -12,8 +12,13 @@ import UniformTypes
 /// new item or over the server's, journaled before its effect.
 extension SyncEngine {
     /// Sends the local file: over `record` (the listed item when nil) when there is a base, as a new
-    /// item otherwise.
-    func upload(_ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil) async throws -> Outcome {
+    /// item otherwise. With `versionMayFollow`, a provider that lists folders in one request may
+    /// leave the new version to be listed after the pass's transfers (``settleVersions(_:)``).
+    func upload(
+        _ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil, versionMayFollow: Bool = false
+    ) async throws -> Outcome {
+        var request = run.request
+        request.versionMayFollow = versionMayFollow && provider is any FolderListingFileProvider
         guard let status = replica.fileStatus(path) else { return .deferred("the file went away") }
         let before = LocalReplica.fingerprint(status)
         // The owner's execute bit goes with the content, where the provider keeps one.
@@ -76,7 +81,7 @@ extension SyncEngine {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
                 record.fileSystemFlags = flags
                 let result = try await provider.modifyItem(
-                    record, baseVersion: baseVersion, changedFields: [.contents, .fileSystemFlags], contents: contents, options: [], request: run.request)
+                    record, baseVersion: baseVersion, changedFields: [.contents, .fileSystemFlags], contents: contents, options: [], request: request)
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
                 item = updated
             } else {
@@ -86,7 +91,7 @@ extension SyncEngine {
                 let template = FileProviderItemRecord(
                     itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type, fileSystemFlags: flags)
                 let result = try await provider.createItem(
-                    basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: run.request)
+                    basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: request)
                 guard let created = result.item else { return .deferred("the provider returned no item") }
                 item = created
             }
@@ -109,8 +114,12 @@ extension SyncEngine {
             snapshotHash = replica.fingerprint(path) == before ? digest : "sent while it changed"
         }
         SyncCrashPoint.reached(.uploaded)
-        return .done(
-            BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshotHash, fingerprint: before),
-            .uploaded)
+        let sentBase = BaseEntry(
+            isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: snapshotHash, fingerprint: before)
+        guard request.versionMayFollow, item.itemVersion.contentVersion.isEmpty else { return .done(sentBase, .uploaded()) }
+        let unsettled = UnsettledUpload(
+            base: sentBase, folder: item.parentItemIdentifier, identifier: item.itemIdentifier, size: item.documentSize?.int64Value,
+            written: item.contentModificationDate)
+        return .done(sentBase, .uploaded(unsettled: unsettled))
     }
 }

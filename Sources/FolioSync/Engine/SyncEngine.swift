@@ -179,6 +179,10 @@ actor SyncEngine {
                 if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, snapshot)) } }
             }
         }
+        if !run.unsettled.isEmpty {
+            changes += await settleVersions(run.unsettled)
+            run.unsettled = [:]
+        }
         for action in actions.filter(\.isDeletion).sorted(by: { $0.path.depth > $1.path.depth }) {
             let outcome = await perform(action, run)
             apply(outcome, action, &report, &changes, &serverChanged, &run)

@@ -1,0 +1,72 @@
+import Folio
+import Foundation
+import Logging
+
+/// An upload whose new version the server's reply did not name (Apache's PUT replies name no
+/// ETag): its base waits for ``SyncEngine/settleVersions(_:)``.
+struct UnsettledUpload: Sendable {
+    /// The base the upload makes, but for its version.
+    var base: BaseEntry
+    /// The server folder holding the file, and the file.
+    var folder: FileProviderItemIdentifier
+    var identifier: FileProviderItemIdentifier
+    /// The bytes sent, and the server's time of its reply.
+    var size: Int64?
+    var written: Date?
+
+    /// Whether the listed `item` is what was sent: the size sent, last modified no later than the
+    /// second after the server's reply's date (Apache dates a reply by when the request arrived,
+    /// and the file is written after; servers list times to the second). A write by someone else
+    /// within that second, of the same size, would pass; a HEAD after each PUT has a window too
+    /// (between the two requests), and needs no size to match.
+    func isSent(_ item: FileProviderItemRecord) -> Bool {
+        guard let size, let written, let modified = item.contentModificationDate, !item.itemVersion.contentVersion.isEmpty else { return false }
+        return item.size == size && modified.timeIntervalSince1970.rounded(.down) <= written.timeIntervalSince1970.rounded(.down) + 1
+    }
+}
+
+extension SyncEngine {
+    /// The bases of `unsettled` uploads, with the versions the server lists for them now: one listing
+    /// of each folder written to (a request per folder, where a request per file asked each file's
+    /// version after its upload). A file listed as something other than what was sent (another
+    /// size, a later date), or not listed, keeps an empty version: the next pass takes the server's
+    /// file for a change made elsewhere, and downloads it (the local content kept as a version).
+    func settleVersions(_ unsettled: [SyncPath: UnsettledUpload]) async -> [(SyncPath, BaseEntry?)] {
+        var listed: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
+        if let lister = provider as? any FolderListingFileProvider {
+            let folders = Set(unsettled.values.map(\.folder))
+            await withTaskGroup(of: [FileProviderItemRecord].self) { group in
+                var pending = folders.makeIterator()
+                func listNext() {
+                    guard let folder = pending.next() else { return }
+                    group.addTask { [logger] in
+                        do {
+                            return try await lister.listedItems(in: folder)
+                        } catch {
+                            logger.notice("a folder written to could not be listed: its uploads' versions are asked next pass", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                            return []
+                        }
+                    }
+                }
+                for _ in 0..<concurrency { listNext() }
+                for await items in group {
+                    for item in items { listed[item.itemIdentifier] = item }
+                    listNext()
+                }
+            }
+        }
+        var settled = 0
+        let bases = unsettled.map { path, upload -> (SyncPath, BaseEntry?) in
+            var base = upload.base
+            if let item = listed[upload.identifier], upload.isSent(item) {
+                base.version = item.itemVersion.contentVersion
+                settled += 1
+            }
+            return (path, base)
+        }
+        if settled < unsettled.count {
+            logger.notice("uploads the server lists otherwise than sent: taken for changes made elsewhere", metadata: ["count": "\(unsettled.count - settled)"])
+        }
+        return bases
+    }
+}
