@@ -51,7 +51,7 @@ extension SyncEngine {
 
     enum Effect: Sendable {
         /// Sent; `unsettled` when the server's reply did not name the new version, which
-        /// ``SyncEngine/settleVersions(_:)`` lists after the pass's transfers.
+        /// ``SyncEngine/settleVersions(_:tree:request:)`` lists after the pass's transfers.
         case uploaded(unsettled: UnsettledUpload? = nil)
         case downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
         /// Both kept; `loser` is the SHA-256 of the local content kept as a conflict version.

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 /// An upload whose new version the server's reply did not name (Apache's PUT replies name no
-/// ETag): its base waits for ``SyncEngine/settleVersions(_:)``.
+/// ETag): its base waits for ``SyncEngine/settleVersions(_:tree:request:)``.
 struct UnsettledUpload: Sendable {
     /// The base the upload makes, but for its version.
     var base: BaseEntry
@@ -28,31 +28,47 @@ struct UnsettledUpload: Sendable {
 extension SyncEngine {
     /// The bases of `unsettled` uploads, with the versions the server lists for them now: one listing
     /// of each folder written to (a request per folder, where a request per file asked each file's
-    /// version after its upload). A file listed as something other than what was sent (another
-    /// size, a later date), or not listed, keeps an empty version: the next pass takes the server's
-    /// file for a change made elsewhere, and downloads it (the local content kept as a version).
-    func settleVersions(_ unsettled: [SyncPath: UnsettledUpload]) async -> [(SyncPath, BaseEntry?)] {
+    /// version after its upload), or, where the folder holds many more files than were written to
+    /// it (as `tree` lists it), a request for each of those files. A file listed as something other
+    /// than what was sent (another size, a later date), or not listed, keeps an empty version: the
+    /// next pass takes the server's file for a change made elsewhere, and downloads it (the local
+    /// content kept as a version).
+    func settleVersions(_ unsettled: [SyncPath: UnsettledUpload], tree: RemoteTree, request: FileProviderRequest) async -> [(SyncPath, BaseEntry?)] {
+        let listedCounts = Dictionary(grouping: tree.records.values, by: \.parentItemIdentifier).mapValues(\.count)
+        var asks: [FileProviderItemIdentifier] = []
+        var folders: [FileProviderItemIdentifier] = []
+        let lister = provider as? any FolderListingFileProvider
+        for (folder, uploads) in Dictionary(grouping: unsettled.values, by: \.folder) {
+            // A listing's entries cost far less than requests: worth it unless most are not needed.
+            if lister != nil, uploads.count * 16 >= listedCounts[folder, default: 0] {
+                folders.append(folder)
+            } else {
+                asks += uploads.map(\.identifier)
+            }
+        }
         var listed: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
-        if let lister = provider as? any FolderListingFileProvider {
-            let folders = Set(unsettled.values.map(\.folder))
-            await withTaskGroup(of: [FileProviderItemRecord].self) { group in
-                var pending = folders.makeIterator()
-                func listNext() {
-                    guard let folder = pending.next() else { return }
+        await withTaskGroup(of: [FileProviderItemRecord].self) { group in
+            var pendingFolders = folders.makeIterator(), pendingAsks = asks.makeIterator()
+            func startNext() {
+                if let folder = pendingFolders.next(), let lister {
                     group.addTask { [logger] in
                         do {
                             return try await lister.listedItems(in: folder)
                         } catch {
-                            logger.notice("a folder written to could not be listed: its uploads' versions are asked next pass", metadata: ["folder": "\(folder)", "error": "\(error)"])
+                            logger.notice("a folder written to could not be listed", metadata: ["folder": "\(folder)", "error": "\(error)"])
                             return []
                         }
                     }
+                } else if let identifier = pendingAsks.next() {
+                    group.addTask { [provider] in
+                        (try? await provider.item(for: identifier, request: request)).map { [FileProviderItemRecord($0)] } ?? []
+                    }
                 }
-                for _ in 0..<concurrency { listNext() }
-                for await items in group {
-                    for item in items { listed[item.itemIdentifier] = item }
-                    listNext()
-                }
+            }
+            for _ in 0..<concurrency { startNext() }
+            for await items in group {
+                for item in items { listed[item.itemIdentifier] = item }
+                startNext()
             }
         }
         var settled = 0

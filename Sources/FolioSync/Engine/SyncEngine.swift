@@ -180,7 +180,7 @@ actor SyncEngine {
             }
         }
         if !run.unsettled.isEmpty {
-            changes += await settleVersions(run.unsettled)
+            changes += await settleVersions(run.unsettled, tree: run.tree, request: request)
             run.unsettled = [:]
         }
         for action in actions.filter(\.isDeletion).sorted(by: { $0.path.depth > $1.path.depth }) {
