@@ -55,6 +55,19 @@ struct SyncRequestCountTests {
         let after = try await one.sync()
         #expect(after.uploaded + after.downloaded + after.conflicts.count == 0 && after.deferred.isEmpty, "\(after)")
 
+        // Ten files edited: a PUT each, conditional on the base, with nothing asked first or after
+        // but the folder's listing.
+        for index in stride(from: 1, to: 60, by: 6) { try one.write("folder 1/file \(index).txt", "file \(index), edited") }
+        start = server.requests.count
+        let edited = try await one.sync()
+        #expect(edited.uploaded == 10 && edited.deferred.isEmpty, "\(edited)")
+        let edits = try await requests(of: server, after: start)
+        #expect((10...12).contains(edits["PUT", default: 0]) && edits["HEAD", default: 0] <= 1, "\(edits)")
+        // The listing (the root, three folders, the marker's), the folder written to.
+        #expect(edits["PROPFIND", default: 0] <= 8, "\(edits)")
+        let settled = try await one.sync()
+        #expect(settled.uploaded + settled.downloaded + settled.conflicts.count == 0 && settled.deferred.isEmpty, "\(settled)")
+
         start = server.requests.count
         let received = try await two.settle()
         #expect(received.downloaded == 61 && received.deferred.isEmpty, "\(received)")
@@ -64,6 +77,7 @@ struct SyncRequestCountTests {
         #expect(down["PROPFIND", default: 0] <= 6, "\(down)")
         #expect(down["PUT", default: 0] + down["HEAD", default: 0] == 0, "\(down)")
         #expect(two.read("folder 2/file 59.txt") == "file 59" && two.read("folder 0/one more.txt") == "one more")
+        #expect(two.read("folder 1/file 55.txt") == "file 55, edited")
     }
 
     /// A file the pass wrote is taken for its upload only as the server lists it unchanged since:

@@ -79,9 +79,11 @@ extension SyncEngine {
         do {
             if let base, remote != nil, var record = record ?? run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
+                // The flags are a change only where the server lists another execute bit.
+                let changed: FileProviderItemFields =
+                    record.fileSystemFlags.contains(.userExecutable) == flags.contains(.userExecutable) ? [.contents] : [.contents, .fileSystemFlags]
                 record.fileSystemFlags = flags
-                let result = try await provider.modifyItem(
-                    record, baseVersion: baseVersion, changedFields: [.contents, .fileSystemFlags], contents: contents, options: [], request: request)
+                let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: changed, contents: contents, options: [], request: request)
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
                 item = updated
             } else {
