@@ -112,6 +112,22 @@ struct SyncRequestCountTests {
         #expect(bases["replaced.txt"]??.version.isEmpty == true, "\(String(describing: bases["replaced.txt"]))")
     }
 
+    /// An upload the server receives slowly (its file written seconds after the request arrived,
+    /// as a large one is) is still taken for itself: the next pass has nothing to do.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aSlowUploadIsTakenForItself() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        proxy.add(.init(method: "PUT", pathSuffix: "slow.txt", action: .delayBody(2.5)))
+        let device = try await SyncDevice("one", provider: WebDAVProvider(baseURL: proxy.baseURL))
+        try device.write("slow.txt", "sent slowly")
+        let sent = try await device.settle()
+        #expect(sent.uploaded == 1 && sent.deferred.isEmpty, "\(sent)")
+        let again = try await device.sync()
+        #expect(again.uploaded + again.downloaded + again.conflicts.count == 0 && again.deferred.isEmpty, "\(again)")
+    }
+
     /// What is listed is taken for what was sent only with the size sent, a date no later than the
     /// second after the write's reply's (to the second, as servers list dates), and a version.
     @Test func aListedFileIsTheUploadOnlyWithItsSizeAndNoLaterDate() {

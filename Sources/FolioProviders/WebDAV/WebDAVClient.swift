@@ -26,6 +26,8 @@ struct WebDAVClient: Sendable {
         var status: Int
         var headers: HTTPHeaders
         var body: [UInt8]
+        /// How long the request took, from before it was sent to its reply (uploads).
+        var elapsed: Duration = .zero
         func header(_ name: String) -> String? { headers.first(name: name) }
     }
 
@@ -101,8 +103,9 @@ struct WebDAVClient: Sendable {
             request.body = .bytes(ByteBuffer())
         }
         do {
+            let start = ContinuousClock.now
             let reply = try await HTTPTransfer.execute(request, client: client, timeout: .hours(1), limit: 1 << 20)
-            return Reply(status: reply.status, headers: reply.headers, body: reply.body)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body, elapsed: ContinuousClock.now - start)
         } catch {
             throw Self.transportError(error, "PUT", relative)
         }

@@ -10,15 +10,16 @@ struct UnsettledUpload: Sendable {
     /// The server folder holding the file, and the file.
     var folder: FileProviderItemIdentifier
     var identifier: FileProviderItemIdentifier
-    /// The bytes sent, and the server's time of its reply.
+    /// The bytes sent, and the server's time once they were written (``FileProviderItem/contentModificationDate``
+    /// of the item the write returned).
     var size: Int64?
     var written: Date?
 
     /// Whether the listed `item` is what was sent: the size sent, last modified no later than the
-    /// second after the server's reply's date (Apache dates a reply by when the request arrived,
-    /// and the file is written after; servers list times to the second). A write by someone else
-    /// within that second, of the same size, would pass; a HEAD after each PUT has a window too
-    /// (between the two requests), and needs no size to match.
+    /// second after `written` (the server's time once the write was done, by the provider's
+    /// reckoning; servers list times to the second). A write by someone else that ends while this
+    /// one is sent or in that second, of the same size, would pass; a HEAD after each PUT has a
+    /// window too (between the two requests), and needs no size to match.
     func isSent(_ item: FileProviderItemRecord) -> Bool {
         guard let size, let written, let modified = item.contentModificationDate, !item.itemVersion.contentVersion.isEmpty else { return false }
         return item.size == size && modified.timeIntervalSince1970.rounded(.down) <= written.timeIntervalSince1970.rounded(.down) + 1

@@ -41,6 +41,9 @@ public final class FaultProxy: @unchecked Sendable {
         /// Pass it on, relay the reply's head and this many bytes of its body, then the rest once
         /// the gate opens: a download known to be part way.
         case pauseReply(after: Int, Gate)
+        /// Pass on the request's head at once and its body this many seconds later: an upload the
+        /// server receives slowly, its file written seconds after the request arrived.
+        case delayBody(Double)
     }
 
     /// A gate held requests wait at; ``held`` tells when one arrived.
@@ -241,21 +244,31 @@ public final class FaultProxy: @unchecked Sendable {
             cutRequest(client, head: head, body: rest, limit: limit)
             abortive = Self.resetOnClose(client)
             return
-        case .forward, .truncate, .pauseReply:
+        case .forward, .truncate, .pauseReply, .delayBody:
             break
         }
         guard let server = try? LoopbackHTTP.connect(upstream) else { return }
         head = closingHead(head)
-        guard (try? LoopbackHTTP.send(server, Data(head) + Data(rest))) != nil else {
+        let bodyDelay: Double? = if case .delayBody(let seconds) = action { seconds } else { nil }
+        guard (try? LoopbackHTTP.send(server, Data(head) + Data(bodyDelay == nil ? rest : []))) != nil else {
             close(server)
             return
         }
+        let early = bodyDelay == nil ? [] : rest
         rest = []
         // The request body, as it comes. Both descriptors stay open until this thread has ended:
         // closed under it, their numbers would be reused by other connections, and it would move
         // one connection's bytes into another.
         let relayed = DispatchSemaphore(value: 0)
         Thread {
+            if let bodyDelay {
+                usleep(UInt32(bodyDelay * 1_000_000))
+                if !early.isEmpty, (try? LoopbackHTTP.send(server, Data(early))) == nil {
+                    shutdown(server, Int32(SHUT_WR))
+                    relayed.signal()
+                    return
+                }
+            }
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = recv(client, &buffer, buffer.count, 0)
