@@ -112,6 +112,24 @@ struct SyncRequestCountTests {
         #expect(bases["replaced.txt"]??.version.isEmpty == true, "\(String(describing: bases["replaced.txt"]))")
     }
 
+    /// On every WebDAV server of the matrix, what a pass uploads (new files, then edits) is known
+    /// for its own by the next pass, whether the server's PUT replies name tags or not.
+    @Test(arguments: [TestServer.Kind.apache, .lighttpd, .wsgidav, .rclone].filter(TestServer.shouldRun))
+    func theNextPassHasNothingToDo(kind: TestServer.Kind) async throws {
+        let server = try TestServer(kind)
+        let device = try await SyncDevice("one", provider: WebDAVProvider(baseURL: server.baseURL))
+        for index in 0..<6 { try device.write("folder \(index % 2)/file \(index).txt", "file \(index)") }
+        let sent = try await device.settle()
+        #expect(sent.uploaded == 6 && sent.deferred.isEmpty, "\(sent)")
+        let quiet = try await device.sync()
+        #expect(quiet.uploaded + quiet.downloaded + quiet.conflicts.count == 0 && quiet.deferred.isEmpty, "\(quiet)")
+        for index in 0..<3 { try device.write("folder \(index % 2)/file \(index).txt", "file \(index), edited") }
+        let edited = try await device.settle()
+        #expect(edited.uploaded == 3 && edited.deferred.isEmpty, "\(edited)")
+        let after = try await device.sync()
+        #expect(after.uploaded + after.downloaded + after.conflicts.count == 0 && after.deferred.isEmpty, "\(after)")
+    }
+
     /// An upload the server receives slowly (its file written seconds after the request arrived,
     /// as a large one is) is still taken for itself: the next pass has nothing to do.
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
