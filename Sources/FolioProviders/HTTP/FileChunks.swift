@@ -7,7 +7,8 @@ import NIOCore
 
 /// A file's bytes as an async sequence of buffers, read 256 KiB at a time on the providers'
 /// file-work pool (never on Swift's cooperative pool): an upload body that is never all in memory.
-/// The file is opened once, so a file replaced meanwhile is read whole as it was.
+/// Each iteration opens the file once, so a file replaced meanwhile is read whole as it was (and
+/// a length that no longer matches fails the request).
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let path: String

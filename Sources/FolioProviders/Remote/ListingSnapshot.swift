@@ -48,7 +48,9 @@ struct ListingSnapshot: Sendable {
             }
         }
         if let item {
-            items?[item.itemIdentifier] = item
+            // A file whose version is not known yet (a write whose reply named none) is not kept:
+            // the next listing brings it with its version.
+            items?[item.itemIdentifier] = item.isFolder || !item.itemVersion.contentVersion.isEmpty ? item : nil
             changes.recordUpdate(item.itemIdentifier)
         }
     }

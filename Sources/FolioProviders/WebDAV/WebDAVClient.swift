@@ -26,8 +26,8 @@ struct WebDAVClient: Sendable {
         var status: Int
         var headers: HTTPHeaders
         var body: [UInt8]
-        /// How long the request took, from before it was sent to its reply (uploads).
-        var elapsed: Duration = .zero
+        /// The bytes an upload sent.
+        var sent: Int64 = 0
         func header(_ name: String) -> String? { headers.first(name: name) }
     }
 
@@ -97,15 +97,15 @@ struct WebDAVClient: Sendable {
     /// PUTs the file at `source` (or nothing) to `relative`.
     func upload(_ relative: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
         var request = request("PUT", relative, headers: headers)
+        var size: Int64 = 0
         if let source {
-            request.body = try await FileChunks.body(of: source.path).body
+            (request.body, size, _) = try await FileChunks.body(of: source.path)
         } else {
             request.body = .bytes(ByteBuffer())
         }
         do {
-            let start = ContinuousClock.now
             let reply = try await HTTPTransfer.execute(request, client: client, timeout: .hours(1), limit: 1 << 20)
-            return Reply(status: reply.status, headers: reply.headers, body: reply.body, elapsed: ContinuousClock.now - start)
+            return Reply(status: reply.status, headers: reply.headers, body: reply.body, sent: size)
         } catch {
             throw Self.transportError(error, "PUT", relative)
         }

@@ -16,7 +16,6 @@ extension WebDAVProvider {
             // One request: If-None-Match refuses an existing name, and a missing parent is a 409.
             await lock(target)
             defer { unlock(target) }
-            let size = try contents.map { try HTTPTransfer.size(of: $0.path) } ?? 0
             let reply = try await dav.upload(target, from: contents, headers: [("If-None-Match", "*")])
             switch reply.status {
             case 200..<300: break
@@ -31,7 +30,7 @@ extension WebDAVProvider {
                 throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             default: throw dav.statusError(reply.status, "PUT", target, body: reply.body)
             }
-            var item = try await written(target, size: size, reply: reply, request: request)
+            var item = try await written(target, size: reply.sent, reply: reply, request: request)
             if fields.contains(.fileSystemFlags), template.fileSystemFlags.contains(.userExecutable), await setExecutable(target, true) {
                 item.fileSystemFlags.insert(.userExecutable)
             }
@@ -82,7 +81,6 @@ extension WebDAVProvider {
         let trusted = contentAlone ? try await conditionsHonoured() : false
         if !trusted { current = try await self.current(relative) }
         if changedFields.contains(.contents), !current.isFolder {
-            let size = try contents.map { try HTTPTransfer.size(of: $0.path) } ?? 0
             // The reply of a PUT to the file itself, which may name the new tag.
             var reply: WebDAVClient.Reply?
             if baseVersion.contentVersion.isEmpty || options.contains(.mayAlreadyExist) {
@@ -98,7 +96,7 @@ extension WebDAVProvider {
             if let reply {
                 // A PUT keeps the server's executable bit.
                 let flags = current.fileSystemFlags
-                current = try await written(relative, size: size, reply: reply, request: request)
+                current = try await written(relative, size: reply.sent, reply: reply, request: request)
                 current.fileSystemFlags = flags
             } else {
                 current = try await self.current(relative)

@@ -265,14 +265,12 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
 
     /// The file this provider just wrote at `relative` (`size` bytes sent), answered by `reply`:
     /// with the tag the reply names; else, for a caller that learns versions later
-    /// (``FileProviderRequest/versionMayFollow``), with none, dated by the server's clock no
-    /// earlier than the file was written (the reply's `Date`, which Apache takes when the request
-    /// arrives, plus the time the request took); else asked for (``written(_:size:)``).
+    /// (``FileProviderRequest/versionMayFollow``), with none, dated by the reply's `Date` (the
+    /// server's clock while the request ran: Apache takes it when the request arrives, others when
+    /// they answer); else asked for (``written(_:size:)``).
     func written(_ relative: String, size: Int64, reply: WebDAVClient.Reply, request: FileProviderRequest) async throws -> FileProviderItemRecord {
         if let item = fileRecord(relative, etag: reply.header("ETag"), size: size) { return item }
-        if request.versionMayFollow, let arrived = reply.header("Date").flatMap(ETag.date) {
-            let (seconds, attoseconds) = reply.elapsed.components
-            let date = arrived.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        if request.versionMayFollow, let date = reply.header("Date").flatMap(ETag.date) {
             return FileProviderItemRecord(
                 itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)),
                 filename: Self.name(of: relative), contentType: Self.contentType(ofName: Self.name(of: relative)),

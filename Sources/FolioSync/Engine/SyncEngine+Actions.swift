@@ -75,10 +75,11 @@ extension SyncEngine {
             if refused { run.refused.insert(action.path) }
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
-            unfinished[action.path] = nil
             if case .uploaded(let unsettled?) = effect {
+                // Unfinished until settled (``settleVersions(_:tree:request:)``).
                 run.unsettled[action.path] = unsettled
             } else {
+                unfinished[action.path] = nil
                 changes.append((action.path, base))
             }
             switch effect {

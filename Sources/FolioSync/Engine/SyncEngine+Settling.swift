@@ -10,19 +10,23 @@ struct UnsettledUpload: Sendable {
     /// The server folder holding the file, and the file.
     var folder: FileProviderItemIdentifier
     var identifier: FileProviderItemIdentifier
-    /// The bytes sent, and the server's time once they were written (``FileProviderItem/contentModificationDate``
-    /// of the item the write returned).
+    /// The bytes sent; the server's clock while the write ran (the reply's date: the
+    /// ``FileProviderItem/contentModificationDate`` of the item the write returned); and how long
+    /// the provider's call took, as this process measured it.
     var size: Int64?
     var written: Date?
+    var elapsed: TimeInterval
 
-    /// Whether the listed `item` is what was sent: the size sent, last modified no later than the
-    /// second after `written` (the server's time once the write was done, by the provider's
-    /// reckoning; servers list times to the second). A write by someone else that ends while this
-    /// one is sent or in that second, of the same size, would pass; a HEAD after each PUT has a
-    /// window too (between the two requests), and needs no size to match.
+    /// Whether the listed `item` is what was sent: the size sent, last modified while the write
+    /// ran by the server's clock (servers date replies and list times to the second: within
+    /// `elapsed` of `written`, and the second after). A write by someone else of the same size
+    /// ending within that window would pass; a HEAD after each PUT has a window too (between the
+    /// two requests), and needs no size to match.
     func isSent(_ item: FileProviderItemRecord) -> Bool {
         guard let size, let written, let modified = item.contentModificationDate, !item.itemVersion.contentVersion.isEmpty else { return false }
-        return item.size == size && modified.timeIntervalSince1970.rounded(.down) <= written.timeIntervalSince1970.rounded(.down) + 1
+        let second = modified.timeIntervalSince1970.rounded(.down)
+        return item.size == size && second >= (written.timeIntervalSince1970 - elapsed).rounded(.down)
+            && second <= (written.timeIntervalSince1970 + elapsed).rounded(.down) + 1
     }
 }
 
@@ -32,8 +36,9 @@ extension SyncEngine {
     /// version after its upload), or, where the folder holds many more files than were written to
     /// it (as `tree` lists it), a request for each of those files. A file listed as something other
     /// than what was sent (another size, a later date), or not listed, keeps an empty version: the
-    /// next pass takes the server's file for a change made elsewhere, and downloads it (the local
-    /// content kept as a version).
+    /// next pass takes the server's file for a change, and downloads it (the local content kept as a
+    /// version), or, for a file edited since, knows it for its own upload from the unfinished
+    /// transfer kept.
     func settleVersions(_ unsettled: [SyncPath: UnsettledUpload], tree: RemoteTree, request: FileProviderRequest) async -> [(SyncPath, BaseEntry?)] {
         let listedCounts = Dictionary(grouping: tree.records.values, by: \.parentItemIdentifier).mapValues(\.count)
         var asks: [FileProviderItemIdentifier] = []
@@ -78,7 +83,10 @@ extension SyncEngine {
             if let item = listed[upload.identifier], upload.isSent(item) {
                 base.version = item.itemVersion.contentVersion
                 settled += 1
+                unfinished[path] = nil
             }
+            // Unsettled, the upload stays an unfinished transfer: the next pass knows the server's
+            // content for this device's own (an edit made since is sent over it, not a conflict).
             return (path, base)
         }
         if settled < unsettled.count {

@@ -76,6 +76,7 @@ extension SyncEngine {
             }
         }
         let item: any FileProviderItem
+        let calling = ContinuousClock.now
         do {
             if let base, remote != nil, var record = record ?? run.tree.records[path] {
                 let baseVersion = FileProviderItemVersion(contentVersion: base.version, metadataVersion: record.itemVersion.metadataVersion)
@@ -121,7 +122,7 @@ extension SyncEngine {
         guard request.versionMayFollow, item.itemVersion.contentVersion.isEmpty else { return .done(sentBase, .uploaded()) }
         let unsettled = UnsettledUpload(
             base: sentBase, folder: item.parentItemIdentifier, identifier: item.itemIdentifier, size: item.documentSize?.int64Value,
-            written: item.contentModificationDate)
+            written: item.contentModificationDate, elapsed: (ContinuousClock.now - calling).seconds)
         return .done(sentBase, .uploaded(unsettled: unsettled))
     }
 }

@@ -168,7 +168,12 @@ actor SyncEngine {
             }
             while let (action, outcome) = await group.next() {
                 apply(outcome, action, &report, &changes, &serverChanged, &run)
-                // Progress is recorded as it goes, so a pass killed midway redoes little.
+                // Progress is recorded as it goes, so a pass killed midway redoes little (uploads
+                // settled by the 500, each folder's listing serving many).
+                if run.unsettled.count >= 500 {
+                    changes += await settleVersions(run.unsettled, tree: run.tree, request: request)
+                    run.unsettled = [:]
+                }
                 if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
                     if (try? await journal.record(changes)) != nil {
                         changedBases = changedBases || !changes.isEmpty

@@ -191,8 +191,7 @@ enum SyncBenchmarks {
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).seconds
     }
 
     /// `files` files of `size` bytes (distinct contents) in 100 folders below `root`.

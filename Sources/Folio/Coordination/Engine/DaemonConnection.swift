@@ -254,7 +254,7 @@ final class DaemonConnection: @unchecked Sendable {
                     condition.wait()
                     backgroundSleeping = false
                 } else {
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(Self.idleBeforeBackground)))
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: Self.idleBeforeBackground.seconds))
                 }
             }
             if endReason != nil {
@@ -310,16 +310,11 @@ final class DaemonConnection: @unchecked Sendable {
                 continue
             }
             if let deadline {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.seconds(deadline - .now)))
+                _ = condition.wait(until: Date(timeIntervalSinceNow: (deadline - .now).seconds))
             } else {
                 condition.wait()
             }
         }
         return .done
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
