@@ -105,7 +105,7 @@ struct SyncRequestCountTests {
         // Another writer replaces one, behind the provider's back.
         try Data("replaced by someone else".utf8).write(to: try #require(server.root).appendingPathComponent("replaced.txt"))
 
-        let bases = Dictionary(uniqueKeysWithValues: await device.engine.settleVersions(unsettled, tree: RemoteTree(), request: request).map { ($0.0.text, $0.1) })
+        let bases = Dictionary(uniqueKeysWithValues: await device.engine.settleVersions(unsettled, listedCounts: [:], request: request).map { ($0.0.text, $0.1) })
         let listed = try await provider.listedItems(in: .rootContainer)
         let kept = try #require(listed.first { $0.filename == "kept.txt" })
         #expect(bases["kept.txt"]??.version == kept.itemVersion.contentVersion && !kept.itemVersion.contentVersion.isEmpty)

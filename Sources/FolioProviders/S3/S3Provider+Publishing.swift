@@ -13,8 +13,10 @@ extension S3Provider: FileProviderPublishing {
         guard !relative.isEmpty, !relative.hasSuffix("/") else {
             throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder: only files can be published")
         }
-        _ = try await current(relative)
+        // The link's date is when it was asked for, before the check: its X-Amz-Expires is then
+        // the time asked for (a slow HEAD would shorten it by its own time, to the same end).
         let now = Date()
+        _ = try await current(relative)
         let limit = Double(longestPublishing.components.seconds)
         let seconds = Int(min(max(expiration.timeIntervalSince(now), 1), limit).rounded())
         guard let url = s3.presignedURL(prefix + relative, expires: max(seconds, 1), date: now) else {

@@ -99,12 +99,17 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     /// received), or nil when the reply had no usable ETag.
     func fileRecord(_ relative: String, etag header: String?, size: Int64?) -> FileProviderItemRecord? {
         guard let etag = ETag.opaque(header), ETag.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
+        return fileRecord(
+            relative, FileProviderItemVersion(contentVersion: Data(etag.utf8), metadataVersion: Self.metadataVersion(relative, etag: etag)), size: size,
+            date: Date())
+    }
+
+    /// The file item at `relative` with `version`, `size` bytes, dated `date`.
+    func fileRecord(_ relative: String, _ version: FileProviderItemVersion, size: Int64?, date: Date) -> FileProviderItemRecord {
         let name = Self.name(of: relative)
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
-            contentType: Self.contentType(ofName: name),
-            itemVersion: FileProviderItemVersion(contentVersion: Data(etag.utf8), metadataVersion: Self.metadataVersion(relative, etag: etag)),
-            size: size, contentModificationDate: Date())
+            contentType: Self.contentType(ofName: name), itemVersion: version, size: size, contentModificationDate: date)
     }
 
     /// The item at `relative` now, or noSuchItem.
@@ -271,10 +276,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     func written(_ relative: String, size: Int64, reply: WebDAVClient.Reply, request: FileProviderRequest) async throws -> FileProviderItemRecord {
         if let item = fileRecord(relative, etag: reply.header("ETag"), size: size) { return item }
         if request.versionMayFollow, let date = reply.header("Date").flatMap(ETag.date) {
-            return FileProviderItemRecord(
-                itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)),
-                filename: Self.name(of: relative), contentType: Self.contentType(ofName: Self.name(of: relative)),
-                itemVersion: FileProviderItemVersion(contentVersion: Data(), metadataVersion: Data()), size: size, contentModificationDate: date)
+            return fileRecord(relative, FileProviderItemVersion(contentVersion: Data(), metadataVersion: Data()), size: size, date: date)
         }
         return try await written(relative, size: size)
     }

@@ -31,6 +31,16 @@ extension SyncEngine {
         var refused: Set<SyncPath> = []
         /// Uploads whose new version the server's reply did not name, by path.
         var unsettled: [SyncPath: UnsettledUpload] = [:]
+        /// How many items the listing has in each folder (counted when first needed).
+        var listedCounts: [FileProviderItemIdentifier: Int]?
+
+        /// How many items the listing has in each folder.
+        mutating func itemsByFolder() -> [FileProviderItemIdentifier: Int] {
+            if let listedCounts { return listedCounts }
+            let counts = Dictionary(grouping: tree.records.values, by: \.parentItemIdentifier).mapValues(\.count)
+            listedCounts = counts
+            return counts
+        }
 
         /// The server identifier of the folder at `path` (the root for nil).
         func folderIdentifier(_ path: SyncPath?) -> FileProviderItemIdentifier? {
@@ -51,7 +61,7 @@ extension SyncEngine {
 
     enum Effect: Sendable {
         /// Sent; `unsettled` when the server's reply did not name the new version, which
-        /// ``SyncEngine/settleVersions(_:tree:request:)`` lists after the pass's transfers.
+        /// ``SyncEngine/settleVersions(_:listedCounts:request:)`` lists after the pass's transfers.
         case uploaded(unsettled: UnsettledUpload? = nil)
         case downloaded, placeheld, deletedOnServer, deletedHere, converged, recorded
         /// Both kept; `loser` is the SHA-256 of the local content kept as a conflict version.
@@ -76,7 +86,7 @@ extension SyncEngine {
             logger.info("deferred", metadata: ["path": "\(action.path)", "reason": "\(reason)"])
         case .done(let base, let effect):
             if case .uploaded(let unsettled?) = effect {
-                // Unfinished until settled (``settleVersions(_:tree:request:)``).
+                // Unfinished until settled (``settleVersions(_:listedCounts:request:)``).
                 run.unsettled[action.path] = unsettled
             } else {
                 unfinished[action.path] = nil

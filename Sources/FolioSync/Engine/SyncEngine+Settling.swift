@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 /// An upload whose new version the server's reply did not name (Apache's PUT replies name no
-/// ETag): its base waits for ``SyncEngine/settleVersions(_:tree:request:)``.
+/// ETag): its base waits for ``SyncEngine/settleVersions(_:listedCounts:request:)``.
 struct UnsettledUpload: Sendable {
     /// The base the upload makes, but for its version.
     var base: BaseEntry
@@ -34,13 +34,14 @@ extension SyncEngine {
     /// The bases of `unsettled` uploads, with the versions the server lists for them now: one listing
     /// of each folder written to (a request per folder, where a request per file asked each file's
     /// version after its upload), or, where the folder holds many more files than were written to
-    /// it (as `tree` lists it), a request for each of those files. A file listed as something other
+    /// it (`listedCounts`: the pass's listing's items by folder), a request for each of those files. A file listed as something other
     /// than what was sent (another size, a later date), or not listed, keeps an empty version: the
     /// next pass takes the server's file for a change, and downloads it (the local content kept as a
     /// version), or, for a file edited since, knows it for its own upload from the unfinished
     /// transfer kept.
-    func settleVersions(_ unsettled: [SyncPath: UnsettledUpload], tree: RemoteTree, request: FileProviderRequest) async -> [(SyncPath, BaseEntry?)] {
-        let listedCounts = Dictionary(grouping: tree.records.values, by: \.parentItemIdentifier).mapValues(\.count)
+    func settleVersions(
+        _ unsettled: [SyncPath: UnsettledUpload], listedCounts: [FileProviderItemIdentifier: Int], request: FileProviderRequest
+    ) async -> [(SyncPath, BaseEntry?)] {
         var asks: [FileProviderItemIdentifier] = []
         var folders: [FileProviderItemIdentifier] = []
         let lister = provider as? any FolderListingFileProvider

@@ -13,7 +13,7 @@ import UniformTypes
 extension SyncEngine {
     /// Sends the local file: over `record` (the listed item when nil) when there is a base, as a new
     /// item otherwise. With `versionMayFollow`, a provider that lists folders in one request may
-    /// leave the new version to be listed after the pass's transfers (``settleVersions(_:tree:request:)``).
+    /// leave the new version to be listed after the pass's transfers (``settleVersions(_:listedCounts:request:)``).
     func upload(
         _ path: SyncPath, base: BaseEntry?, remote: RemoteEntry?, _ run: Run, over record: FileProviderItemRecord? = nil, versionMayFollow: Bool = false
     ) async throws -> Outcome {

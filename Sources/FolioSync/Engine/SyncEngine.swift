@@ -171,7 +171,7 @@ actor SyncEngine {
                 // Progress is recorded as it goes, so a pass killed midway redoes little (uploads
                 // settled by the 500, each folder's listing serving many).
                 if run.unsettled.count >= 500 {
-                    changes += await settleVersions(run.unsettled, tree: run.tree, request: request)
+                    changes += await settleVersions(run.unsettled, listedCounts: run.itemsByFolder(), request: request)
                     run.unsettled = [:]
                 }
                 if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
@@ -185,7 +185,7 @@ actor SyncEngine {
             }
         }
         if !run.unsettled.isEmpty {
-            changes += await settleVersions(run.unsettled, tree: run.tree, request: request)
+            changes += await settleVersions(run.unsettled, listedCounts: run.itemsByFolder(), request: request)
             run.unsettled = [:]
         }
         for action in actions.filter(\.isDeletion).sorted(by: { $0.path.depth > $1.path.depth }) {

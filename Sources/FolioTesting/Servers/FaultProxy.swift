@@ -153,6 +153,11 @@ public final class FaultProxy: @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Waits on this connection's thread until `deadline` or until the proxy stops, whichever is first.
+    private func pause(until deadline: Date) {
+        while !isStopped, Date() < deadline { usleep(UInt32(min(50_000, max(1, deadline.timeIntervalSinceNow * 1_000_000)))) }
+    }
+
     private func acceptLoop() {
         while !isStopped {
             let client = accept(listener, nil, nil)
@@ -232,12 +237,12 @@ public final class FaultProxy: @unchecked Sendable {
             abortive = Self.resetOnClose(client)
             return
         case .stall:
-            while !isStopped { usleep(50_000) }
+            pause(until: .distantFuture)
             return
         case .loseReply:
             break
         case .delay(let seconds):
-            usleep(UInt32(seconds * 1_000_000))
+            pause(until: Date(timeIntervalSinceNow: seconds))
         case .hold(let gate):
             gate.wait { isStopped }
         case .cutRequest(let limit):
@@ -262,7 +267,7 @@ public final class FaultProxy: @unchecked Sendable {
         let relayed = DispatchSemaphore(value: 0)
         Thread {
             if let bodyDelay {
-                usleep(UInt32(bodyDelay * 1_000_000))
+                self.pause(until: Date(timeIntervalSinceNow: bodyDelay))
                 if !early.isEmpty, (try? LoopbackHTTP.send(server, Data(early))) == nil {
                     shutdown(server, Int32(SHUT_WR))
                     relayed.signal()
