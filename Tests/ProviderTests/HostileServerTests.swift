@@ -90,5 +90,24 @@ struct HostileServerTests {
             #expect(DAVPath.relative(hostile, basePath: "/dav/") == nil, "\(hostile)")
         }
         #expect(DAVPath.encode("a b/ü?#%.txt") == "a%20b/%C3%BC%3F%23%25.txt")
+        #expect(DAVPath.relative("/dav/caf%C3%A9/x?y#z", basePath: "/dav/") == "café/x")
+        #expect(DAVPath.relative("HTTP://127.0.0.1:8080/dav/a", basePath: "/dav/", origin: "http://127.0.0.1:8080") == "a")
+        #expect(DAVPath.relative("http://127.0.0.1:8080", basePath: "/dav/", origin: "http://127.0.0.1:8080") == nil)
+        #expect(DAVPath.relative("/dav/a%2", basePath: "/dav/") == nil)
+    }
+
+    /// Paths split and typed as bytes (read for every listed item), as they were split before.
+    @Test func listedPathsSplitAsBefore() {
+        for (relative, name, folder) in [
+            ("a/b/c.txt", "c.txt", "a/b"), ("c.txt", "c.txt", ""), ("", "", ""), ("a//b", "b", "a"), ("a/b/", "b", "a"), ("/a/b", "b", "a"),
+        ] {
+            #expect(WebDAVProvider.name(of: relative) == name, "\(relative)")
+            #expect(WebDAVProvider.folder(of: relative) == folder, "\(relative)")
+        }
+        #expect(WebDAVProvider.contentType(ofName: "notes.txt") == .plainText)
+        #expect(WebDAVProvider.contentType(ofName: "a..txt") == .plainText)
+        for untyped in [".bashrc", "..txt", "README", "trailing."] {
+            #expect(WebDAVProvider.contentType(ofName: untyped) == .data, "\(untyped)")
+        }
     }
 }

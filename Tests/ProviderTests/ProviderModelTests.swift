@@ -104,6 +104,12 @@ struct ProviderModelTests {
         #expect(throws: FileProviderError.self) { try ProviderPaging.key(of: FileProviderPage(Data("bogus".utf8))) }
     }
 
+    @Test func pagesSortByBytesNotByUnicode() {
+        // NFD "é" (65 CC 81) before "f" before NFC "é" (C3 A9); a prefix before what extends it.
+        let sorted = ProviderPaging.sorted(["\u{E9}", "f", "e\u{301}", "", "ab", "a"], key: { $0 })
+        #expect(sorted.map { Array($0.utf8) } == [[], [0x61], [0x61, 0x62], [0x65, 0xCC, 0x81], [0x66], [0xC3, 0xA9]])
+    }
+
     @Test func illegalNamesAreRefused() {
         for name in ["", ".", "..", "a/b", "a\u{0}b", String(repeating: "x", count: 256)] {
             #expect(throws: CocoaError.self, "\(name.debugDescription)") { try FileProviderFilename.validate(name) }

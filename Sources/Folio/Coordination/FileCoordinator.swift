@@ -81,7 +81,7 @@ public final class FileCoordinator: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let purpose { return purpose }
-        let made = DefaultPurpose.next()
+        let made = UniqueIdentifier.next()
         purpose = made
         return made
     }

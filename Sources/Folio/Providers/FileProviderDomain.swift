@@ -38,6 +38,10 @@ public struct FileProviderRequest: Sendable {
     /// (``FolderListingFileProvider``): the sync engine does, for a pass's uploads, saving a request
     /// per file. Folio's own: Apple's request has no such field.
     package var versionMayFollow = false
+    /// Whether the caller records what it fetches as synced, so a provider that writes the fetched
+    /// file itself (``HashingFileProvider``) flushes it to disk before it returns it: the sync
+    /// engine's downloads, which then need not open each file again. Folio's own.
+    package var flushesContents = false
 
     /// A request.
     public init(requestingExecutable: URL? = nil, isSystemRequest: Bool = true, temporaryDirectory: URL) {

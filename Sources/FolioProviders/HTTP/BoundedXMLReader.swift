@@ -34,6 +34,17 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private var index = 0
     private var namespaces: [[String: String]] = [[:]]
     private var open: [XMLName] = []
+    /// Where the names of the open elements are written: an end tag must repeat its start tag's.
+    private var openNames: [Range<Int>] = []
+    /// Names already resolved, by namespace and local name, so that a listing's thousands of
+    /// elements share a few strings (at most ``maximumResolvedNames``).
+    private var resolvedNames: [ResolvedKey: XMLName] = [:]
+    private static var maximumResolvedNames: Int { 1024 }
+
+    private struct ResolvedKey: Hashable {
+        var namespace: String
+        var local: ArraySlice<UInt8>
+    }
     private var text: [UInt8] = []
     private var handler: Handler
 
@@ -81,7 +92,9 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
                         throw XMLRefusal("text outside the root element")
                     }
                 } else {
-                    try appendText(ArraySlice(Array(try decode(bytes[start..<index]).utf8)))
+                    // Checked as UTF-8 when the element ends; only text with references is decoded here.
+                    let raw = bytes[start..<index]
+                    try appendText(raw.contains(UInt8(ascii: "&")) ? ArraySlice(Array(try decode(raw).utf8)) : raw)
                 }
             }
         }
@@ -92,7 +105,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
 
     private mutating func openTag() throws(XMLRefusal) {
         index += 1
-        let name = try readName()
+        let nameRange = try readName()
         var attributes: [(String, String)] = []
         var selfClosing = false
         while true {
@@ -107,7 +120,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
                 selfClosing = true
                 break
             }
-            let attribute = try readName()
+            let attribute = text(of: try readName())
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw XMLRefusal("an attribute without a value") }
             index += 1
@@ -133,9 +146,10 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         }
         guard open.count < Self.maximumDepth else { throw XMLRefusal("elements nested deeper than \(Self.maximumDepth)") }
         namespaces.append(scope)
-        let resolved = try resolve(name, in: scope)
+        let resolved = try resolve(nameRange, in: scope)
         let parent = open.last
         open.append(resolved)
+        openNames.append(nameRange)
         text.removeAll(keepingCapacity: true)
         try handler.began(resolved, within: parent)
         if selfClosing { try endElement() }
@@ -147,26 +161,34 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw XMLRefusal("a malformed end tag") }
         index += 1
-        guard let top = open.last, try resolve(name, in: namespaces.last!) == top else {
-            throw XMLRefusal("an end tag </\(name)> that does not match")
+        guard let top = openNames.last, bytes[top].elementsEqual(bytes[name]) else {
+            throw XMLRefusal("an end tag </\(text(of: name))> that does not match")
         }
         try endElement()
     }
 
     private mutating func endElement() throws(XMLRefusal) {
         let element = open.removeLast()
+        openNames.removeLast()
         namespaces.removeLast()
-        try handler.ended(element, within: open.last, text: String(decoding: text, as: UTF8.self))
+        guard let content = String(validating: text, as: UTF8.self) else { throw XMLRefusal("text that is not UTF-8") }
+        try handler.ended(element, within: open.last, text: content)
         text.removeAll(keepingCapacity: true)
     }
 
-    private func resolve(_ name: String, in scope: [String: String]) throws(XMLRefusal) -> XMLName {
-        if let colon = name.firstIndex(of: ":") {
-            let prefix = String(name[..<colon])
+    private mutating func resolve(_ name: Range<Int>, in scope: [String: String]) throws(XMLRefusal) -> XMLName {
+        let key: ResolvedKey
+        if let colon = bytes[name].firstIndex(of: UInt8(ascii: ":")) {
+            let prefix = String(decoding: bytes[name.lowerBound..<colon], as: UTF8.self)
             guard let namespace = scope[prefix] else { throw XMLRefusal("an undeclared namespace prefix “\(prefix)”") }
-            return XMLName(namespace: namespace, local: String(name[name.index(after: colon)...]))
+            key = ResolvedKey(namespace: namespace, local: bytes[(colon + 1)..<name.upperBound])
+        } else {
+            key = ResolvedKey(namespace: scope[""] ?? "", local: bytes[name])
         }
-        return XMLName(namespace: scope[""] ?? "", local: name)
+        if let known = resolvedNames[key] { return known }
+        let resolved = XMLName(namespace: key.namespace, local: String(decoding: key.local, as: UTF8.self))
+        if resolvedNames.count < Self.maximumResolvedNames { resolvedNames[key] = resolved }
+        return resolved
     }
 
     // MARK: Text
@@ -205,10 +227,11 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     }
 
     private mutating func skipSpace() {
-        while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0a || bytes[index] == 0x0d { index += 1 }
     }
 
-    private mutating func readName() throws(XMLRefusal) -> String {
+    /// Where the name at the reading position is written (checked as UTF-8).
+    private mutating func readName() throws(XMLRefusal) -> Range<Int> {
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
@@ -219,9 +242,14 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             }
             index += 1
         }
-        guard index > start, index - start <= 256, let name = String(validating: bytes[start..<index], as: UTF8.self) else {
+        guard index > start, index - start <= 256, bytes[start..<index].allSatisfy({ $0 < 0x80 }) || String(validating: bytes[start..<index], as: UTF8.self) != nil else {
             throw XMLRefusal("a missing or malformed name")
         }
-        return name
+        return start..<index
+    }
+
+    /// The name written at `range` (read by ``readName()``, so UTF-8).
+    private func text(of range: Range<Int>) -> String {
+        String(decoding: bytes[range], as: UTF8.self)
     }
 }

@@ -55,12 +55,21 @@ final class DownloadFile: @unchecked Sendable {
         }
     }
 
-    /// The file is whole: it gets the umask's mode (it was its owner's alone while it arrived).
-    func finish() throws {
+    /// The file is whole: it gets the umask's mode (it was its owner's alone while it arrived),
+    /// is flushed to disk when `durable`, and is described as it is now.
+    func finish(durable: Bool) throws -> FileStatus {
         try create()
         defer { close() }
         guard fchmod(descriptor, FileCreationMask.fileMode) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot set the mode of \(path)"])
+        }
+        if durable, fsync(descriptor) != 0 {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot flush \(path) to disk"])
+        }
+        do {
+            return try FileStatus(of: FileDescriptor(rawValue: descriptor))
+        } catch {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot read the status of \(path): \(error)"])
         }
     }
 

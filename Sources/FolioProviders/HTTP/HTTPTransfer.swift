@@ -14,18 +14,19 @@ import SystemPackage
 /// from a file and into a new file, never whole in memory.
 enum HTTPTransfer {
     /// Runs `request` and writes a 200 reply's body into the new file `destination`, reporting
-    /// progress; returns the reply's headers, the bytes written and their SHA-256 (computed as they
-    /// arrive, so nobody reads the file again to hash it). The file is not flushed: the caller
-    /// that places it flushes it (the sync engine does).
+    /// progress; returns the reply's headers, the bytes written, their SHA-256 (computed as they
+    /// arrive, so nobody reads the file again to hash it) and the file's status once written. The
+    /// file is flushed to disk only when `durable` (the sync engine's downloads are: it records
+    /// what it places as synced).
     ///
     /// The file is its owner's alone while it arrives, and gets the umask's mode once complete.
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
     /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
     /// - Parameter failure: the error for a status that is not 200, given the start of its body.
     static func download(
-        _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false,
+        _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false, durable: Bool = false,
         failure: (Int, [UInt8]) -> any Error
-    ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data) {
+    ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data, written: FileStatus) {
         // The file's own work (its creation, which can take long on a file system with many
         // recent deletions, its writes, its mode) runs on the file-work pool, never on the
         // cooperative pool that runs this task: the body is written in pieces of 1 MiB, each while
@@ -92,11 +93,11 @@ enum HTTPTransfer {
             try await writing?.value
             writing = nil
             let rest = pending
-            try await ProviderFileWork.run {
+            let written = try await ProviderFileWork.run {
                 try file.write(rest)
-                try file.finish()
+                return try file.finish(durable: durable)
             }
-            return (response.headers, done, Data(sha256.finalize()))
+            return (response.headers, done, Data(sha256.finalize()), written)
         } catch {
             _ = try? await writing?.value
             // Not cancellable: a cancelled download's file goes too (the pool skips work asked
@@ -167,6 +168,9 @@ extension HTTPTransfer {
         // Idle connections are dropped after 3 s, before servers drop them (Apache's keep-alive
         // timeout is 5 s): a request sent on a connection the server is closing fails.
         configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(3), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
+        // No tracing: Folio bootstraps no tracer, and the default no-op one still built a span and
+        // its attributes for every request (2% of a small-file download's processor time).
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 }

@@ -274,7 +274,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
     public func fetchContents(
         for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
     ) async throws -> (contents: URL, item: any FileProviderItem) {
-        let destination = request.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        let destination = request.fetchDestination()
         return try await withTaskCancellationHandler {
             try await perform {
                 let entry = try self.entry(identifier)
@@ -296,7 +296,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
                         throw FileProviderError(.versionNoLongerAvailable, message: "\(entry.name) changed while it was read")
                     }
                 }
-                return (URL(fileURLWithPath: destination), item)
+                return (URL(fileURLWithPath: destination, isDirectory: false), item)
             }
         } onCancel: {
             progress.cancel()

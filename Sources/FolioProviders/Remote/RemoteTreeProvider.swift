@@ -33,18 +33,39 @@ extension RemoteTreeProvider {
 
     /// The last name of the path `relative`.
     static func name(of relative: String) -> String {
-        relative.split(separator: "/").last.map(String.init) ?? ""
+        guard let (folder, name) = simplySplit(relative) else { return relative.split(separator: "/").last.map(String.init) ?? "" }
+        return folder == nil ? relative : String(relative[name...])
     }
 
     /// The path of the folder holding `relative` ("" for the root).
     static func folder(of relative: String) -> String {
-        relative.split(separator: "/").dropLast().joined(separator: "/")
+        guard let (folder, _) = simplySplit(relative) else { return relative.split(separator: "/").dropLast().joined(separator: "/") }
+        return folder.map { String(relative[..<$0]) } ?? ""
+    }
+
+    /// Where the last slash of `relative` is and where its last name starts (no slash: nil and the
+    /// start), read as bytes for the paths every listing names; nil for a path with an empty
+    /// segment, which the callers split the slow way.
+    private static func simplySplit(_ relative: String) -> (folder: String.Index?, name: String.Index)? {
+        let bytes = relative.utf8
+        guard let last = bytes.last, last != UInt8(ascii: "/"), bytes.first != UInt8(ascii: "/") else { return bytes.isEmpty ? (nil, bytes.startIndex) : nil }
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (nil, bytes.startIndex) }
+        var previous = UInt8(0)
+        for byte in bytes[..<slash] {
+            if byte == UInt8(ascii: "/"), previous == byte { return nil }
+            previous = byte
+        }
+        guard previous != UInt8(ascii: "/") else { return nil }
+        return (slash, bytes.index(after: slash))
     }
 
     /// The type of a file by its name's extension (`.data` without one or for one unknown).
     static func contentType(ofName name: String) -> UTType {
-        let parts = name.split(separator: ".")
-        return parts.count > 1 ? UTType(filenameExtension: String(parts.last!)) ?? .data : .data
+        let bytes = name.utf8
+        let dot = UInt8(ascii: ".")
+        // An extension follows the last dot, with something other than dots before it (".bashrc" has none).
+        guard let last = bytes.lastIndex(of: dot), bytes.index(after: last) != bytes.endIndex, bytes[..<last].contains(where: { $0 != dot }) else { return .data }
+        return UTType(filenameExtension: String(name[bytes.index(after: last)...])) ?? .data
     }
 
     /// Lists everything and records what changed since the last listing.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Folio
+import FolioSystem
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -100,10 +101,13 @@ struct S3Client: Sendable {
         }
     }
 
-    /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag, the size and the SHA-256.
+    /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag, the size, the SHA-256 and the
+    /// file's status (flushed to disk first when `durable`).
     /// A short, long or (for plain-MD5 ETags) damaged body, or a dropped connection, leaves no file.
-    func download(_ key: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64, sha256: Data) {
-        let received = try await HTTPTransfer.download(request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true) {
+    func download(_ key: String, to destination: String, progress: Progress, durable: Bool) async throws -> (
+        etag: String?, size: Int64, sha256: Data, written: FileStatus
+    ) {
+        let received = try await HTTPTransfer.download(request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true, durable: durable) {
             status, body in Self.statusError(status, body, "GET", key)
         }
         // S3 names every object's version: a reply without one is not a GET's reply.
@@ -111,7 +115,7 @@ struct S3Client: Sendable {
             unlink(destination)
             throw FileProviderError(.cannotSynchronize, message: "GET \(key): the reply has no ETag")
         }
-        return (etag, received.size, received.sha256)
+        return (etag, received.size, received.sha256, received.written)
     }
 
     /// One page of the keys under `prefix` (by `delimiter` when given), after `token`.

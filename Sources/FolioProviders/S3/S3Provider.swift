@@ -4,6 +4,7 @@
 import AsyncHTTPClient
 import Crypto
 public import Folio
+package import FolioSystem
 public import Foundation
 import Logging
 import NIOCore
@@ -228,13 +229,13 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
 
     package func fetchHashedContents(
         for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
-    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data) {
+    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data, written: FileStatus) {
         try Task.checkCancellation()
         let relative = Self.relative(identifier)
         guard !relative.isEmpty, !relative.hasSuffix("/") else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
-        let destination = request.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        let destination = request.fetchDestination()
         let received = try await withTaskCancellationHandler {
-            try await s3.download(prefix + relative, to: destination, progress: progress)
+            try await s3.download(prefix + relative, to: destination, progress: progress, durable: request.flushesContents)
         } onCancel: {
             progress.cancel()
         }
@@ -243,7 +244,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
             unlink(destination)
             throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")
         }
-        return (URL(fileURLWithPath: destination), item, received.sha256)
+        return (URL(fileURLWithPath: destination, isDirectory: false), item, received.sha256, received.written)
     }
 
     // MARK: Profile

@@ -9,41 +9,65 @@ enum DAVPath {
     ///
     /// A full URL must name the server of the base (`origin`: scheme, host and port).
     static func relative(_ href: String, basePath: String, origin: String? = nil) -> String? {
-        var path = href
-        if let schemeEnd = path.range(of: "://") {
-            guard let slash = path[schemeEnd.upperBound...].firstIndex(of: "/") else { return nil }
-            guard let origin, path[..<slash].lowercased() == origin.lowercased() else { return nil }
-            path = String(path[slash...])
+        // Read as bytes: a listing takes this for every item it names.
+        var path = Substring(href).utf8[...]
+        let slash = UInt8(ascii: "/")
+        if let scheme = start(of: "://", in: path) {
+            guard let first = path[path.index(scheme, offsetBy: 3)...].firstIndex(of: slash) else { return nil }
+            guard let origin, String(Substring(path[..<first])).lowercased() == origin.lowercased() else { return nil }
+            path = path[first...]
         }
-        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<query]) }
-        guard let decoded = decode(path), let base = decode(basePath) else { return nil }
-        let baseSegments = base.split(separator: "/", omittingEmptySubsequences: true)
-        var segments = decoded.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        if segments.first == "" { segments.removeFirst() }
-        if segments.last == "" { segments.removeLast() }
-        guard segments.count >= baseSegments.count, zip(segments, baseSegments).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) else { return nil }
+        if let query = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<query] }
+        guard let decoded = decodedBytes(path), let base = decodedBytes(basePath.utf8[...]) else { return nil }
+        let baseSegments = base.split(separator: slash, omittingEmptySubsequences: true)
+        var segments = decoded.split(separator: slash, omittingEmptySubsequences: false)[...]
+        if segments.first?.isEmpty == true { segments.removeFirst() }
+        if segments.last?.isEmpty == true { segments.removeLast() }
+        guard segments.count >= baseSegments.count, zip(segments, baseSegments).allSatisfy({ $0.elementsEqual($1) }) else { return nil }
         let rest = segments.dropFirst(baseSegments.count)
         for segment in rest {
-            guard !segment.isEmpty, segment != ".", segment != "..", !segment.utf8.contains(0), segment.utf8.count <= 255 else { return nil }
+            guard !segment.isEmpty, !segment.elementsEqual([UInt8(ascii: ".")]), !segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]),
+                !segment.contains(0), segment.count <= 255
+            else { return nil }
         }
-        return rest.joined(separator: "/")
+        return String(decoding: Array(rest.joined(separator: [slash])), as: UTF8.self)
     }
 
-    /// Percent-decodes `text` into UTF-8, or nil when it is not valid.
-    static func decode(_ text: String) -> String? {
+    /// Where `needle` (ASCII) first starts in `bytes`.
+    private static func start(of needle: StaticString, in bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.Index? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            if bytes[index...].starts(with: pattern) { return index }
+            index = bytes.index(after: index)
+        }
+        return nil
+    }
+
+    /// The bytes `text` percent-decodes to, or nil when they are not valid UTF-8 or an escape is malformed.
+    private static func decodedBytes(_ text: Substring.UTF8View.SubSequence) -> [UInt8]? {
         var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
+        bytes.reserveCapacity(text.count)
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else {
-                    return nil
-                }
-                bytes.append(value)
+                guard let high = iterator.next().flatMap(hexadecimalValue), let low = iterator.next().flatMap(hexadecimalValue) else { return nil }
+                bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(validating: bytes, as: UTF8.self) == nil ? nil : bytes
+    }
+
+    /// The value of a hexadecimal digit.
+    private static func hexadecimalValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `relative` percent-encoded for a request path (every byte but unreserved characters and `/`).

@@ -4,6 +4,7 @@
 import AsyncHTTPClient
 import Crypto
 import Folio
+import FolioSystem
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -111,13 +112,16 @@ struct WebDAVClient: Sendable {
         }
     }
 
-    /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag, the size and the SHA-256.
+    /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag, the size, the SHA-256 and the
+    /// file's status (flushed to disk first when `durable`).
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
-    func download(_ relative: String, to destination: String, progress: Progress) async throws -> (etag: String?, size: Int64, sha256: Data) {
-        let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress) {
+    func download(_ relative: String, to destination: String, progress: Progress, durable: Bool) async throws -> (
+        etag: String?, size: Int64, sha256: Data, written: FileStatus
+    ) {
+        let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable) {
             status, body in statusError(status, "GET", relative, body: body)
         }
-        return (received.headers.first(name: "ETag"), received.size, received.sha256)
+        return (received.headers.first(name: "ETag"), received.size, received.sha256, received.written)
     }
 
     /// The resources of a PROPFIND at `depth` (0 or 1).

@@ -4,6 +4,7 @@
 import AsyncHTTPClient
 import Crypto
 public import Folio
+package import FolioSystem
 public import Foundation
 import Logging
 import NIOCore
@@ -199,7 +200,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
 
     package func fetchHashedContents(
         for identifier: FileProviderItemIdentifier, version: FileProviderItemVersion?, request: FileProviderRequest, progress: Progress
-    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data) {
+    ) async throws -> (contents: URL, item: any FileProviderItem, sha256: Data, written: FileStatus) {
         try Task.checkCancellation()
         let relative = Self.relative(identifier)
         // A file the last listing knows needs no PROPFIND: the GET's reply describes what it sent.
@@ -207,9 +208,9 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         var item: FileProviderItemRecord
         if let known, !known.isFolder { item = known } else { item = try await current(relative) }
         guard !item.isFolder else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
-        let destination = request.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        let destination = request.fetchDestination()
         let received = try await withTaskCancellationHandler {
-            try await dav.download(relative, to: destination, progress: progress)
+            try await dav.download(relative, to: destination, progress: progress, durable: request.flushesContents)
         } onCancel: {
             progress.cancel()
         }
@@ -225,7 +226,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
             unlink(destination)
             throw FileProviderError(.versionNoLongerAvailable, message: "\(item.filename) changed since that version")
         }
-        return (URL(fileURLWithPath: destination), item, received.sha256)
+        return (URL(fileURLWithPath: destination, isDirectory: false), item, received.sha256, received.written)
     }
 
     // MARK: Profile

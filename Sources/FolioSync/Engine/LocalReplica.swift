@@ -156,9 +156,20 @@ struct LocalReplica: Sendable {
     /// Puts the downloaded (and flushed) file `staged` at `path` when nothing is there: a file created
     /// here in the meantime is never replaced (`renameat2(RENAME_NOREPLACE)`). Returns false when one was.
     func placeNew(_ staged: String, at path: SyncPath) throws -> Bool {
-        if let parent = path.parent { try makeFolder(parent) }
+        let target = FilePath(absolute(path))
         do {
-            try FilePath(staged).rename(toNewItemAt: FilePath(absolute(path)))
+            try FilePath(staged).rename(toNewItemAt: target)
+            return true
+        } catch .fileExists {
+            return false
+        } catch .noSuchFileOrDirectory {
+            // The folder is missing (rarely: a pass makes folders before their files): it is made,
+            // and the rename tried again.
+        }
+        guard let parent = path.parent else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: staged]) }
+        try makeFolder(parent)
+        do {
+            try FilePath(staged).rename(toNewItemAt: target)
             return true
         } catch .fileExists {
             return false

@@ -46,7 +46,8 @@ struct RemoteTree: Sendable {
             paths[identifier] = result
             return .some(result)
         }
-        for (identifier, item) in items.sorted(by: { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }) {
+        for identifier in items.keys.sorted(by: { ByteOrder.precedes($0.rawValue, $1.rawValue) }) {
+            let item = items[identifier]!
             guard identifier != .rootContainer, case .some(.some(let path)) = path(of: identifier) else {
                 tree.skipped.append(item.filename)
                 continue

@@ -33,16 +33,18 @@ extension SyncEngine {
             try await noteUnfinished(path, placing)
             // The rename and the stub's removal are file work, on its pool.
             let wasPlaceholder = run.scan.entries[path]?.isPlaceholder == true
-            let landed = try await SyncFileWork.run { [replica] () throws -> LocalFingerprint?? in
-                guard try replica.placeNew(url.path, at: path) else { return .none }
+            let landed = try await SyncFileWork.run { [replica] in
+                guard try replica.placeNew(url.path, at: path) else { return false }
                 SyncCrashPoint.reached(.placed)
                 // A materialized placeholder: the content is here now, so the stub goes.
                 if wasPlaceholder { replica.removeStub(path) }
-                return .some(replica.fingerprint(path))
+                return true
             }
-            guard let fingerprint = landed else { return .deferred("a file appeared here while it downloaded") }
+            guard landed else { return .deferred("a file appeared here while it downloaded") }
             placed = true
-            return .done(newBase(fingerprint), .downloaded)
+            // The staged file renamed: its device, inode, size and date are the placed file's (and a
+            // write made to it since is a change the next pass sees).
+            return .done(newBase(staged), .downloaded)
         }
         if conflict {
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it downloaded") }
@@ -162,9 +164,14 @@ extension SyncEngine {
             }
         }
         if let hashing = provider as? any HashingFileProvider {
-            let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: request, progress: progress)
+            var durable = request
+            durable.flushesContents = true
+            let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: durable, progress: progress)
             do {
-                let staged = try await finish(fetched.contents.path, fetched.item)
+                // Written with the umask's mode and flushed by the provider: only an executable
+                // file needs more.
+                let executable = fetched.item.fileSystemFlags.contains(.userExecutable)
+                let staged = executable ? try await finish(fetched.contents.path, fetched.item) : LocalReplica.fingerprint(fetched.written)
                 return (fetched.contents, fetched.item, fetched.sha256.hexadecimal, staged)
             } catch {
                 unlink(fetched.contents.path)

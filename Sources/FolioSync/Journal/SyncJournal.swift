@@ -154,17 +154,19 @@ package struct SyncJournal: Sendable {
     func record(_ changes: [(SyncPath, BaseEntry?)], marker: MarkerState? = nil, unfinished: [SyncPath: UnfinishedTransfer]? = nil) async throws {
         try await database.write { db in
             if let unfinished { try Self.replaceUnfinished(unfinished, domain: domain, db) }
+            // Cached statements: GRDB's `execute(sql:)` parses its SQL at every call, once per file of a pass.
             for (path, entry) in changes {
                 let key = Data(path.bytes)
                 guard let entry else {
-                    try db.execute(sql: "DELETE FROM sync_base WHERE domain = ? AND path = ?", arguments: [domain, key])
+                    try db.cachedStatement(sql: "DELETE FROM sync_base WHERE domain = ? AND path = ?").execute(arguments: [domain, key])
                     continue
                 }
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT OR REPLACE INTO sync_base (domain, path, is_folder, identifier, version, hash, device, inode, size, modified, placeholder)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         domain, key, entry.isFolder, entry.identifier, entry.version, entry.hash,
                         entry.fingerprint.map { Int64(bitPattern: $0.device) }, entry.fingerprint.map { Int64(bitPattern: $0.inode) },

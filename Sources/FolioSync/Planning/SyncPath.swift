@@ -1,3 +1,5 @@
+import Folio
+
 /// A path relative to a replica's root ("a/b.txt"), compared and hashed as bytes: Swift's `String`
 /// equality merges NFC and NFD spellings, which Linux file systems and servers keep apart.
 struct SyncPath: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -34,7 +36,20 @@ struct SyncPath: Hashable, Comparable, Sendable, CustomStringConvertible {
         folder.bytes.isEmpty || bytes == folder.bytes || (bytes.count > folder.bytes.count && bytes.starts(with: folder.bytes) && bytes[folder.bytes.count] == UInt8(ascii: "/"))
     }
 
-    static func < (lhs: SyncPath, rhs: SyncPath) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    static func < (lhs: SyncPath, rhs: SyncPath) -> Bool {
+        lhs.bytes.withUnsafeBytes { x in rhs.bytes.withUnsafeBytes { y in ByteOrder.precedes(x, y) } }
+    }
+
+    // Equal and hashed as whole buffers: an array's own conformances take each byte on its own,
+    // and a pass compares and hashes every path many times.
+    static func == (lhs: SyncPath, rhs: SyncPath) -> Bool {
+        lhs.bytes.withUnsafeBytes { x in rhs.bytes.withUnsafeBytes { y in ByteOrder.equal(x, y) } }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes.count)
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 }
