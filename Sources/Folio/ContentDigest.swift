@@ -44,8 +44,10 @@ extension ContentDigest {
             var status = stat()
             if lstat(destination, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG || status.st_nlink > 1 { unlink(destination) }
         }
+        // A file replaced is written over and then cut to the new size, not emptied first: freeing
+        // its blocks to allocate them again was most of a small snapshot's cost.
         let output = try FileDescriptor.open(
-            FilePath(destination), .writeOnly, options: [.create, replacing ? .truncate : .exclusiveCreate, .closeOnExec], permissions: permissions)
+            FilePath(destination), .writeOnly, options: replacing ? [.create, .closeOnExec] : [.create, .exclusiveCreate, .closeOnExec], permissions: permissions)
         var hasher = SHA256()
         var size: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -64,6 +66,7 @@ extension ContentDigest {
                     size += Int64(count)
                     progress?.completedUnitCount = size
                 }
+                if replacing, ftruncate(output.rawValue, off_t(size)) != 0 { throw Errno(rawValue: errno) }
                 if durable, fsync(output.rawValue) != 0 { throw Errno(rawValue: errno) }
             }
         } catch {

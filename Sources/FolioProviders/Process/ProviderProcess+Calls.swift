@@ -63,7 +63,7 @@ extension ProviderProcess {
             unlink(file)
             throw CocoaError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the fetch was cancelled"])
         }
-        return (URL(fileURLWithPath: file), item)
+        return (URL(fileURLWithPath: file, isDirectory: false), item)
     }
 
     public func createItem(

@@ -127,7 +127,7 @@ struct LocalReplica: Sendable {
         // A file with a stub's name that is not one is someone's: it is never replaced.
         guard access(stubPath(path), F_OK) != 0 || PlaceholderStub.read(at: stubPath(path)) != nil else { return false }
         let staged = staging + "/stub-\(UUID().uuidString)"
-        try stub.encoded().write(to: URL(fileURLWithPath: staged))
+        try stub.encoded().write(to: URL(fileURLWithPath: staged, isDirectory: false))
         guard rename(staged, stubPath(path)) == 0 else {
             unlink(staged)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stubPath(path)])

@@ -33,7 +33,7 @@ extension SyncEngine {
             // A large file is sent from where it is, hashed at the same time; if it changes while it
             // is sent, the server's copy is not taken for any version, and the next pass sends it
             // again. Its hash joins the unfinished transfer once known.
-            contents = URL(fileURLWithPath: source)
+            contents = URL(fileURLWithPath: source, isDirectory: false)
             try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before))
             hashing = Task {
                 let digest = try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
@@ -60,7 +60,7 @@ extension SyncEngine {
                 return .deferred("the file changed while it was read")
             }
             snapshotHash = copied.digest.hexadecimal
-            contents = URL(fileURLWithPath: staged)
+            contents = URL(fileURLWithPath: staged, isDirectory: false)
         }
         // The snapshot's slot is reused only after a provider call that succeeded: one that failed
         // or was cancelled may have left a reader of it behind (a provider program's child).
