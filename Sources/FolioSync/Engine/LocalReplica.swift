@@ -126,7 +126,7 @@ struct LocalReplica: Sendable {
         guard besideFile || access(absolute(path), F_OK) != 0 else { return false }
         // A file with a stub's name that is not one is someone's: it is never replaced.
         guard access(stubPath(path), F_OK) != 0 || PlaceholderStub.read(at: stubPath(path)) != nil else { return false }
-        let staged = staging + "/stub-\(UUID().uuidString)"
+        let staged = staging + "/stub-" + UniqueIdentifier.next()
         try stub.encoded().write(to: URL(fileURLWithPath: staged, isDirectory: false))
         guard rename(staged, stubPath(path)) == 0 else {
             unlink(staged)
