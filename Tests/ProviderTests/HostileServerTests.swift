@@ -4,6 +4,7 @@ import FolioTesting
 import FolioTestTraits
 import Foundation
 import Testing
+import UniformTypes
 
 @Suite("Hostile WebDAV replies are refused safely", .elasticPool)
 struct HostileServerTests {
@@ -104,10 +105,8 @@ struct HostileServerTests {
             #expect(WebDAVProvider.name(of: relative) == name, "\(relative)")
             #expect(WebDAVProvider.folder(of: relative) == folder, "\(relative)")
         }
-        #expect(WebDAVProvider.contentType(ofName: "notes.txt") == .plainText)
-        #expect(WebDAVProvider.contentType(ofName: "a..txt") == .plainText)
-        for untyped in [".bashrc", "..txt", "README", "trailing."] {
-            #expect(WebDAVProvider.contentType(ofName: untyped) == .data, "\(untyped)")
-        }
+        // Types by extension as `URL.pathExtension` finds one.
+        for typed in ["notes.txt", "a..txt", "..txt", "x.tar.txt"] { #expect(UTType.ofFile(named: typed) == .plainText, "\(typed)") }
+        for untyped in [".bashrc", "README", "trailing.", ".", ".."] { #expect(UTType.ofFile(named: untyped) == .data, "\(untyped)") }
     }
 }

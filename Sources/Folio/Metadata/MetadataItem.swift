@@ -198,8 +198,7 @@ package struct MetadataFacts: Sendable, Equatable {
         case .directory: return .folder
         case .symbolicLink: return .symbolicLink
         default:
-            let suffix = (name as NSString).pathExtension
-            return suffix.isEmpty ? .data : (UTType(filenameExtension: suffix) ?? .data)
+            return .ofFile(named: name)
         }
     }
 }

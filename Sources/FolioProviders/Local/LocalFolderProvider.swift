@@ -187,8 +187,7 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
             type = .symbolicLink
             contentVersion = Data(SHA256.hash(data: Data((entry.linkTarget ?? "").utf8)))
         default:
-            type = (entry.name.split(separator: ".").count > 1 ? entry.name.split(separator: ".").last : nil)
-                .flatMap { UTType(filenameExtension: String($0)) } ?? .data
+            type = .ofFile(named: entry.name)
             contentVersion = try contentHash(entry)
         }
         var flags: FileProviderFileSystemFlags = []

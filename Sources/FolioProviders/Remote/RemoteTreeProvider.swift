@@ -59,14 +59,6 @@ extension RemoteTreeProvider {
         return (slash, bytes.index(after: slash))
     }
 
-    /// The type of a file by its name's extension (`.data` without one or for one unknown).
-    static func contentType(ofName name: String) -> UTType {
-        let bytes = name.utf8
-        let dot = UInt8(ascii: ".")
-        // An extension follows the last dot, with something other than dots before it (".bashrc" has none).
-        guard let last = bytes.lastIndex(of: dot), bytes.index(after: last) != bytes.endIndex, bytes[..<last].contains(where: { $0 != dot }) else { return .data }
-        return UTType(filenameExtension: String(name[bytes.index(after: last)...])) ?? .data
-    }
 
     /// Lists everything and records what changed since the last listing.
     func refresh() async throws {

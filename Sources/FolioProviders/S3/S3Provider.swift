@@ -116,7 +116,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
         let metadata = Data(SHA256.hash(data: Data("\(relative)\u{0}\(isFolder ? "" : tag)".utf8)))
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.parent(of: relative)), filename: name,
-            contentType: isFolder ? .folder : Self.contentType(ofName: name), itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
+            contentType: isFolder ? .folder : UTType.ofFile(named: name), itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: isFolder ? nil : size, contentModificationDate: modified)
     }
 

@@ -84,7 +84,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         let metadata = Self.metadataVersion(relative, etag: etag ?? resource.lastModified ?? "")
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
-            contentType: resource.isCollection ? .folder : Self.contentType(ofName: name),
+            contentType: resource.isCollection ? .folder : UTType.ofFile(named: name),
             itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified,
             fileSystemFlags: resource.isExecutable == true && !resource.isCollection ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable])
@@ -110,7 +110,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         let name = Self.name(of: relative)
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
-            contentType: Self.contentType(ofName: name), itemVersion: version, size: size, contentModificationDate: date)
+            contentType: UTType.ofFile(named: name), itemVersion: version, size: size, contentModificationDate: date)
     }
 
     /// The item at `relative` now, or noSuchItem.

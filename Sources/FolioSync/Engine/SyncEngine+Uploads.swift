@@ -90,9 +90,8 @@ extension SyncEngine {
             } else {
                 guard let parent = run.folderIdentifier(path.parent) else { return .deferred("its folder is not on the server yet") }
                 let name = path.name
-                let type = name.split(separator: ".").count > 1 ? UTType(filenameExtension: String(name.split(separator: ".").last!)) ?? .data : .data
                 let template = FileProviderItemRecord(
-                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: type, fileSystemFlags: flags)
+                    itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: .ofFile(named: name), fileSystemFlags: flags)
                 let result = try await provider.createItem(
                     basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: request)
                 guard let created = result.item else { return .deferred("the provider returned no item") }
