@@ -147,11 +147,13 @@ enum HTTPTransfer {
         text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// The size of the file at `path`.
-    static func size(of path: String) throws -> Int64 {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
-        return Int64(status.st_size)
+    /// The size of the file at `path`, read on the providers' file-work pool.
+    static func size(of path: String) async throws -> Int64 {
+        try await ProviderFileWork.run {
+            var status = stat()
+            guard stat(path, &status) == 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+            return Int64(status.st_size)
+        }
     }
 }
 

@@ -13,7 +13,7 @@ extension S3Client {
     func uploadInParts(
         _ key: String, from source: URL, partSize: Int, concurrency: Int, headers: [(String, String)], progress: Progress? = nil
     ) async throws -> Reply {
-        let size = try HTTPTransfer.size(of: source.path)
+        let size = try await HTTPTransfer.size(of: source.path)
         // Starting an upload again after a dropped connection at worst leaves an unused upload id.
         let started = try await send("POST", key, query: [("uploads", "")], repeatable: true)
         guard started.status == 200 else { throw Self.statusError(started.status, started.body, "POST uploads", key) }

@@ -45,7 +45,9 @@ extension S3Provider {
                 guard ETag.isServerTag(base) else {
                     throw FileProviderError(.baseVersionMismatch, message: "\(relative): the base version is not one of the server's")
                 }
-                if !(try await conditionsHonoured()) || (contents.map { (try? HTTPTransfer.size(of: $0.path)) ?? 0 } ?? 0) >= multipartThreshold {
+                var size: Int64 = 0
+                if let contents { size = (try? await HTTPTransfer.size(of: contents.path)) ?? 0 }
+                if !(try await conditionsHonoured()) || size >= multipartThreshold {
                     // Servers ignoring If-Match, and multipart completions on servers that may ignore it.
                     try await checkBase(relative, base)
                 }
@@ -133,7 +135,8 @@ extension S3Provider {
     /// PUTs `contents` (nothing for a folder marker) to `relative` with `condition`, in parts when
     /// large; returns the item as written.
     func put(_ relative: String, from contents: URL?, condition: (String, String)?) async throws -> FileProviderItemRecord {
-        let size = try contents.map { try HTTPTransfer.size(of: $0.path) } ?? 0
+        var size: Int64 = 0
+        if let contents { size = try await HTTPTransfer.size(of: contents.path) }
         let headers = condition.map { [$0] } ?? []
         let reply: S3Client.Reply
         if let contents, size >= Int64(multipartThreshold) {

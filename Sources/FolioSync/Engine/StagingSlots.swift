@@ -16,7 +16,7 @@ final class StagingSlots: @unchecked Sendable {
 
     init(folder: String) { self.folder = folder }
 
-    /// A slot's path, its file perhaps holding an earlier upload's bytes (the copy truncates it).
+    /// A slot's path, its file perhaps holding an earlier upload's bytes (the copy writes over it and cuts it to size).
     func take() -> String {
         lock.withLock {
             if let slot = free.popLast() { return slot }

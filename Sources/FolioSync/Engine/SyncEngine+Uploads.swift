@@ -19,17 +19,40 @@ extension SyncEngine {
     ) async throws -> Outcome {
         var request = run.request
         request.versionMayFollow = versionMayFollow && provider is any FolderListingFileProvider
-        guard let status = replica.fileStatus(path) else { return .deferred("the file went away") }
-        let before = LocalReplica.fingerprint(status)
+        let source = replica.absolute(path)
+        // What the file is, and the snapshot sent when it is small (a private copy a writer cannot
+        // tear mid-upload; not flushed: a crash loses it, and the file it came from is still there
+        // to send): file work, on its pool.
+        let slot = stagingSlots.take()
+        let read: (status: FileStatus, snapshot: Data?, unchanged: Bool)?
+        do {
+            read = try await SyncFileWork.run { [replica] in
+                guard let status = replica.fileStatus(path) else { return nil }
+                guard status.size < Self.directUploadSize else { return (status, nil, true) }
+                let copied = try ContentDigest.copy(from: source, to: slot, durable: false, replacing: true)
+                return (status, copied.digest, replica.fingerprint(path) == LocalReplica.fingerprint(status))
+            }
+        } catch {
+            stagingSlots.give(slot)
+            throw error
+        }
+        guard let read, read.unchanged else {
+            stagingSlots.give(slot)
+            return .deferred(read == nil ? "the file went away" : "the file changed while it was read")
+        }
+        let before = LocalReplica.fingerprint(read.status)
         // The owner's execute bit goes with the content, where the provider keeps one.
-        let flags: FileProviderFileSystemFlags = status.mode & S_IXUSR != 0 ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable]
+        let flags: FileProviderFileSystemFlags = read.status.mode & S_IXUSR != 0 ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable]
         board.began(path, .upload, size: before.size)
         defer { board.ended(path) }
-        let source = replica.absolute(path)
         let contents: URL
         var hashing: Task<String, any Error>?
         var snapshotHash = ""
-        if before.size >= Self.directUploadSize {
+        if let snapshot = read.snapshot {
+            snapshotHash = snapshot.hexadecimal
+            contents = URL(fileURLWithPath: slot, isDirectory: false)
+        } else {
+            stagingSlots.give(slot)
             // A large file is sent from where it is, hashed at the same time; if it changes while it
             // is sent, the server's copy is not taken for any version, and the next pass sends it
             // again. Its hash joins the unfinished transfer once known.
@@ -44,23 +67,6 @@ extension SyncEngine {
                 }
                 return digest
             }
-        } else {
-            // The snapshot sent: a private copy a writer cannot tear mid-upload (not flushed: a crash
-            // loses it, and the file it came from is still there to send).
-            let staged = stagingSlots.take()
-            let copied: (digest: Data, size: Int64)
-            do {
-                copied = try await SyncFileWork.run { try ContentDigest.copy(from: source, to: staged, durable: false, replacing: true) }
-            } catch {
-                stagingSlots.give(staged)
-                throw error
-            }
-            guard replica.fingerprint(path) == before else {
-                stagingSlots.give(staged)
-                return .deferred("the file changed while it was read")
-            }
-            snapshotHash = copied.digest.hexadecimal
-            contents = URL(fileURLWithPath: staged, isDirectory: false)
         }
         // The snapshot's slot is reused only after a provider call that succeeded: one that failed
         // or was cancelled may have left a reader of it behind (a provider program's child).
