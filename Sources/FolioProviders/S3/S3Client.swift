@@ -80,11 +80,11 @@ struct S3Client: Sendable {
         }
     }
 
-    /// PUTs the file at `source` (or nothing) to `key`; the payload is hashed first, so the server
-    /// refuses a body that arrives damaged.
-    func upload(_ key: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
-        guard let source else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
-        let (body, _, bytes) = try await FileChunks.body(of: source.path)
+    /// PUTs the file at `source` (its request body and, when small, its bytes, as
+    /// ``FileChunks/body(of:)`` read them), or nothing, to `key`; the payload is hashed first, so
+    /// the server refuses a body that arrives damaged.
+    func upload(_ key: String, from file: (source: URL, body: HTTPClientRequest.Body, bytes: [UInt8]?)?, headers: [(String, String)]) async throws -> Reply {
+        guard let (source, body, bytes) = file else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
         var hash = SHA256()
         if let bytes {
             hash.update(data: bytes)

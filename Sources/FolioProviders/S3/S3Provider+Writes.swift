@@ -135,14 +135,20 @@ extension S3Provider {
     /// PUTs `contents` (nothing for a folder marker) to `relative` with `condition`, in parts when
     /// large; returns the item as written.
     func put(_ relative: String, from contents: URL?, condition: (String, String)?) async throws -> FileProviderItemRecord {
-        var size: Int64 = 0
-        if let contents { size = try await HTTPTransfer.size(of: contents.path) }
         let headers = condition.map { [$0] } ?? []
         let reply: S3Client.Reply
-        if let contents, size >= Int64(multipartThreshold) {
-            reply = try await s3.uploadInParts(prefix + relative, from: contents, partSize: partSize, concurrency: concurrency, headers: headers)
+        var size: Int64 = 0
+        if let contents {
+            // Read once: its size chooses one request or parts, and a small file's bytes are the body.
+            let (body, read, bytes) = try await FileChunks.body(of: contents.path)
+            size = read
+            if size >= Int64(multipartThreshold) {
+                reply = try await s3.uploadInParts(prefix + relative, from: contents, partSize: partSize, concurrency: concurrency, headers: headers)
+            } else {
+                reply = try await s3.upload(prefix + relative, from: (contents, body, bytes), headers: headers)
+            }
         } else {
-            reply = try await s3.upload(prefix + relative, from: contents, headers: headers)
+            reply = try await s3.upload(prefix + relative, from: nil, headers: headers)
         }
         switch reply.status {
         case 200..<300: break
