@@ -87,6 +87,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addDownloadPercentColumn(db)
             try db.execute(sql: "UPDATE meta SET value = '11' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v12-content-types") { db in
+            try IndexSchema.addPendingTypeColumn(db)
+            try db.execute(sql: "UPDATE meta SET value = '12' WHERE key = 'schema'")
+        }
         return migrator
     }
 

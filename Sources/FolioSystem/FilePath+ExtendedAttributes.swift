@@ -61,15 +61,34 @@ extension FilePath {
         }
     }
 
-    /// Returns the names of the file's extended attributes.
+    /// Returns the names of the file's extended attributes: one call for a file with few.
     ///
-    /// The corresponding C function is `listxattr`.
-    public func extendedAttributeNames() throws(Errno) -> [String] {
-        let size = try valueOrErrno { withPlatformString { listxattr($0, nil, 0) } }
-        guard size > 0 else { return [] }
-        var buffer = [CChar](repeating: 0, count: size)
-        let count = try valueOrErrno { withPlatformString { path in buffer.withUnsafeMutableBufferPointer { listxattr(path, $0.baseAddress, size) } } }
-        return buffer[0..<count].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+    /// - Parameter followSymlinks: Whether to list the attributes of a symbolic link's target
+    ///   (`listxattr`) or of the link itself (`llistxattr`).
+    ///
+    /// The corresponding C functions are `listxattr` and `llistxattr`.
+    public func extendedAttributeNames(followSymlinks: Bool = true) throws(Errno) -> [String] {
+        var capacity = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let result: Int = withPlatformString { path in
+                buffer.withUnsafeMutableBytes { raw in
+                    let names = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
+                    return followSymlinks ? listxattr(path, names, raw.count) : llistxattr(path, names, raw.count)
+                }
+            }
+            if result >= 0 { return buffer[0..<result].split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
+            let code = Errno(rawValue: errno)
+            switch code {
+            case .outOfRange:
+                // More names than the buffer holds: ask for their size and try again.
+                let size: Int = withPlatformString { followSymlinks ? listxattr($0, nil, 0) : llistxattr($0, nil, 0) }
+                guard size >= 0 else { throw Errno(rawValue: errno) }
+                capacity = max(size, capacity * 2)
+            case .interrupted: continue
+            default: throw code
+            }
+        }
     }
 }
 #endif

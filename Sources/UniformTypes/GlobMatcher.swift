@@ -15,6 +15,8 @@ struct GlobMatcher: Sendable {
     private var literals: [String: [Candidate]] = [:]
     private var suffixes: [String: [Candidate]] = [:]
     private var patterns: [Candidate] = []
+    /// The patterns' bytes, each ending in a zero, for `fnmatch` (converted once, not per name).
+    private var patternBytes: [[CChar]] = []
 
     init(globs: [SharedMimeInfo.Glob]) {
         for glob in globs {
@@ -27,6 +29,7 @@ struct GlobMatcher: Sendable {
                 literals[glob.pattern.asciiLowercased(), default: []].append(candidate)
             } else {
                 patterns.append(candidate)
+                patternBytes.append(Array(glob.pattern.utf8CString))
             }
         }
     }
@@ -64,8 +67,10 @@ struct GlobMatcher: Sendable {
             }
             index = utf8.index(after: dot)
         }
-        for candidate in patterns {
-            if cfolio_fnmatch(candidate.pattern, name, candidate.caseSensitive ? 0 : 1) == 0 { matched.append(candidate) }
+        name.withCString { name in
+            for (candidate, pattern) in zip(patterns, patternBytes) where cfolio_fnmatch(pattern, name, candidate.caseSensitive ? 0 : 1) == 0 {
+                matched.append(candidate)
+            }
         }
         return best(matched)
     }

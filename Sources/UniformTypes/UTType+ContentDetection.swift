@@ -63,22 +63,14 @@ extension UTType {
         case .regular:
             break
         }
-        if let bytes = try? path.extendedAttribute(named: "user.mime_type"), !bytes.isEmpty,
+        if let bytes = try? path.extendedAttribute(named: mimeTypeAttribute), !bytes.isEmpty,
             let index = database.index(forMimeType: String(decoding: bytes, as: UTF8.self).trimmingSpaces().lowercased())
         {
             return (UTType(index: index, database: database), .extendedAttribute)
         }
-        let globbed = database.globs.mimeTypes(forFileName: name)
-        if globbed.count == 1, let index = database.index(forMimeType: globbed[0]) {
-            return (UTType(index: index, database: database), .name)
-        }
-        if globbed.isEmpty, !ext.isEmpty,
-            let index = database.indexes(forTag: ext, tagClass: .filenameExtension).first(where: {
-                database.entries[Int($0)].origin != .sharedMimeInfo
-            })
-        {
-            return (UTType(index: index, database: database), .name)
-        }
+        let named = database.nameType(fileName: name, pathExtension: ext)
+        if named.decided { return (UTType(index: named.index!, database: database), .name) }
+        let globbed = named.globbed
         // The name says nothing or is ambiguous: look at the bytes.
         let magic = database.magic()
         let head = status.size == 0 ? [] : Self.readHead(path: path, count: max(magic.extent, 4096))
@@ -96,12 +88,14 @@ extension UTType {
                 return (UTType(index: candidate, database: database), .content)
             }
         }
-        if let first = globbed.first, let index = database.index(forMimeType: first) {
-            return (UTType(index: index, database: database), .name)
-        }
+        if let index = named.index { return (UTType(index: index, database: database), .name) }
         if Self.looksLikeText(head) { return (declared("public.plain-text"), .textHeuristic) }
         return (declared("public.data"), .fallback)
     }
+
+    /// The extended attribute in which a file names its own MIME type (shared-mime-info's rule),
+    /// which decides its type before its name does.
+    package static let mimeTypeAttribute = "user.mime_type"
 
     /// The bytes look like text when they hold no control characters other than whitespace and
     /// backspace (GLib's rule; bytes over 0x7F are allowed). An empty file counts as text, as in GIO.

@@ -3,8 +3,26 @@ extension UTType {
     /// the last dot, unless that dot starts the name (".bashrc") or ends it; `.data` without an
     /// extension. Read as bytes, since listings and crawls ask it for every file they name.
     package static func ofFile(named name: String) -> UTType {
+        let ext = extensionOfFile(named: name)
+        return ext.isEmpty ? .data : UTType(filenameExtension: ext) ?? .data
+    }
+
+    /// The type a regular file's name gives, as ``contentType(ofItemAt:)`` reads names (globs
+    /// first, then declared extensions), and whether the name settles it. When it does not (no
+    /// name pattern matches, several do, or only an undeclared extension), the type is the one
+    /// ``ofFile(named:)`` gives, until the content is looked at.
+    package static func named(_ name: String) -> (type: UTType, decided: Bool) {
+        let database = TypeRegistry.shared.database
+        let named = database.nameType(fileName: name, pathExtension: extensionOfFile(named: name))
+        if named.decided, let index = named.index { return (UTType(index: index, database: database), true) }
+        return (ofFile(named: name), false)
+    }
+
+    /// The extension `URL.pathExtension` finds in `name`: after the last dot, unless that dot
+    /// starts or ends the name; empty for none.
+    package static func extensionOfFile(named name: String) -> String {
         let bytes = name.utf8
-        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex, bytes.index(after: dot) != bytes.endIndex else { return .data }
-        return UTType(filenameExtension: String(name[bytes.index(after: dot)...])) ?? .data
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != bytes.startIndex, bytes.index(after: dot) != bytes.endIndex else { return "" }
+        return String(name[bytes.index(after: dot)...])
     }
 }

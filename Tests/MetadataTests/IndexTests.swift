@@ -244,6 +244,8 @@ struct DaemonQueryTests {
         let world = try await IndexWorld("index-agree") { dir in
             for (index, name) in names.enumerated() { try dir.write("docs/sub\(index % 3)/\(name)", String(repeating: "x", count: index * 100)) }
             try dir.write("docs/empty/.hidden", "")
+            // Typed by its bytes, to both.
+            try dir.write("docs/sub0/screenshot", Data(ThumbnailTests.png))
             // A placeholder is its document, to both; a stub beside its document is nothing.
             _ = try dir.write("docs/sub1/cloud report.pdf.folio-cloud", PlaceholderStub(name: "cloud report.pdf", size: 123_456, modified: 1_700_000_000, contentType: "com.adobe.pdf").encoded())
             try dir.write("docs/sub2/here.txt", "here!")
@@ -271,8 +273,8 @@ struct DaemonQueryTests {
         // Some answers checked outright, so that agreement cannot come from both finding nothing.
         let expected = [
             "kMDItemFSName CONTAINS[cd] 'cafe'": 2, "kMDItemFSName ==[cd] 'ecole.txt'": 2, "kMDItemUserTags == 'red'": 1,
-            "kMDItemUserTags ==[c] 'WORK'": 1, "kMDItemContentTypeTree == 'public.image'": 2, "kMDItemFSName LIKE '50%*'": 1,
-            "kMDItemFSName CONTAINS '_'": 2, "TRUEPREDICATE": names.count + 7, "FALSEPREDICATE": 0, "kMDItemFSSize IN {0, 300, 700}": 8,
+            "kMDItemUserTags ==[c] 'WORK'": 1, "kMDItemContentTypeTree == 'public.image'": 3, "kMDItemFSName LIKE '50%*'": 1,
+            "kMDItemFSName CONTAINS '_'": 2, "TRUEPREDICATE": names.count + 8, "FALSEPREDICATE": 0, "kMDItemFSSize IN {0, 300, 700}": 8,
             "NSMetadataUbiquitousItemDownloadingStatusKey == 'NSMetadataUbiquitousItemDownloadingStatusNotDownloaded'": 1,
             "kMDItemFSName ENDSWITH 'folio-cloud'": 0, "kMDItemFSName BEGINSWITH[c] 'cloud' AND kMDItemFSSize == 123456": 1,
         ]

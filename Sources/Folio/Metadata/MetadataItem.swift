@@ -186,11 +186,12 @@ package struct MetadataFacts: Sendable, Equatable {
         }
     }
 
-    /// The item's type: the given identifier's, else `public.folder` for folders, else the name's
-    /// extension's.
+    /// The item's type: the given identifier's (the daemon's index gives it), else as content
+    /// detection finds it (`UTType.contentType(ofItemAt:)`: the name, then the first bytes when
+    /// the name does not settle it), else by its name and kind.
     package var type: UTType {
         if let typeIdentifier { return UTType(typeIdentifier) ?? .data }
-        return Self.type(name: name, kind: kind)
+        return (try? UTType.contentType(ofItemAt: URL(fileURLWithPath: path)).type) ?? Self.type(name: name, kind: kind)
     }
 
     package static func type(name: String, kind: FileStatus.Kind) -> UTType {

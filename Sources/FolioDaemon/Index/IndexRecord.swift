@@ -3,6 +3,7 @@ import FolioSystem
 import Foundation
 import GRDB
 import Synchronization
+import SystemPackage
 import UniformTypes
 
 /// One item as the index stores it: what `lstat`, the name and `user.xdg.tags` say.
@@ -14,6 +15,10 @@ struct IndexRecord: Sendable, Equatable {
     var size: Int64
     var modified: Double
     var type: String
+    /// Whether the type is still the name's and waits for the content to decide it (the name says
+    /// nothing, names several types, or the file names its own: `user.mime_type`); the index's
+    /// typing pass looks at these after the crawl.
+    var typePending = false
     /// `"\n"`-separated with a `"\n"` at each end (so one tag is found exactly), nil for none.
     var tags: String?
     var device: UInt64
@@ -40,6 +45,8 @@ struct IndexRecord: Sendable, Equatable {
         record.size = facts.size
         record.modified = facts.modified
         if let type = facts.typeIdentifier { record.type = type }
+        // The stub says the document's type; the document itself is not here to look at.
+        record.typePending = false
         record.tags = nil
         record.downloadStatus = facts.downloadingStatus
         return record
@@ -53,8 +60,11 @@ struct IndexRecord: Sendable, Equatable {
         kind = status.kind
         size = status.kind == .directory ? 0 : status.size
         modified = status.modificationTime
-        type = types.identifier(name: name, kind: status.kind)
-        tags = status.kind == .symbolicLink ? nil : Self.encode(tags: FileTags.tags(atPath: path))
+        (type, typePending) = types.identifier(name: name, kind: status.kind)
+        // One call lists the attributes (none, for most files); only those present are read.
+        let attributes = status.kind == .symbolicLink ? [] : (try? FilePath(path).extendedAttributeNames(followSymlinks: false)) ?? []
+        tags = attributes.contains(FileTags.attribute) ? Self.encode(tags: FileTags.tags(atPath: path)) : nil
+        if status.kind == .regular, attributes.contains(UTType.mimeTypeAttribute) { typePending = true }
         device = status.device
         inode = status.inode
         downloadStatus = MetadataFacts.downloadingStatus(ofItemAt: path, kind: status.kind, driveRoot: driveRoot)
@@ -81,7 +91,7 @@ struct IndexRecord: Sendable, Equatable {
 
     /// The columns `init(row:)` reads.
     static let columns =
-        "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error, download_percent"
+        "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error, download_percent, type_pending"
 
     init(row: Row) {
         id = row[0]
@@ -100,12 +110,24 @@ struct IndexRecord: Sendable, Equatable {
         if let uploaded: Bool = row[13] {
             sync = UbiquitousSyncState(isUploaded: uploaded, isDownloading: row[14] ?? false, isPinned: row[15] ?? false, error: row[16], percentDownloaded: row[17])
         }
+        typePending = row[18]
+    }
+
+    /// An unchanged file (same name, inode, size and date) whose name leaves its type to its
+    /// content keeps the type its content gave: a listing again does not undo the typing pass. A
+    /// renamed one is typed again (its old name may have decided its type: a move marks it).
+    mutating func keepContentType(of old: IndexRecord) {
+        guard typePending, !old.typePending, old.name == name, old.kind == kind, old.device == device, old.inode == inode, old.size == size,
+            old.modified == modified
+        else { return }
+        type = old.type
+        typePending = false
     }
 
     /// Whether what the file system says differs from what the index has.
     func differs(from other: IndexRecord) -> Bool {
         kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device
-            || tags != other.tags || type != other.type || downloadStatus != other.downloadStatus || sync != other.sync
+            || tags != other.tags || type != other.type || typePending != other.typePending || downloadStatus != other.downloadStatus || sync != other.sync
     }
 
     var facts: MetadataFacts {
@@ -123,21 +145,30 @@ struct IndexRecord: Sendable, Equatable {
     }
 }
 
-/// Type identifiers by filename extension, looked up once per extension (a crawl meets the same
-/// few hundred over and over).
+/// The types the index gives by name, and those it holds.
 final class IndexTypes: Sendable {
-    private let byExtension = Mutex<[String: String]>([:])
     /// Every identifier the index may hold (a superset: types are never forgotten).
     private let present = Mutex<Set<String>>([])
 
-    func identifier(name: String, kind: FileStatus.Kind) -> String {
-        guard kind == .regular || kind == .other else { return MetadataFacts.type(name: name, kind: kind).identifier }
-        let suffix = Self.pathExtension(name)
-        if let found = byExtension.withLock({ $0[suffix] }) { return found }
-        let identifier = MetadataFacts.type(name: name, kind: kind).identifier
-        byExtension.withLock { if $0.count < 8192 { $0[suffix] = identifier } }
-        present.withLock { _ = $0.insert(identifier) }
-        return identifier
+    /// The type of an item by its name and kind, as content detection reads names (shared-mime-info's
+    /// globs, then declared extensions), and whether its content must decide it: a regular file
+    /// whose name does not settle its type, a folder whose name has an extension (a package's),
+    /// a special file.
+    func identifier(name: String, kind: FileStatus.Kind) -> (identifier: String, pending: Bool) {
+        let found: (identifier: String, pending: Bool)
+        switch kind {
+        case .regular:
+            let named = UTType.named(name)
+            found = (named.type.identifier, !named.decided)
+        case .directory:
+            found = (UTType.folder.identifier, !UTType.extensionOfFile(named: name).isEmpty)
+        case .symbolicLink:
+            return (UTType.symbolicLink.identifier, false)
+        default:
+            found = (MetadataFacts.type(name: name, kind: kind).identifier, true)
+        }
+        present.withLock { _ = $0.insert(found.identifier) }
+        return found
     }
 
     /// Records identifiers found in the database.
@@ -152,11 +183,5 @@ final class IndexTypes: Sendable {
             guard let type = UTType(candidate) else { return candidate == identifier }
             return type.identifier == identifier || type.supertypesNearestFirst.contains { $0.identifier == identifier }
         }
-    }
-
-    /// The text after the last dot, when the name has one that is not its first character.
-    static func pathExtension(_ name: String) -> String {
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.utf8.startIndex else { return "" }
-        return String(name[name.index(after: dot)...])
     }
 }

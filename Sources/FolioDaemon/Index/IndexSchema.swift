@@ -92,4 +92,17 @@ enum IndexSchema {
     static func addNamePrefixIndex(_ db: Database) throws {
         try db.execute(sql: "CREATE INDEX items_fold ON items(fold)")
     }
+
+    /// Migration `v12-content-types`: which rows' types wait for their content (`type_pending`),
+    /// and the typing pass's to-do list (a partial index, holding only those rows). Every regular
+    /// file, folder with an extension and special file indexed before is typed again: the index
+    /// read only extensions then.
+    static func addPendingTypeColumn(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE items ADD COLUMN type_pending INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX items_type_pending ON items(id) WHERE type_pending = 1;
+                UPDATE items SET type_pending = 1 WHERE kind != 2 AND (kind != 1 OR name GLOB '?*.?*');
+                """)
+    }
 }

@@ -53,6 +53,7 @@ struct IndexWriter {
             var record = listed
             record.sync = syncStates?[index] ?? nil
             if let old = existing.removeValue(forKey: record.name) {
+                record.keepContentType(of: old)
                 guard record.differs(from: old) else { continue }
                 record.id = old.id
                 record.lastUsed = old.lastUsed
@@ -96,6 +97,7 @@ struct IndexWriter {
         }
         record.sync = try states?.state(of: record, db)
         if let old {
+            record.keepContentType(of: old)
             guard record.differs(from: old) else { return }
             record.id = old.id
             record.lastUsed = old.lastUsed
@@ -152,7 +154,10 @@ struct IndexWriter {
         let fold = MetadataFacts.searchFold(name)
         try db.execute(
             sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE id = ?", arguments: [source.id])
-        try db.execute(sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ? WHERE id = ?", arguments: [to, name, fold, parent, source.id])
+        // A new name may not say what the old one said of the type: the row is typed again.
+        try db.execute(
+            sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ?, type_pending = CASE WHEN name = ? THEN type_pending ELSE 1 END WHERE id = ?",
+            arguments: [to, name, fold, parent, name, source.id])
         try db.execute(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)", arguments: [source.id, fold])
         changes.removedTree(from)
         let moved = try Row.fetchCursor(
@@ -186,8 +191,8 @@ struct IndexWriter {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
-                    uploaded, downloading, pinned, sync_error, download_percent, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, 0,
+                    uploaded, downloading, pinned, sync_error, download_percent, type_pending, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         let fold = MetadataFacts.searchFold(record.name)
@@ -195,6 +200,7 @@ struct IndexWriter {
             parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
             record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
             record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.sync?.percentDownloaded,
+            record.typePending,
         ])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
@@ -204,11 +210,11 @@ struct IndexWriter {
     private func update(_ record: IndexRecord, relist: Bool, _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
-                UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, tags = ?, device = ?, inode = ?, download_status = ?,
+                UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, type_pending = ?, tags = ?, device = ?, inode = ?, download_status = ?,
                 listed = CASE WHEN ? THEN 0 ELSE listed END WHERE id = ?
                 """)
         try statement.execute(arguments: [
-            IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.tags, Int64(bitPattern: record.device),
+            IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.typePending, record.tags, Int64(bitPattern: record.device),
             Int64(bitPattern: record.inode), record.downloadStatus, relist, record.id,
         ])
         try updateSyncState(record, db)

@@ -32,10 +32,15 @@ final class MetadataIndex: @unchecked Sendable {
     static let crawlBudget = 16000
 
     private var watcher: InotifyWatcher?
-    private var crawling = false
+    private(set) var crawling = false
+    /// Whether a typing step is under way (``scheduleTyping()``).
+    var typing = false
+    /// Where the typing pass reads files' first bytes: off the index queue, so events and queries
+    /// never wait for a disk.
+    let typeWork = DispatchQueue(label: "folio.index.types", qos: .utility)
     private var crawlStarted: ContinuousClock.Instant?
     private var crawled = 0
-    private var stopped = false
+    private(set) var stopped = false
     private let stitched = Mutex<[CoordinatedChange]>([])
     /// The indexed roots, as last read (nil before the index started): stitching skips writes
     /// outside them.
@@ -241,6 +246,7 @@ final class MetadataIndex: @unchecked Sendable {
                 logger.info("index crawl finished", metadata: ["entries": "\(crawled)", "seconds": "\((ContinuousClock.now - crawlStarted).seconds)"])
             }
             crawlStarted = nil
+            scheduleTyping()
         }
     }
 
@@ -438,6 +444,7 @@ final class MetadataIndex: @unchecked Sendable {
         return try pool.read { db in
             let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0
+            let untyped = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE type_pending = 1") ?? 0
             var roots: [WireValue] = []
             for row in try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path") {
                 let path: String = row[0]
@@ -446,8 +453,8 @@ final class MetadataIndex: @unchecked Sendable {
                 roots.append(["path": .string(path), "origin": .string(row[1]), "items": .int(Int64(count))])
             }
             return [
-                "state": .string(crawlingNow || pending > 0 ? "crawling" : "idle"), "items": .int(Int64(items)),
-                "pending_folders": .int(Int64(pending)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
+                "state": .string(crawlingNow || pending > 0 ? "crawling" : untyped > 0 ? "typing" : "idle"), "items": .int(Int64(items)),
+                "pending_folders": .int(Int64(pending)), "pending_types": .int(Int64(untyped)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
                 "queries": .int(Int64(live.count)),
             ]
         }

@@ -1,5 +1,6 @@
 import Folio
 import Foundation
+import UniformTypes
 
 /// `folio bench types`: type lookups and database loading against same-run baselines.
 enum TypeBenchmarks {
@@ -37,7 +38,18 @@ enum TypeBenchmarks {
                 for i in 0..<iterations { sink &+= table[extensions[i & 15].lowercased()]?.utf8.count ?? 0 }
             })
 
-        // 3. Conformance vs a Set<String> membership test on precomputed supertype names.
+        // 3. A file's type by its whole name (shared-mime-info's globs, as content detection and the
+        // index read names) vs by its extension alone; names as real trees have them.
+        let names = [
+            "README", "Makefile", "index.html", "photo.JPG", "archive.tar.gz", "notes.txt", "libfoo.so.6", "main.c", "page.1", "Cargo.toml",
+            "changelog.Debian.gz", "copyright", "setup.py", "icon.svg", "data.bin", "report.pdf",
+        ]
+        harness.rate(
+            "UTType.named (globs)", operations: iterations, baselineName: "UTType.ofFile(named:) (extension)",
+            work: { for i in 0..<iterations { if UTType.named(names[i & 15]).decided { sink &+= 1 } } },
+            baseline: { for i in 0..<iterations { sink &+= UTType.ofFile(named: names[i & 15]).identifier.utf8.count } })
+
+        // 4. Conformance vs a Set<String> membership test on precomputed supertype names.
         let pairs: [(UTType, UTType)] = [
             (.jpeg, .image), (.jpeg, .data), (.pdf, .compositeContent), (.json, .text), (.png, .audio),
             (.zip, .archive), (.mp3, .audiovisualContent), (.html, .plainText),

@@ -10,15 +10,19 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index status [--json] [--wait]`.
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, roots, watches.")
+        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, items still to type by content, roots, watches.")
         @Flag(help: "Print JSON.") var json = false
-        @Flag(help: "Wait until the crawl is done (printing progress to stderr).") var wait = false
+        @Flag(help: "Wait until the crawl and the typing are done (printing progress to stderr).") var wait = false
 
         func run() throws {
             let status = try withDaemon("index status") { daemon -> WireValue in
                 var status = try daemon.send(IndexStatus())
                 while wait, status["state"]?.stringValue != "idle" {
-                    printError("crawling: \(status["items"]?.intValue ?? 0) items, \(status["pending_folders"]?.intValue ?? 0) folders to go")
+                    if status["state"]?.stringValue == "typing" {
+                        printError("typing by content: \(status["pending_types"]?.intValue ?? 0) items to go")
+                    } else {
+                        printError("crawling: \(status["items"]?.intValue ?? 0) items, \(status["pending_folders"]?.intValue ?? 0) folders to go")
+                    }
                     Thread.sleep(forTimeInterval: 0.5)
                     status = try daemon.send(IndexStatus())
                 }
@@ -31,6 +35,7 @@ struct IndexCommand: ParsableCommand {
             print("state: \(status["state"]?.stringValue ?? "?")")
             print("items: \(status["items"]?.intValue ?? 0)")
             print("folders to crawl: \(status["pending_folders"]?.intValue ?? 0)")
+            print("items to type by content: \(status["pending_types"]?.intValue ?? 0)")
             print("folders watched: \(status["watched_folders"]?.intValue ?? 0)")
             print("live queries: \(status["queries"]?.intValue ?? 0)")
             for root in status["roots"]?.arrayValue ?? [] {
