@@ -285,6 +285,18 @@ struct DaemonQueryTests {
             #expect(local == daemon, "\(format): in process \(local.sorted()), daemon \(daemon.sorted())")
             if let count = expected[format] { #expect(daemon.count == count, "\(format): \(daemon.sorted())") }
         }
+        // Spotlight's query strings, word by word too.
+        let queries = [
+            "kMDItemFSName == \"report\"wc": 3, "kMDItemFSName == \"caf*\"cdw": 2, "* == \"ecole\"cdw": 2,
+            "kMDItemFSName == \"*.txt\"c && kMDItemFSSize > 1000": 4, "kMDItemFSName == \"final\"w": 1,
+        ]
+        for (query, count) in queries {
+            let predicate = try MetadataPredicate(metadataQueryString: query)
+            let local = try await results(predicate, scope: world.docs, engine: nil, world: world)
+            let daemon = try await results(predicate, scope: world.docs, engine: world.engine, world: world)
+            #expect(local == daemon, "\(query): in process \(local.sorted()), daemon \(daemon.sorted())")
+            #expect(daemon.count == count, "\(query): \(daemon.sorted())")
+        }
     }
 
     private func results(_ predicate: MetadataPredicate, scope: URL, engine: DaemonCoordinationEngine?, world: IndexWorld) async throws -> Set<String> {

@@ -2,13 +2,19 @@ import Folio
 import Foundation
 import FuzzSupport
 
-/// Predicate formats from untrusted hands (a query typed into `folio query`, sent by an app):
-/// refused with an error or parsed, and then `predicateFormat` parses back to the same predicate
-/// and evaluating it never traps.
+/// Predicate formats and Spotlight query strings from untrusted hands (a query typed into `folio
+/// query` or `folio find`, sent by an app): refused with an error or parsed, and then
+/// `predicateFormat` parses back to the same predicate and evaluating it never traps.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let format = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+    if let query = try? MetadataPredicate(metadataQueryString: format, now: Date(timeIntervalSince1970: 1_790_000_000)) { check(query, format) }
     guard let predicate = try? MetadataPredicate(format: format, "kMDItemFSName", "value", 42) else { return 0 }
+    check(predicate, format)
+    return 0
+}
+
+private func check(_ predicate: MetadataPredicate, _ format: String) {
     guard let again = try? MetadataPredicate(format: predicate.predicateFormat) else {
         preconditionFailure("\(predicate.predicateFormat) does not parse back")
     }
@@ -22,7 +28,6 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         case .bool: .bool(true)
         }
     }
-    return 0
 }
 
 /// SwiftPM links executables through `FuzzPredicate_main`; hand control to libFuzzer's driver.

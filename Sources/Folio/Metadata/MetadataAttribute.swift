@@ -30,6 +30,8 @@ public struct MetadataAttribute: Sendable, Hashable {
     public static let contentType = MetadataAttribute(name: "kMDItemContentType", kind: .string)
     /// Its type and every type that type conforms to.
     public static let contentTypeTree = MetadataAttribute(name: "kMDItemContentTypeTree", kind: .strings)
+    /// The document's text, Apple's `kMDItemTextContent`: searchable, never returned whole.
+    public static let textContent = MetadataAttribute(name: "kMDItemTextContent", kind: .string)
     /// The user's tags (`user.xdg.tags`), Apple's `kMDItemUserTags`.
     public static let userTags = MetadataAttribute(name: "kMDItemUserTags", kind: .strings)
     /// When the item was last opened or used, Apple's `kMDItemLastUsedDate`.
@@ -68,7 +70,7 @@ public struct MetadataAttribute: Sendable, Hashable {
     /// Every attribute, by name.
     public static let all: [String: MetadataAttribute] = Dictionary(
         uniqueKeysWithValues: [
-            fsName, displayName, url, path, fsSize, fsCreationDate, fsContentChangeDate, contentType, contentTypeTree, userTags,
+            fsName, displayName, url, path, fsSize, fsCreationDate, fsContentChangeDate, contentType, contentTypeTree, textContent, userTags,
             lastUsedDate, favoriteRank, isUbiquitous, hasUnresolvedConflicts, isDownloading, isUploaded, isUploading,
             percentDownloaded, percentUploaded, downloadingStatus, uploadingError, downloadingError, isPinned, isExternalDocument,
             containerDisplayName, urlInLocalContainer,

@@ -40,6 +40,11 @@ extension MetadataPredicate.Comparison {
             }
         }
         if case .string(let left) = lhs, case .string(let right) = rhs {
+            if options.contains(.words), op == .equal || op == .like {
+                // Word by word: a word that matches, or (without wildcards) begins with the text.
+                let pattern = WildcardPattern(fold(right, options) + (op == .equal ? "*" : ""), literal: op == .equal)
+                return words(of: left).contains { pattern.matches(fold($0, options)) }
+            }
             let a = fold(left, options), b = fold(right, options)
             if let ordered = order(a, op, b) { return ordered }
             switch op {
@@ -68,6 +73,31 @@ extension MetadataPredicate.Comparison {
         }
     }
 
+    /// The words of `text` as Spotlight's word-based comparison splits it: at anything that is
+    /// not a letter or a digit, and where a lower-case letter is followed by an upper-case one
+    /// ("MyWindow": "My", "Window").
+    static func words(of text: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var previousLower = false
+        for character in text {
+            guard character.isLetter || character.isNumber else {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                previousLower = false
+                continue
+            }
+            if previousLower, character.isUppercase, !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+            word.append(character)
+            previousLower = character.isLowercase
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
+    }
+
     /// Text as the options compare it.
     static func fold(_ text: String, _ options: MetadataPredicate.Options) -> String {
         guard !options.isEmpty else { return text }
@@ -81,18 +111,24 @@ extension MetadataPredicate.Comparison {
 /// `LIKE` patterns: `*` any run of characters, `?` one character, everything else literal.
 struct WildcardPattern {
     let pattern: [Character]
+    /// The positions of the pattern that are literal although they are `*` or `?` (text matched
+    /// as a prefix: only its last `*` is a wildcard).
+    private let literalBefore: Int
 
-    init(_ pattern: String) { self.pattern = Array(pattern) }
+    init(_ pattern: String, literal: Bool = false) {
+        self.pattern = Array(pattern)
+        literalBefore = literal ? self.pattern.count - 1 : 0
+    }
 
     func matches(_ text: String) -> Bool {
         let characters = Array(text)
         var t = 0, p = 0
         var starP = -1, starT = 0
         while t < characters.count {
-            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == characters[t]) {
+            if p < pattern.count, (pattern[p] == "?" && p >= literalBefore) || ((pattern[p] != "*" || p < literalBefore) && pattern[p] == characters[t]) {
                 t += 1
                 p += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            } else if p < pattern.count, pattern[p] == "*", p >= literalBefore {
                 starP = p
                 starT = t
                 p += 1
@@ -104,7 +140,7 @@ struct WildcardPattern {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, pattern[p] == "*", p >= literalBefore { p += 1 }
         return p == pattern.count
     }
 }

@@ -32,6 +32,10 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
         public static let caseInsensitive = Options(rawValue: 1)
         /// `[d]`.
         public static let diacriticInsensitive = Options(rawValue: 2)
+        /// `[w]`, Spotlight's word-based comparison: the value holds a word (split at spaces,
+        /// punctuation and lower-to-upper-case changes) that matches the text, or begins with it
+        /// (Folio's extension of the format syntax; Spotlight's query strings write it `"text"w`).
+        public static let words = Options(rawValue: 4)
     }
 
     /// A comparison operator.
@@ -86,6 +90,26 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
         node = try parser.parse()
     }
 
+    /// Parses Spotlight's query language, as macOS's `NSPredicate(fromMetadataQueryString:)`
+    /// does (`kMDItemFSName == "*.pdf"c && kMDItemFSContentChangeDate >= $time.today(-7)`); nil
+    /// when the string is not a query. ``init(metadataQueryString:)`` says why.
+    public init?(fromMetadataQueryString queryString: String) {
+        guard let parsed = try? MetadataPredicate(metadataQueryString: queryString) else { return nil }
+        self = parsed
+    }
+
+    /// Parses Spotlight's query language: comparisons (`==` `!=` `<` `>` `<=` `>=`) of an
+    /// attribute with a string (`*` and `?` wildcards; the modifiers `c`, `d` and `w` after it or
+    /// in brackets after the operator), a number or a date (`$time.today(-1)`, `$time.this_week`,
+    /// `$time.iso("…")`); `InRange(attribute, low, high)`; `&&`, `||`, `!` and parentheses; `*`
+    /// as the attribute for every text attribute. `now` fixes the present for `$time`.
+    ///
+    /// - Throws: `MetadataPredicateError`, naming the offending token and its offset.
+    public init(metadataQueryString queryString: String, now: Date = Date()) throws(MetadataPredicateError) {
+        var parser = try MetadataQueryStringParser(queryString, now: now)
+        node = try parser.parse()
+    }
+
     /// The predicate that every item satisfies.
     public static let truePredicate = MetadataPredicate(node: .constant(true))
     /// The predicate no item satisfies.
@@ -110,7 +134,7 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
             text += comparison.attribute.name + " " + comparison.op.rawValue
             if !comparison.options.isEmpty {
                 text += "[" + (comparison.options.contains(.caseInsensitive) ? "c" : "")
-                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + "]"
+                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + (comparison.options.contains(.words) ? "w" : "") + "]"
             }
             return text + " " + comparison.value.description
         }

@@ -345,8 +345,9 @@ struct MetadataPredicateParser {
             switch letter {
             case "c": options.insert(.caseInsensitive)
             case "d": options.insert(.diacriticInsensitive)
+            case "w": options.insert(.words)
             case "n", "l": break  // normalized, locale: nothing to do here
-            default: throw error("unknown option '\(letter)': use c (case) or d (diacritics)", token)
+            default: throw error("unknown option '\(letter)': use c (case), d (diacritics) or w (words)", token)
             }
         }
         try expect("]", "] to close the options")

@@ -106,6 +106,14 @@ struct PredicateCompiler {
 
     /// Narrows by the folded name (a match in any mode is a match folded); never exact.
     private func name(_ comparison: MetadataPredicate.Comparison) -> Clause? {
+        if comparison.options.contains(.words) {
+            // A word that matches holds the text's longest literal run: the name does too.
+            guard case .string(let text) = comparison.value else { return nil }
+            let folded = MetadataFacts.searchFold(text)
+            let runs = comparison.op == .like ? folded.split(whereSeparator: { $0 == "*" || $0 == "?" }).map(String.init) : [folded]
+            guard let longest = runs.max(by: { $0.count < $1.count }), !longest.isEmpty else { return nil }
+            return Self.like([.any, .text(longest), .any], literal: longest)
+        }
         guard case .string(let text) = comparison.value else {
             if comparison.op == .in, case .array(let values) = comparison.value {
                 let strings = values.compactMap(\.string).map(MetadataFacts.searchFold)

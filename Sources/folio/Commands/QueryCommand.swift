@@ -22,68 +22,8 @@ struct QueryCommand: ParsableCommand {
             printError("folio query: \(error)")
             throw ExitCode(2)
         }
-        let query = MetadataQuery()
-        query.predicate = parsed
-        query.searchScopes = (scopes.isEmpty ? [FileManager.default.currentDirectoryPath] : scopes).map {
-            URL(fileURLWithPath: $0).standardizedFileURL
-        }
-        if let sort { query.sortDescriptors = [MetadataSortDescriptor(key: sort, ascending: !descending)] }
-        query.notificationBatchingInterval = 0.2
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        query.operationQueue = queue
-        let finished = DispatchSemaphore(value: 0)
-        let printer = ResultPrinter(json: json)
-        let observers = [
-            NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: queue) { _ in
-                for item in query.results.compactMap({ $0 as? MetadataItem }) { printer.print(item, change: nil) }
-                finished.signal()
-            },
-            NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidUpdate, object: query, queue: queue) { note in
-                for (key, change) in [
-                    (NSMetadataQueryUpdateAddedItemsKey, "added"), (NSMetadataQueryUpdateChangedItemsKey, "changed"),
-                    (NSMetadataQueryUpdateRemovedItemsKey, "removed"),
-                ] {
-                    for item in note.userInfo?[key] as? [MetadataItem] ?? [] { printer.print(item, change: change) }
-                }
-            },
-        ]
-        defer { observers.forEach(NotificationCenter.default.removeObserver) }
-        guard query.start() else {
-            printError("folio query: the query did not start (check the scopes)")
-            throw ExitCode.failure
-        }
-        finished.wait()
-        if live {
-            printError("folio query: watching for changes (interrupt to stop)")
-            // Not `dispatchMain()`: on Linux its exit of the main thread upsets libdispatch's
-            // worker threads once they retire (SIGILL in the thread-specific data cleanup).
-            while true { pause() }
-        }
-        query.stop()
-    }
-}
-
-/// Prints results: the path (with +, ~ or - for live changes), or JSON lines.
-private final class ResultPrinter: @unchecked Sendable {
-    let json: Bool
-    init(json: Bool) { self.json = json }
-
-    func print(_ item: MetadataItem, change: String?) {
-        let path = item.value(forAttribute: NSMetadataItemPathKey) as? String ?? "?"
-        if json {
-            var object: [String: WireValue] = [
-                "path": .string(path), "name": .string(item.value(forAttribute: NSMetadataItemFSNameKey) as? String ?? ""),
-                "size": .int(Int64(item.value(forAttribute: NSMetadataItemFSSizeKey) as? Int ?? 0)),
-                "contentType": .string(item.value(forAttribute: NSMetadataItemContentTypeKey) as? String ?? ""),
-                "modified": .double((item.value(forAttribute: NSMetadataItemFSContentChangeDateKey) as? Date)?.timeIntervalSince1970 ?? 0),
-            ]
-            if let change { object["change"] = .string(change) }
-            Swift.print(String(decoding: WireValue.object(object).serialized(), as: UTF8.self))
-        } else {
-            let mark = change.map { ["added": "+ ", "changed": "~ ", "removed": "- "][$0] ?? "" } ?? ""
-            Swift.print(mark + path)
-        }
-        fflush(nil)
+        let scopes = (scopes.isEmpty ? [FileManager.default.currentDirectoryPath] : scopes).map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let sorting = sort.map { [MetadataSortDescriptor(key: $0, ascending: !descending)] } ?? []
+        try QueryRunner(command: "folio query", output: json ? .json : .paths, live: live).run(parsed, scopes: scopes, sortedBy: sorting)
     }
 }
