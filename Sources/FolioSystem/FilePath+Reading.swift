@@ -34,4 +34,30 @@ extension FilePath {
         bytes.removeSubrange(count...)
         return bytes
     }
+
+    /// Reads at most `limit` bytes from the start of the regular file at this path, opened without
+    /// following a symbolic link and without blocking (a FIFO or a device swapped in is refused,
+    /// never waited on), and checked to be a regular file once open.
+    ///
+    /// - Throws: the `Errno` of a failed `open` or `read`; `.invalidArgument` for anything but a
+    ///   regular file.
+    public func readRegularFilePrefix(limit: Int) throws(Errno) -> [UInt8] {
+        let fd = try valueOrErrno { self.withPlatformString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) } }
+        defer { _ = close(fd) }
+        var status = Glibc.stat()
+        guard Glibc.fstat(fd, &status) == 0 else { throw Errno(rawValue: errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { throw .invalidArgument }
+        var bytes = [UInt8](repeating: 0, count: Swift.min(limit, Swift.max(Int(status.st_size), 0) + 1))
+        var count = 0
+        while count < bytes.count {
+            let filled = count
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw Errno(rawValue: errno) }
+            if n == 0 { break }
+            count += n
+        }
+        bytes.removeSubrange(count...)
+        return bytes
+    }
 }

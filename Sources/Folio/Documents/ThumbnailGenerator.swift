@@ -112,27 +112,11 @@ enum ThumbnailGenerator {
     /// The command inside bubblewrap when the machine has it: everything read-only, the output's
     /// folder writable, no network, a private /tmp (with the input in it when it lives there).
     static func sandboxed(_ command: [String], input: String, output: String) -> [String] {
-        guard let bwrap = usableBubblewrap else { return command }
-        let folder = (output as NSString).deletingLastPathComponent
-        // The private /tmp first; then the input (read-only) and the output folder over it.
-        return [
-            bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind", input, input, "--bind", folder,
-            folder, "--unshare-all", "--die-with-parent", "--new-session", "--",
-        ] + command
+        Bubblewrap.wrap(command, readable: [input], writable: [(output as NSString).deletingLastPathComponent])
     }
 
-    /// bubblewrap, when it is installed and can make namespaces here (a container may forbid it).
-    static let usableBubblewrap: String? = {
-        guard let bwrap = ExecutableSearch.locate("bwrap") else { return nil }
-        guard run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true"]) else {
-            logger.warning("bubblewrap cannot make namespaces here; thumbnailers run without a sandbox")
-            return nil
-        }
-        return bwrap
-    }()
-
     /// Runs `command` with the time limit; whether it exited with 0.
-    private static func run(_ command: [String]) -> Bool {
+    static func run(_ command: [String]) -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

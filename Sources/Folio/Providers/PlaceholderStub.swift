@@ -2,6 +2,8 @@
 @preconcurrency import Glibc
 #endif
 package import Foundation
+import FolioSystem
+import SystemPackage
 
 /// What stands in a replica for a file whose content is not local: `name.ext.folio-cloud`, a small
 /// JSON file beside where the document would be (Nextcloud's suffixed virtual files; Apple's
@@ -86,20 +88,8 @@ package struct PlaceholderStub: Codable, Equatable, Sendable {
 
     /// The stub at `path` (not followed if a symbolic link), or nil when there is none or it is not one.
     package static func read(at path: String) -> PlaceholderStub? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumSize else { return nil }
-        var buffer = [UInt8](repeating: 0, count: maximumSize + 1)
-        var count = 0
-        while count < buffer.count {
-            let read = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        return parse(Array(buffer[..<count]), stubName: String(path.split(separator: "/").last ?? ""))
+        guard let bytes = try? FilePath(path).readRegularFilePrefix(limit: maximumSize + 1), bytes.count <= maximumSize else { return nil }
+        return parse(bytes, stubName: String(path.split(separator: "/").last ?? ""))
     }
 
     /// Whether `name` is a stub's name (the suffix after at least one character).

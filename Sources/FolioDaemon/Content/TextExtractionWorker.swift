@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSystem
+import Foundation
+
+/// The process that reads documents' text (`folio extract-worker`), kept running across files and
+/// sandboxed: inside bubblewrap (read-only, no network), with its address space limited, and each
+/// file given `timeLimit`. A file that crashes the worker, exhausts its memory or outlasts the
+/// limit fails (the index remembers it and does not try it again until it changes); the next file
+/// gets a new worker. Blocking: call it from a queue or pool made for blocking work.
+///
+/// Protocol, one request at a time: the worker reads `<format>\t<path>\n` and answers `ok
+/// <byte count>\n<text>` or `error <reason>\n`.
+final class TextExtractionWorker: @unchecked Sendable {
+    /// Why a file's text could not be read.
+    enum Failure: Error, Equatable, CustomStringConvertible {
+        /// The worker read the file and said why not (unreadable, a tool missing, a tool failed).
+        case refused(String)
+        /// The file took longer than the limit.
+        case timedOut
+        /// The worker died on it (a crash, its memory limit).
+        case crashed
+        /// No worker could be started.
+        case unavailable(String)
+
+        var description: String {
+            switch self {
+            case .refused(let reason): reason
+            case .timedOut: "the text extractor took too long"
+            case .crashed: "the text extractor crashed on it"
+            case .unavailable(let reason): "no text extractor: \(reason)"
+            }
+        }
+    }
+
+    let command: [String]
+    let timeLimit: Duration
+    private var process: Process?
+    private var input: FileHandle?
+    private var output: Int32 = -1
+    private var buffer: [UInt8] = []
+    private let lock = NSLock()
+
+    /// - Parameters:
+    ///   - executable: the `folio` executable (the worker is its `extract-worker` command).
+    ///   - memoryLimit: the worker's address space, in bytes.
+    init(executable: String, timeLimit: Duration = .seconds(10), memoryLimit: Int = 2 << 30) {
+        var command = [executable, "extract-worker"]
+        if let prlimit = ExecutableSearch.locate("prlimit") { command = [prlimit, "--as=\(memoryLimit)", "--core=0", "--"] + command }
+        self.command = Bubblewrap.wrap(command, privateTemporary: false)
+        self.timeLimit = timeLimit
+    }
+
+    deinit { stop() }
+
+    /// The text of the file at `path`, read as `format`.
+    func text(ofFileAt path: String, format: TextExtractor.Format) throws(Failure) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !path.contains("\n"), !path.contains("\t") else { throw .refused("a path with a line break or a tab") }
+        try start()
+        let request = Data("\(format.rawValue)\t\(path)\n".utf8)
+        do {
+            try input?.write(contentsOf: request)
+        } catch {
+            stop()
+            throw .crashed
+        }
+        let deadline = ContinuousClock.now + timeLimit
+        let header = try readLine(until: deadline)
+        if header.hasPrefix("error ") { throw .refused(String(header.dropFirst(6))) }
+        guard header.hasPrefix("ok "), let count = Int(header.dropFirst(3)), count >= 0, count <= TextExtractor.textLimit else {
+            stop()
+            throw .crashed
+        }
+        let bytes = try read(count, until: deadline)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Stops the worker (the next request starts another).
+    func stop() {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? input?.close()
+        if output >= 0 { close(output) }
+        process = nil
+        input = nil
+        output = -1
+        buffer = []
+    }
+
+    private func start() throws(Failure) {
+        if let process, process.isRunning { return }
+        stop()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        let requests = Pipe(), replies = Pipe()
+        process.standardInput = requests
+        process.standardOutput = replies
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw .unavailable("\(command[0]): \(error)")
+        }
+        self.process = process
+        input = requests.fileHandleForWriting
+        output = dup(replies.fileHandleForReading.fileDescriptor)
+        try? replies.fileHandleForReading.close()
+    }
+
+    private func fill(until deadline: ContinuousClock.Instant) throws(Failure) {
+        let remaining = deadline - .now
+        guard remaining > .zero else {
+            stop()
+            throw .timedOut
+        }
+        var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(min(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready == 0 || (ready < 0 && errno == EINTR) { return }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let count = chunk.withUnsafeMutableBytes { Glibc.read(output, $0.baseAddress!, $0.count) }
+        guard count > 0 else {
+            stop()
+            throw .crashed
+        }
+        buffer += chunk[..<count]
+    }
+
+    private func readLine(until deadline: ContinuousClock.Instant) throws(Failure) -> String {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            guard buffer.count < 4096 else {
+                stop()
+                throw .crashed
+            }
+            try fill(until: deadline)
+        }
+    }
+
+    private func read(_ count: Int, until deadline: ContinuousClock.Instant) throws(Failure) -> [UInt8] {
+        while buffer.count < count { try fill(until: deadline) }
+        let bytes = Array(buffer[..<count])
+        buffer.removeFirst(count)
+        return bytes
+    }
+}

@@ -1,0 +1,174 @@
+@testable import FolioDaemon
+import Folio
+import FolioTesting
+import FolioTestTraits
+import Foundation
+import Testing
+
+/// The content index's text extraction, in its sandboxed worker process (`folio extract-worker`),
+/// on files each test writes itself: every format read, hostile files refused within the limits.
+@Suite("Text extraction for the content index", .elasticPool)
+struct TextExtractionTests {
+    /// A one-page PDF with its text in Helvetica, cross-reference table and all.
+    static func pdf(_ text: String) -> Data {
+        let stream = "BT /F1 24 Tf 72 700 Td (\(text)) Tj ET"
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+            "<< /Length \(stream.utf8.count) >>\nstream\n\(stream)\nendstream", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+        var body = "%PDF-1.4\n"
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(body.utf8.count)
+            body += "\(index + 1) 0 obj\n\(object)\nendobj\n"
+        }
+        let xref = body.utf8.count
+        body += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { body += String(format: "%010d 00000 n \n", offset) }
+        body += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Data(body.utf8)
+    }
+
+    /// A zip of `files` (names to contents), made with Info-ZIP's `zip`, stored first (as ODF and
+    /// EPUB want `mimetype`).
+    static func zip(_ files: [(String, Data)], at path: String, in dir: TemporaryDirectory) throws {
+        let folder = dir.child("zip-\(UUID().uuidString)")
+        for (name, data) in files {
+            let file = folder.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: file)
+        }
+        let result = try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "cd \"$1\" && zip -q -X -r \"$2\" . ", "sh", folder.path, path])
+        guard result.status == 0 else { throw TestFailure("zip: \(result.stderr)") }
+    }
+
+    static func worker(timeLimit: Duration = .seconds(20)) -> TextExtractionWorker {
+        TextExtractionWorker(executable: ProcessRunner.folioExecutable().path, timeLimit: timeLimit)
+    }
+
+    @Test func everyFormatIsRead() throws {
+        let dir = try TemporaryDirectory("extract-formats")
+        try dir.write("plain.txt", "Grüße aus Köln\n")
+        try dir.write("main.swift", "let answer = 42 // the answer\n")
+        try dir.write("page.html", """
+            <html><head><title>Page title</title><script>var secret = "scripted";</script><style>.x { color: red }</style></head>
+            <body><h1>Heading</h1><p>Caf&eacute; &amp; cr&#232;me<br>next line</p><!-- a comment --></body></html>
+            """)
+        try Self.pdf("Hello PDF world").write(to: dir.child("paper.pdf"))
+        let odfContent = """
+            <?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" \
+            xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:h>Odt heading</text:h>\
+            <text:p>First <text:span>paragraph</text:span></text:p><text:p>Second&#160;one</text:p></office:text></office:body></office:document-content>
+            """
+        try Self.zip([("mimetype", Data("application/vnd.oasis.opendocument.text".utf8)), ("content.xml", Data(odfContent.utf8))], at: dir.child("letter.odt").path, in: dir)
+        let docx = """
+            <?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>\
+            <w:p><w:r><w:t>Docx first</w:t></w:r><w:r><w:tab/><w:t xml:space="preserve">run</w:t></w:r></w:p><w:p><w:r><w:t>Docx second</w:t></w:r></w:p></w:body></w:document>
+            """
+        try Self.zip([("[Content_Types].xml", Data("<Types/>".utf8)), ("word/document.xml", Data(docx.utf8))], at: dir.child("report.docx").path, in: dir)
+        try Self.zip(
+            [
+                ("mimetype", Data("application/epub+zip".utf8)),
+                ("META-INF/container.xml", Data("<container/>".utf8)),
+                ("OEBPS/chapter1.xhtml", Data("<html><body><h1>Chapter one</h1><p>Call me Ishmael.</p></body></html>".utf8)),
+                ("OEBPS/chapter2.xhtml", Data("<html><body><p>Second chapter</p></body></html>".utf8)),
+            ], at: dir.child("book.epub").path, in: dir)
+        let mail = """
+            From: Ana <ana@example.com>\r
+            To: Bo <bo@example.com>\r
+            Subject: =?UTF-8?B?UsOpdW5pb24=?= =?UTF-8?Q?_de_lundi?=\r
+            MIME-Version: 1.0\r
+            Content-Type: multipart/mixed; boundary="outer"\r
+            \r
+            --outer\r
+            Content-Type: multipart/alternative; boundary=inner\r
+            \r
+            --inner\r
+            Content-Type: text/plain; charset=utf-8\r
+            Content-Transfer-Encoding: quoted-printable\r
+            \r
+            On se voit =C3=A0 dix heures, long line=\r
+             joined.\r
+            --inner\r
+            Content-Type: text/html\r
+            \r
+            <p>HTML alternative</p>\r
+            --inner--\r
+            --outer\r
+            Content-Type: application/pdf\r
+            Content-Disposition: attachment; filename="x.pdf"\r
+            Content-Transfer-Encoding: base64\r
+            \r
+            JVBERi0xLjQK\r
+            --outer--\r
+            """
+        try dir.write("meeting.eml", mail)
+
+        let expected: [(String, TextExtractor.Format, [String], [String])] = [
+            ("plain.txt", .plain, ["Grüße aus Köln"], []),
+            ("main.swift", .plain, ["let answer = 42"], []),
+            ("page.html", .html, ["Page title", "Heading", "Café & crème", "next line"], ["scripted", "color", "comment"]),
+            ("paper.pdf", .pdf, ["Hello PDF world"], []),
+            ("letter.odt", .openDocument, ["Odt heading\nFirst paragraph\nSecond\u{A0}one"], ["urn:oasis"]),
+            ("report.docx", .wordDocument, ["Docx first\trun\nDocx second"], ["schemas"]),
+            ("book.epub", .epub, ["Chapter one", "Call me Ishmael.", "Second chapter"], ["container"]),
+            ("meeting.eml", .mail, ["Réunion de lundi", "Ana <ana@example.com>", "On se voit à dix heures, long line joined."], ["HTML alternative", "JVBER"]),
+        ]
+        let worker = Self.worker()
+        for (name, format, contains, lacks) in expected {
+            let path = dir.child(name).path
+            // The format comes from the type content detection gives the file.
+            #expect(TextExtractor.format(of: try UTType.contentType(ofItemAt: URL(fileURLWithPath: path)).type) == format, "\(name)")
+            let text = try worker.text(ofFileAt: path, format: format)
+            for piece in contains { #expect(text.contains(piece), "\(name): \(piece) not in \(text.debugDescription)") }
+            for piece in lacks { #expect(!text.contains(piece), "\(name): \(piece) in \(text.debugDescription)") }
+        }
+        #expect(TextExtractor.format(of: .png) == nil)
+    }
+
+    /// A zip bomb, XML nested two hundred thousand deep, a file that blocks the tool reading it and
+    /// one that is not what its type says: each refused or cut within the limits, and the worker
+    /// carries on with the next file.
+    @Test func hostileFilesStayWithinTheLimits() throws {
+        let dir = try TemporaryDirectory("extract-hostile")
+        // 256 MiB of text inflated from a small zip: read up to the cap, the text cut at 1 MiB.
+        let bomb = dir.child("bomb-src")
+        try FileManager.default.createDirectory(at: bomb.appendingPathComponent("word"), withIntermediateDirectories: true)
+        let handle = try FileHandle(forWritingTo: try dir.write("bomb-src/word/document.xml", "<w:document><w:body><w:p><w:t>"))
+        try handle.seekToEnd()
+        let block = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+        for _ in 0..<256 { try handle.write(contentsOf: block) }
+        try handle.close()
+        let made = try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd \"$1\" && zip -q -X -r \"$2\" .", "sh", bomb.path, dir.child("bomb.docx").path])
+        #expect(made.status == 0)
+        try FileManager.default.removeItem(at: bomb)
+        #expect(try FileManager.default.attributesOfItem(atPath: dir.child("bomb.docx").path)[.size] as? Int ?? .max < 2 << 20)
+        let worker = Self.worker(timeLimit: .seconds(3))
+        let started = ContinuousClock.now
+        let text = try worker.text(ofFileAt: dir.child("bomb.docx").path, format: .wordDocument)
+        #expect(text.utf8.count == TextExtractor.textLimit)
+        #expect(ContinuousClock.now - started < .seconds(3))
+
+        // Nesting costs nothing: the text in the middle is found.
+        let depth = 200_000
+        let nested = String(repeating: "<text:span>", count: depth) + "deep words" + String(repeating: "</text:span>", count: depth)
+        try Self.zip([("content.xml", Data(("<office:text><text:p>" + nested + "</text:p></office:text>").utf8))], at: dir.child("nested.odt").path, in: dir)
+        #expect(try worker.text(ofFileAt: dir.child("nested.odt").path, format: .openDocument) == "deep words")
+
+        // A tool that never finishes (pdftotext waiting on a FIFO that nobody writes): the worker
+        // is stopped at the limit, and the next file gets a new one.
+        #expect(mkfifo(dir.child("stuck.pdf").path, 0o600) == 0)
+        let waited = ContinuousClock.now
+        #expect(throws: TextExtractionWorker.Failure.timedOut) { try worker.text(ofFileAt: dir.child("stuck.pdf").path, format: .pdf) }
+        #expect(ContinuousClock.now - waited < .seconds(6))
+        // A FIFO as plain text is refused at once (never opened to wait).
+        #expect(throws: TextExtractionWorker.Failure.self) { try worker.text(ofFileAt: dir.child("stuck.pdf").path, format: .plain) }
+        // Not a PDF at all: refused with the tool's failure.
+        try dir.write("fake.pdf", "not a pdf")
+        #expect(throws: TextExtractionWorker.Failure.self) { try worker.text(ofFileAt: dir.child("fake.pdf").path, format: .pdf) }
+        try dir.write("after.txt", "still working")
+        #expect(try worker.text(ofFileAt: dir.child("after.txt").path, format: .plain) == "still working")
+    }
+}
