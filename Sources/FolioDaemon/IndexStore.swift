@@ -91,6 +91,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addPendingTypeColumn(db)
             try db.execute(sql: "UPDATE meta SET value = '12' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v13-text-content") { db in
+            try IndexSchema.addTextContent(db)
+            try db.execute(sql: "UPDATE meta SET value = '13' WHERE key = 'schema'")
+        }
         return migrator
     }
 

@@ -4,6 +4,11 @@ import Synchronization
 extension MetadataPredicate.Comparison {
     /// Whether an item's value of the attribute satisfies the comparison.
     func evaluate(_ actual: MetadataValue) -> Bool {
+        if attribute == .textContent {
+            // Text is searched word by word (``TextWords``), whatever the operator's options.
+            guard case .string(let text) = actual, case .string(let search) = value, Self.textOperators.contains(op) else { return false }
+            return TextWords.text(text, holds: search)
+        }
         guard attribute.kind == .strings else { return holds(actual) }
         let values: [MetadataValue]
         switch actual {
@@ -17,6 +22,9 @@ extension MetadataPredicate.Comparison {
         case .none: return !values.contains { holds($0) }
         }
     }
+
+    /// The operators a search of the text takes.
+    package static let textOperators: Set<MetadataPredicate.Operator> = [.equal, .like, .contains, .beginsWith]
 
     private func holds(_ actual: MetadataValue) -> Bool {
         switch op {

@@ -160,7 +160,7 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The attributes the predicate reads.
-    var attributes: Set<MetadataAttribute> {
+    package var attributes: Set<MetadataAttribute> {
         var result = Set<MetadataAttribute>()
         func visit(_ node: Node) {
             switch node {

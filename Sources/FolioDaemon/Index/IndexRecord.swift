@@ -124,6 +124,14 @@ struct IndexRecord: Sendable, Equatable {
         typePending = false
     }
 
+    /// Whether the item may have text to index: a regular file whose content is here.
+    var hasContent: Bool { kind == .regular && downloadStatus != NSMetadataUbiquitousItemDownloadingStatusNotDownloaded }
+
+    /// Whether the content (or the type that says how to read it) differs from `other`'s.
+    func contentDiffers(from other: IndexRecord) -> Bool {
+        kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device || type != other.type
+    }
+
     /// Whether what the file system says differs from what the index has.
     func differs(from other: IndexRecord) -> Bool {
         kind != other.kind || size != other.size || modified != other.modified || inode != other.inode || device != other.device

@@ -105,4 +105,19 @@ enum IndexSchema {
                 UPDATE items SET type_pending = 1 WHERE kind != 2 AND (kind != 1 OR name GLOB '?*.?*');
                 """)
     }
+
+    /// Migration `v13-text-content`: each document's text (`contents`, FTS5: words folded for case
+    /// and diacritics, prefix indexes of two and three characters, row id the item's), and where
+    /// a row stands with it (`content_state`: 1 waits for extraction, 0 read, 2 failed until the
+    /// file changes, NULL no text). Every regular file indexed before waits.
+    static func addTextContent(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE contents USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
+                ALTER TABLE items ADD COLUMN content_state INTEGER;
+                ALTER TABLE items ADD COLUMN content_error TEXT;
+                CREATE INDEX items_content_pending ON items(id) WHERE content_state = 1;
+                UPDATE items SET content_state = 1 WHERE kind = 0 AND download_status IS NOT 'NSMetadataUbiquitousItemDownloadingStatusNotDownloaded';
+                """)
+    }
 }

@@ -60,7 +60,7 @@ struct IndexWriter {
                 record.favoriteRank = old.favoriteRank
                 if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
                 let relist = record.kind == .directory && (old.kind != .directory || old.modified != record.modified)
-                try update(record, relist: relist, db)
+                try update(record, relist: relist, old: old, db)
                 changes.syncStateChanged(record.path, from: old.sync, to: record.sync)
             } else {
                 record.id = try insert(record, parent: id, db)
@@ -103,7 +103,7 @@ struct IndexWriter {
             record.lastUsed = old.lastUsed
             record.favoriteRank = old.favoriteRank
             if old.kind != record.kind { try removeChildren(of: old.id, db, changes: &changes) }
-            try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), db)
+            try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), old: old, db)
             changes.syncStateChanged(path, from: old.sync, to: record.sync)
         } else {
             guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
@@ -171,6 +171,7 @@ struct IndexWriter {
         let range = "path = ? OR (path >= ? AND path < ?)"
         let arguments: StatementArguments = [path, path + "/", path + "0"]
         try db.execute(sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE \(range)", arguments: arguments)
+        try db.execute(sql: "DELETE FROM contents WHERE rowid IN (SELECT id FROM items WHERE (\(range)) AND content_state IS NOT NULL)", arguments: arguments)
         try db.execute(sql: "DELETE FROM items WHERE \(range)", arguments: arguments)
         if db.changesCount > 0 { changes.removedTree(path) }
     }
@@ -191,8 +192,8 @@ struct IndexWriter {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
-                    uploaded, downloading, pinned, sync_error, download_percent, type_pending, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, 0,
+                    uploaded, downloading, pinned, sync_error, download_percent, type_pending, content_state, listed, favorite_rank, last_used)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0,
                     (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
                 """)
         let fold = MetadataFacts.searchFold(record.name)
@@ -200,23 +201,27 @@ struct IndexWriter {
             parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
             record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
             record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.sync?.percentDownloaded,
-            record.typePending,
+            record.typePending, record.hasContent ? 1 : nil,
         ])
         let id = db.lastInsertedRowID
         try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
         return id
     }
 
-    private func update(_ record: IndexRecord, relist: Bool, _ db: Database) throws {
+    /// Rewrites a changed row; its text waits for extraction again when its content or type
+    /// changed (`old`: the row as it was).
+    private func update(_ record: IndexRecord, relist: Bool, old: IndexRecord, _ db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
                 UPDATE items SET kind = ?, size = ?, modified = ?, type = ?, type_pending = ?, tags = ?, device = ?, inode = ?, download_status = ?,
-                listed = CASE WHEN ? THEN 0 ELSE listed END WHERE id = ?
+                listed = CASE WHEN ? THEN 0 ELSE listed END, content_state = CASE WHEN ? THEN ? ELSE content_state END WHERE id = ?
                 """)
+        let contentChanged = !record.hasContent || record.contentDiffers(from: old)
         try statement.execute(arguments: [
             IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.typePending, record.tags, Int64(bitPattern: record.device),
-            Int64(bitPattern: record.inode), record.downloadStatus, relist, record.id,
+            Int64(bitPattern: record.inode), record.downloadStatus, relist, contentChanged, record.hasContent ? 1 : nil, record.id,
         ])
+        if contentChanged, !record.hasContent { try db.cachedStatement(sql: "DELETE FROM contents WHERE rowid = ?").execute(arguments: [record.id]) }
         try updateSyncState(record, db)
     }
 

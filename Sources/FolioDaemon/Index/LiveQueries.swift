@@ -1,5 +1,6 @@
 import Folio
 import Foundation
+import GRDB
 import Logging
 
 /// Where a live query's events go (a client connection).
@@ -102,9 +103,14 @@ final class LiveQueries: @unchecked Sendable {
                     touched = true
                 }
             }
+            let readsText = query.spec.predicate.attributes.contains(.textContent)
             for record in changes.written.values where query.inScope(record.path) {
                 let facts = record.facts
-                if query.spec.predicate.evaluate({ facts.value($0) }) {
+                let matches =
+                    readsText
+                    ? ((try? index.pool.read { db in index.matches(query.spec.predicate, record, db) }) ?? false)
+                    : query.spec.predicate.evaluate({ facts.value($0) })
+                if matches {
                     query.members.insert(record.path)
                     query.removed.remove(record.path)
                     query.written[record.path] = record

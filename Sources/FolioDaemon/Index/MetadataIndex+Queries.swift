@@ -111,8 +111,7 @@ extension MetadataIndex {
             while let row = try rows.next() {
                 let record = IndexRecord(row: row)
                 if clause?.exact != true {
-                    let facts = record.facts
-                    guard predicate.evaluate({ facts.value($0) }) else { continue }
+                    guard matches(predicate, record, db) else { continue }
                 }
                 try each(record)
                 found += 1

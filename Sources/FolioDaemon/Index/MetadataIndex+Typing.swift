@@ -44,6 +44,7 @@ extension MetadataIndex {
         }
         guard !batch.isEmpty else {
             typing = false
+            scheduleExtraction()
             return
         }
         typeWork.async { [self] in
@@ -75,7 +76,9 @@ extension MetadataIndex {
                         record.type = type
                         writer.types.note([type])
                     }
-                    try db.cachedStatement(sql: "UPDATE items SET type = ?, type_pending = 0 WHERE id = ?").execute(arguments: [record.type, record.id])
+                    // A new type may read the text differently: it is read again.
+                    try db.cachedStatement(sql: "UPDATE items SET type = ?, type_pending = 0, content_state = CASE WHEN ? THEN 1 ELSE content_state END WHERE id = ?")
+                        .execute(arguments: [record.type, changed && record.hasContent, record.id])
                     if changed { changes.wrote(record) }
                 }
             }

@@ -38,6 +38,12 @@ final class MetadataIndex: @unchecked Sendable {
     /// Where the typing pass reads files' first bytes: off the index queue, so events and queries
     /// never wait for a disk.
     let typeWork = DispatchQueue(label: "folio.index.types", qos: .utility)
+    /// Whether an extraction step is under way (``scheduleExtraction()``).
+    var extracting = false
+    /// Where documents' text is read (through the sandboxed worker): off the index queue.
+    let contentWork = DispatchQueue(label: "folio.index.contents", qos: .utility)
+    /// The sandboxed text extractor; nil when this process cannot run one.
+    let extractor: TextExtractionWorker?
     private var crawlStarted: ContinuousClock.Instant?
     private var crawled = 0
     private(set) var stopped = false
@@ -61,7 +67,7 @@ final class MetadataIndex: @unchecked Sendable {
     /// stand with the server.
     init(
         pool: DatabasePool, paths: FolioPaths, driveStates: any DriveStateSource, watchesFileSystem: Bool = true, stepDelay: Duration = .zero,
-        logger: Logger
+        extractorExecutable: String? = MetadataIndex.ownExecutable, logger: Logger
     ) {
         self.pool = pool
         self.paths = paths
@@ -71,6 +77,7 @@ final class MetadataIndex: @unchecked Sendable {
         states = UbiquitousStates(driveRoot: paths.driveDirectory, source: driveStates)
         writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger)
         live = LiveQueries(logger: logger)
+        extractor = extractorExecutable.map { TextExtractionWorker(executable: $0) }
     }
 
     // MARK: Life
@@ -127,6 +134,7 @@ final class MetadataIndex: @unchecked Sendable {
             watcher?.stop()
             watcher = nil
         }
+        contentWork.sync { extractor?.stop() }
     }
 
     // MARK: Roots
@@ -177,6 +185,7 @@ final class MetadataIndex: @unchecked Sendable {
         try write { db in
             try db.execute(sql: "DELETE FROM items")
             try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
+            try db.execute(sql: "DELETE FROM contents")
             var changes = IndexChanges()
             for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
         }
@@ -445,6 +454,7 @@ final class MetadataIndex: @unchecked Sendable {
             let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0
             let untyped = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE type_pending = 1") ?? 0
+            let unread = extractor == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE content_state = 1") ?? 0
             var roots: [WireValue] = []
             for row in try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path") {
                 let path: String = row[0]
@@ -453,8 +463,9 @@ final class MetadataIndex: @unchecked Sendable {
                 roots.append(["path": .string(path), "origin": .string(row[1]), "items": .int(Int64(count))])
             }
             return [
-                "state": .string(crawlingNow || pending > 0 ? "crawling" : untyped > 0 ? "typing" : "idle"), "items": .int(Int64(items)),
-                "pending_folders": .int(Int64(pending)), "pending_types": .int(Int64(untyped)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
+                "state": .string(crawlingNow || pending > 0 ? "crawling" : untyped > 0 ? "typing" : unread > 0 ? "extracting" : "idle"),
+                "items": .int(Int64(items)), "pending_folders": .int(Int64(pending)), "pending_types": .int(Int64(untyped)),
+                "pending_contents": .int(Int64(unread)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
                 "queries": .int(Int64(live.count)),
             ]
         }

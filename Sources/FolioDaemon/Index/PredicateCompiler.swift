@@ -60,6 +60,7 @@ struct PredicateCompiler {
         case .contentType: return contentType(comparison)
         case .contentTypeTree: return typeTree(comparison)
         case .userTags: return tags(comparison)
+        case .textContent: return textContent(comparison)
         default: return nil
         }
     }
@@ -231,6 +232,14 @@ struct PredicateCompiler {
         guard !types.isEmpty else { return Clause(sql: "0", arguments: [], exact: false) }
         let sorted = types.sorted()
         return Clause(sql: "type IN (\(Array(repeating: "?", count: sorted.count).joined(separator: ", ")))", arguments: sorted, exact: false)
+    }
+
+    /// The text's words, from the content index: exactly the in-process rule (``TextWords``).
+    private func textContent(_ comparison: MetadataPredicate.Comparison) -> Clause? {
+        guard case .string(let search) = comparison.value, MetadataPredicate.Comparison.textOperators.contains(comparison.op),
+            let query = TextWords.ftsQuery(search)
+        else { return Clause(sql: "0", arguments: [], exact: true) }
+        return Clause(sql: "id IN (SELECT rowid FROM contents WHERE contents MATCH ?)", arguments: [query], exact: true)
     }
 
     private func tags(_ comparison: MetadataPredicate.Comparison) -> Clause? {

@@ -10,9 +10,9 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index status [--json] [--wait]`.
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, items still to type by content, roots, watches.")
+        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, items to type by content, texts to read, roots, watches.")
         @Flag(help: "Print JSON.") var json = false
-        @Flag(help: "Wait until the crawl and the typing are done (printing progress to stderr).") var wait = false
+        @Flag(help: "Wait until the crawl, the typing and the reading of texts are done (printing progress to stderr).") var wait = false
 
         func run() throws {
             let status = try withDaemon("index status") { daemon -> WireValue in
@@ -20,6 +20,8 @@ struct IndexCommand: ParsableCommand {
                 while wait, status["state"]?.stringValue != "idle" {
                     if status["state"]?.stringValue == "typing" {
                         printError("typing by content: \(status["pending_types"]?.intValue ?? 0) items to go")
+                    } else if status["state"]?.stringValue == "extracting" {
+                        printError("reading documents' text: \(status["pending_contents"]?.intValue ?? 0) to go")
                     } else {
                         printError("crawling: \(status["items"]?.intValue ?? 0) items, \(status["pending_folders"]?.intValue ?? 0) folders to go")
                     }
@@ -36,6 +38,7 @@ struct IndexCommand: ParsableCommand {
             print("items: \(status["items"]?.intValue ?? 0)")
             print("folders to crawl: \(status["pending_folders"]?.intValue ?? 0)")
             print("items to type by content: \(status["pending_types"]?.intValue ?? 0)")
+            print("documents whose text is still to read: \(status["pending_contents"]?.intValue ?? 0)")
             print("folders watched: \(status["watched_folders"]?.intValue ?? 0)")
             print("live queries: \(status["queries"]?.intValue ?? 0)")
             for root in status["roots"]?.arrayValue ?? [] {
