@@ -41,7 +41,8 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
     let index = MetadataIndex(
         pool: store.pool, paths: paths, driveStates: DriveJournalStates(paths: paths, database: store.pool),
-        watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay, logger: logger)
+        watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay,
+        extractorExecutable: configuration.indexReadsContent ? MetadataIndex.ownExecutable : nil, logger: logger)
     let drive = configuration.driveProvider.map {
         DriveService(
             paths: paths, database: store.pool, makeProvider: $0, interval: configuration.driveInterval, statesChanged: { index.refreshDriveStates(downloading: $0) },

@@ -19,6 +19,10 @@ public struct DaemonConfiguration: Sendable {
     /// down to kill the daemon in the middle of it).
     public var indexStepDelay: Duration
 
+    /// Whether the index reads documents' text for content search (`FOLIO_INDEX_CONTENT=off`
+    /// turns it off: names, types and dates only, as benchmarks of the crawl want).
+    public var indexReadsContent: Bool
+
     /// Makes the drive's provider from its configuration (nil while no drive is set up); without
     /// it the daemon leaves the drive to `folio drive sync`. The `folio daemon` command sets it.
     public var driveProvider: (@Sendable () throws -> (any FileProvider)?)?
@@ -59,6 +63,7 @@ public struct DaemonConfiguration: Sendable {
         case let value?: webPort = Int(value).flatMap { (0...65535).contains($0) ? $0 : nil } ?? 0
         }
         indexWatchesFileSystem = environment["FOLIO_INDEX_WATCH"] != "off"
+        indexReadsContent = environment["FOLIO_INDEX_CONTENT"] != "off"
         driveInterval = .seconds(environment["FOLIO_DRIVE_INTERVAL"].flatMap { Double($0) }.map { min(max($0, 0.5), 86_400) } ?? 60)
         indexStepDelay = .milliseconds(Int64(environment["FOLIO_INDEX_STEP_DELAY"].flatMap { Int($0) }.map { min(max($0, 0), 10_000) } ?? 0))
     }

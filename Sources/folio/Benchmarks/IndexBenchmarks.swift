@@ -29,7 +29,8 @@ enum IndexBenchmarks {
         let findSeconds = harness.medianSeconds { BenchmarkTree.runQuietly(find) }
         let findRSS = BenchmarkTree.peakRSS(find)
 
-        let daemon = try BenchmarkDaemon(root: root + "/daemon")
+        // Names, types and dates: the crawl as it was measured before text extraction existed.
+        let daemon = try BenchmarkDaemon(root: root + "/daemon", environment: ["FOLIO_INDEX_CONTENT": "off"])
         defer { daemon.stop() }
         let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
         defer { engine.disconnect() }
@@ -78,7 +79,7 @@ enum IndexBenchmarks {
         let live = tree + "/live"
         try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
         let uncoordinated = try updateLatencies(live, engine, coordinated: false)
-        let stitching = try BenchmarkDaemon(root: root + "/stitching", environment: ["FOLIO_INDEX_WATCH": "off"])
+        let stitching = try BenchmarkDaemon(root: root + "/stitching", environment: ["FOLIO_INDEX_WATCH": "off", "FOLIO_INDEX_CONTENT": "off"])
         defer { stitching.stop() }
         let stitchingEngine = try DaemonCoordinationEngine(socketPath: stitching.socket, app: nil)
         defer { stitchingEngine.disconnect() }

@@ -30,7 +30,8 @@ enum WebBenchmarks {
         BenchmarkTree.generate(tree, files: max(0, indexed - folderEntries))
         print("web: a folder of \(folderEntries) files and a tree of \(max(0, indexed - folderEntries)), made in \(String(format: "%.1f", Date().timeIntervalSince(made))) s")
 
-        let daemon = try BenchmarkDaemon(root: root + "/daemon")
+        // The page over names: no text extraction running beside it.
+        let daemon = try BenchmarkDaemon(root: root + "/daemon", environment: ["FOLIO_INDEX_CONTENT": "off"])
         defer { daemon.stop() }
         let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
         defer { engine.disconnect() }
