@@ -10,7 +10,8 @@ package enum TextWords {
     package static func words(of text: String) -> [String] {
         var words: [String] = []
         var word = ""
-        for character in text {
+        // Folded once, whole: a document's text may hold a hundred thousand words.
+        for character in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) {
             if character.isLetter || character.isNumber {
                 word.append(character)
             } else if !word.isEmpty {
@@ -19,7 +20,7 @@ package enum TextWords {
             }
         }
         if !word.isEmpty { words.append(word) }
-        return words.map { $0.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+        return words
     }
 
     /// Whether `text` holds the words of `search` in sequence, the last as a prefix; false when

@@ -13,9 +13,9 @@ import Foundation
 ///
 /// Protocol, one request at a time: the worker reads `<format>\t<path>\n` and answers `ok
 /// <byte count>\n<text>` or `error <reason>\n`.
-final class TextExtractionWorker: @unchecked Sendable {
+package final class TextExtractionWorker: @unchecked Sendable {
     /// Why a file's text could not be read.
-    enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The worker read the file and said why not (unreadable, a tool missing, a tool failed).
         case refused(String)
         /// The file took longer than the limit.
@@ -25,7 +25,7 @@ final class TextExtractionWorker: @unchecked Sendable {
         /// No worker could be started.
         case unavailable(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .refused(let reason): reason
             case .timedOut: "the text extractor took too long"
@@ -46,7 +46,7 @@ final class TextExtractionWorker: @unchecked Sendable {
     /// - Parameters:
     ///   - executable: the `folio` executable (the worker is its `extract-worker` command).
     ///   - memoryLimit: the worker's address space, in bytes.
-    init(executable: String, timeLimit: Duration = .seconds(10), memoryLimit: Int = 2 << 30) {
+    package init(executable: String, timeLimit: Duration = .seconds(10), memoryLimit: Int = 2 << 30) {
         var command = [executable, "extract-worker"]
         if let prlimit = ExecutableSearch.locate("prlimit") { command = [prlimit, "--as=\(memoryLimit)", "--core=0", "--"] + command }
         self.command = Bubblewrap.wrap(command, privateTemporary: false)
@@ -56,31 +56,68 @@ final class TextExtractionWorker: @unchecked Sendable {
     deinit { stop() }
 
     /// The text of the file at `path`, read as `format`.
-    func text(ofFileAt path: String, format: TextExtractor.Format) throws(Failure) -> String {
+    package func text(ofFileAt path: String, format: TextExtractor.Format) throws(Failure) -> String {
+        let results = texts(of: [(path, format)])
+        guard let result = results.first else { throw .crashed }
+        return try result.get()
+    }
+
+    /// The texts of `files`, in order: the requests are all sent at once, so the worker reads one
+    /// file while the text of the one before travels back. Each file has `timeLimit` from the end
+    /// of the one before. The results stop at a file that timed out or crashed the worker (that
+    /// file's failure is the last result): the files after it were not read.
+    package func texts(of files: [(path: String, format: TextExtractor.Format)]) -> [Result<String, Failure>] {
         lock.lock()
         defer { lock.unlock() }
-        guard !path.contains("\n"), !path.contains("\t") else { throw .refused("a path with a line break or a tab") }
-        try start()
-        let request = Data("\(format.rawValue)\t\(path)\n".utf8)
+        var requests: [UInt8] = []
+        var sent: [Int] = []
+        for (index, file) in files.enumerated() {
+            if file.path.contains("\n") || file.path.contains("\t") { continue }
+            requests += Array("\(file.format.rawValue)\t\(file.path)\n".utf8)
+            sent.append(index)
+        }
         do {
-            try input?.write(contentsOf: request)
+            try start()
+        } catch {
+            return [.failure(error)]
+        }
+        do {
+            try input?.write(contentsOf: Data(requests))
         } catch {
             stop()
-            throw .crashed
+            return [.failure(.crashed)]
         }
-        let deadline = ContinuousClock.now + timeLimit
+        var answers: [Int: Result<String, Failure>] = [:]
+        for index in sent {
+            do {
+                answers[index] = .success(try readReply(until: .now + timeLimit))
+            } catch let failure {
+                answers[index] = .failure(failure)
+                if failure == .timedOut || failure == .crashed {
+                    for (position, _) in files.enumerated() where position <= index && answers[position] == nil {
+                        answers[position] = .failure(.refused("a path with a line break or a tab"))
+                    }
+                    return (0...index).map { answers[$0]! }
+                }
+            }
+        }
+        for index in files.indices where answers[index] == nil { answers[index] = .failure(.refused("a path with a line break or a tab")) }
+        return files.indices.map { answers[$0]! }
+    }
+
+    /// One reply: the text, or the worker's reason for refusing the file.
+    private func readReply(until deadline: ContinuousClock.Instant) throws(Failure) -> String {
         let header = try readLine(until: deadline)
         if header.hasPrefix("error ") { throw .refused(String(header.dropFirst(6))) }
         guard header.hasPrefix("ok "), let count = Int(header.dropFirst(3)), count >= 0, count <= TextExtractor.textLimit else {
             stop()
             throw .crashed
         }
-        let bytes = try read(count, until: deadline)
-        return String(decoding: bytes, as: UTF8.self)
+        return String(decoding: try read(count, until: deadline), as: UTF8.self)
     }
 
     /// Stops the worker (the next request starts another).
-    func stop() {
+    package func stop() {
         if let process, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -96,6 +133,9 @@ final class TextExtractionWorker: @unchecked Sendable {
     private func start() throws(Failure) {
         if let process, process.isRunning { return }
         stop()
+        // A worker that died leaves a pipe with no reader: the write fails with EPIPE instead of
+        // ending the daemon with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

@@ -2,16 +2,16 @@ import Folio
 import FolioSystem
 import Foundation
 import SystemPackage
-import UniformTypes
+package import UniformTypes
 
 /// A document's text for the content index: plain text and source code as they are, HTML and
 /// XML without their markup, PDF through poppler's `pdftotext`, OpenDocument and Office Open XML
 /// from the XML inside their zip (`unzip`), EPUB from its XHTML, email from its text parts. Runs
 /// inside the extraction worker (``TextExtractionWorker``), a sandboxed process with time and
 /// memory limits: the files are untrusted.
-enum TextExtractor {
+package enum TextExtractor {
     /// The formats read, by what their types conform to.
-    enum Format: String, Sendable {
+    package enum Format: String, Sendable {
         case plain, markup, html, pdf, openDocument, wordDocument, presentation, spreadsheet, epub, mail
     }
 
@@ -20,7 +20,7 @@ enum TextExtractor {
     static let inflatedLimit = 64 << 20
 
     /// The format of `type`, or nil when its text is not read (images, archives, binaries).
-    static func format(of type: UTType) -> Format? {
+    package static func format(of type: UTType) -> Format? {
         let mimeTypes = Set(([type] + Array(type.supertypes)).compactMap(\.preferredMIMEType))
         if mimeTypes.contains("application/pdf") { return .pdf }
         if mimeTypes.contains("application/epub+zip") { return .epub }

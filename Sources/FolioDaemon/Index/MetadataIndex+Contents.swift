@@ -12,8 +12,6 @@ import UniformTypes
 extension MetadataIndex {
     /// How many documents one extraction step reads, at most.
     static let extractionBatch = 32
-    /// How long one step reads, at most (past it the step ends after its current document).
-    static let extractionBudget: Duration = .milliseconds(500)
 
     /// This process's executable, when it is `folio` (whose `extract-worker` command reads text).
     static let ownExecutable: String? = {
@@ -55,17 +53,19 @@ extension MetadataIndex {
             return
         }
         contentWork.async { [self] in
-            let clock = ContinuousClock()
-            let started = clock.now
+            // Documents of types without text are marked so; the rest go to the worker at once.
             var read: [(IndexRecord, Result<String?, TextExtractionWorker.Failure>)] = []
+            var documents: [(record: IndexRecord, format: TextExtractor.Format)] = []
             for record in batch {
-                if !read.isEmpty, clock.now - started > Self.extractionBudget { break }
-                guard let type = UTType(record.type), let format = TextExtractor.format(of: type) else {
+                if let type = UTType(record.type), let format = TextExtractor.format(of: type) {
+                    documents.append((record, format))
+                } else {
                     read.append((record, .success(nil)))
-                    continue
                 }
-                read.append((record, Result { () throws(TextExtractionWorker.Failure) in try extractor.text(ofFileAt: record.path, format: format) }))
             }
+            // Past a file that stalled or crashed the worker, the rest wait for the next step.
+            let texts = extractor.texts(of: documents.map { ($0.record.path, $0.format) })
+            for (document, text) in zip(documents, texts) { read.append((document.record, text.map { $0 })) }
             work.async { [self, read] in applyContents(read) }
         }
     }

@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync, web.")
+    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, web.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -29,6 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The size of each small file (sync).") var syncFileSize = 4096
     @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
     @Flag(help: ArgumentHelp("Time Folio only, not the baselines (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
+    @Option(help: "The folder whose documents' text is read (content).") var contentCorpus = "/usr/share/doc"
     @Option(help: "The rclone to compare with (sync; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
 
     func run() async throws {
@@ -48,7 +49,8 @@ struct BenchCommand: AsyncParsableCommand {
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
             guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
             try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, sync, web")
+        case "content": try ContentBenchmarks.run(corpus: contentCorpus, rounds: min(rounds, 3))
+        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, web")
         }
     }
 }
