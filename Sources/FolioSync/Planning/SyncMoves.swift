@@ -8,8 +8,8 @@ import Foundation
 ///   device, inode, size and date equal the base's fingerprint; for a placeholder, its stub's).
 /// - Server → here: a path the base knows is gone from the server, unchanged here, and a new
 ///   remote path has the same content version, which no other candidate shares, or which others
-///   share but not with the same name (a WebDAV move keeps the ETag; an S3 copy keeps a
-///   single-part MD5).
+///   share but not with the same name, or which is the one left on each side once the others
+///   paired by name (a WebDAV move keeps the ETag; an S3 copy keeps a single-part MD5).
 /// - A folder is moved as one when it is gone from one place, a new folder appeared, and every
 ///   file moved out of the old one landed at the same place in the new one. What was deleted in
 ///   it moves along and is deleted by the next pass; what is new in it is sent after the move.
@@ -135,6 +135,13 @@ enum SyncMoves {
                 guard let arrived = newsByName[name], arrived.count == 1, let r = remote[arrived[0]] else { continue }
                 moves[arrived[0]] = (named[0].0, r)
                 used.insert(named[0].0)
+            }
+            // One file of the version left on each side once the others paired by name: a rename
+            // (a.txt → b.txt beside a folder's files of the same size and tick, moved by name).
+            let oldLeft = olds.filter { !used.contains($0.0) }, newLeft = news.filter { moves[$0] == nil }
+            if oldLeft.count == 1, newLeft.count == 1, oldLeft.count < olds.count, let r = remote[newLeft[0]] {
+                moves[newLeft[0]] = (oldLeft[0].0, r)
+                used.insert(oldLeft[0].0)
             }
         }
         guard !moves.isEmpty else { return actions }
