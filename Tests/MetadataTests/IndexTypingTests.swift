@@ -24,11 +24,11 @@ struct IndexTypingTests {
             try dir.write("docs/shot.png", Data(ThumbnailTests.png))
             try dir.write("docs/mislabelled.xyzzy", Data(ThumbnailTests.png))
             try dir.write("docs/Notes.rtfd/TXT.rtf", "{\\rtf1 hello}")
-            try dir.write("docs/labelled", "words, not a picture")
+            let labelled = try dir.write("docs/labelled", "words, not a picture")
+            try FilePath(labelled.path).setExtendedAttribute(named: "user.mime_type", to: Array("image/png".utf8))
             try dir.write("docs/photo.png", "words named as a picture")
         }
         let docs = world.docs.path
-        try FilePath(docs + "/labelled").setExtendedAttribute(named: "user.mime_type", to: Array("image/png".utf8))
         try await world.waitUntilIdle()
 
         func indexed() throws -> [String: (type: String, pending: String)] {
@@ -70,6 +70,10 @@ struct IndexTypingTests {
         #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(docs + "/notes") } })
         try FileManager.default.moveItem(atPath: docs + "/binary", toPath: docs + "/binary.png")
         #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(docs + "/binary.png") } })
+        // A file given its type by the attribute after it was typed: typed again (the attribute
+        // changes neither its size nor its date).
+        try FilePath(docs + "/empty").setExtendedAttribute(named: "user.mime_type", to: Array("image/png".utf8))
+        #expect(await recorder.wait { recorder.updates.contains { $0.added.contains(docs + "/empty") } })
         // Renamed so that its name no longer decides: its content does, and it is no image.
         try FileManager.default.moveItem(atPath: docs + "/photo.png", toPath: docs + "/photo")
         #expect(await recorder.wait { recorder.updates.contains { $0.removed.contains(docs + "/photo.png") } })
@@ -87,5 +91,6 @@ struct IndexTypingTests {
             #expect(found.pending == "0", "\(path)")
         }
         #expect(types[docs + "/notes"]?.type == "public.png")
+        #expect(types[docs + "/empty"]?.type == "public.png")
     }
 }

@@ -19,6 +19,9 @@ struct IndexRecord: Sendable, Equatable {
     /// nothing, names several types, or the file names its own: `user.mime_type`); the index's
     /// typing pass looks at these after the crawl.
     var typePending = false
+    /// Whether the file names its own type (`user.mime_type`): read as listed, never kept from
+    /// before (setting the attribute changes neither the size nor the date).
+    var declaresType = false
     /// `"\n"`-separated with a `"\n"` at each end (so one tag is found exactly), nil for none.
     var tags: String?
     var device: UInt64
@@ -64,7 +67,10 @@ struct IndexRecord: Sendable, Equatable {
         // One call lists the attributes (none, for most files); only those present are read.
         let attributes = status.kind == .symbolicLink ? [] : (try? FilePath(path).extendedAttributeNames(followSymlinks: false)) ?? []
         tags = attributes.contains(FileTags.attribute) ? Self.encode(tags: FileTags.tags(atPath: path)) : nil
-        if status.kind == .regular, attributes.contains(UTType.mimeTypeAttribute) { typePending = true }
+        if status.kind == .regular, attributes.contains(UTType.mimeTypeAttribute) {
+            typePending = true
+            declaresType = true
+        }
         device = status.device
         inode = status.inode
         downloadStatus = MetadataFacts.downloadingStatus(ofItemAt: path, kind: status.kind, driveRoot: driveRoot)
@@ -117,7 +123,7 @@ struct IndexRecord: Sendable, Equatable {
     /// content keeps the type its content gave: a listing again does not undo the typing pass. A
     /// renamed one is typed again (its old name may have decided its type: a move marks it).
     mutating func keepContentType(of old: IndexRecord) {
-        guard typePending, !old.typePending, old.name == name, old.kind == kind, old.device == device, old.inode == inode, old.size == size,
+        guard typePending, !declaresType, !old.typePending, old.name == name, old.kind == kind, old.device == device, old.inode == inode, old.size == size,
             old.modified == modified
         else { return }
         type = old.type
