@@ -69,40 +69,40 @@ package final class TextExtractionWorker: @unchecked Sendable {
     package func texts(of files: [(path: String, format: TextExtractor.Format)]) -> [Result<String, Failure>] {
         lock.lock()
         defer { lock.unlock() }
+        // A path that would break the protocol's lines is refused without being sent.
+        let sendable = files.map { !$0.path.contains("\n") && !$0.path.contains("\t") }
         var requests: [UInt8] = []
-        var sent: [Int] = []
-        for (index, file) in files.enumerated() {
-            if file.path.contains("\n") || file.path.contains("\t") { continue }
-            requests += Array("\(file.format.rawValue)\t\(file.path)\n".utf8)
-            sent.append(index)
-        }
+        for (file, sent) in zip(files, sendable) where sent { requests += Array("\(file.format.rawValue)\t\(file.path)\n".utf8) }
         do {
             try start()
+            try write(requests)
         } catch {
             return [.failure(error)]
         }
+        var results: [Result<String, Failure>] = []
+        for sent in sendable {
+            guard sent else {
+                results.append(.failure(.refused("a path with a line break or a tab")))
+                continue
+            }
+            do {
+                results.append(.success(try readReply(until: .now + timeLimit)))
+            } catch {
+                results.append(.failure(error))
+                // The worker is gone: what followed was not read.
+                if error == .timedOut || error == .crashed { return results }
+            }
+        }
+        return results
+    }
+
+    private func write(_ requests: [UInt8]) throws(Failure) {
         do {
             try input?.write(contentsOf: Data(requests))
         } catch {
             stop()
-            return [.failure(.crashed)]
+            throw .crashed
         }
-        var answers: [Int: Result<String, Failure>] = [:]
-        for index in sent {
-            do {
-                answers[index] = .success(try readReply(until: .now + timeLimit))
-            } catch let failure {
-                answers[index] = .failure(failure)
-                if failure == .timedOut || failure == .crashed {
-                    for (position, _) in files.enumerated() where position <= index && answers[position] == nil {
-                        answers[position] = .failure(.refused("a path with a line break or a tab"))
-                    }
-                    return (0...index).map { answers[$0]! }
-                }
-            }
-        }
-        for index in files.indices where answers[index] == nil { answers[index] = .failure(.refused("a path with a line break or a tab")) }
-        return files.indices.map { answers[$0]! }
     }
 
     /// One reply: the text, or the worker's reason for refusing the file.

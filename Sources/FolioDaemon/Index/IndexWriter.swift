@@ -221,7 +221,8 @@ struct IndexWriter {
             IndexWire.kindCode(record.kind), record.size, record.modified, record.type, record.typePending, record.tags, Int64(bitPattern: record.device),
             Int64(bitPattern: record.inode), record.downloadStatus, relist, contentChanged, record.hasContent ? 1 : nil, record.id,
         ])
-        if contentChanged, !record.hasContent { try db.cachedStatement(sql: "DELETE FROM contents WHERE rowid = ?").execute(arguments: [record.id]) }
+        // Text there was, and the item has none now (it became a folder, a placeholder).
+        if !record.hasContent, old.hasContent { try db.cachedStatement(sql: "DELETE FROM contents WHERE rowid = ?").execute(arguments: [record.id]) }
         try updateSyncState(record, db)
     }
 

@@ -79,7 +79,13 @@ extension MetadataIndex {
     /// predicate searches it.
     func matches(_ predicate: MetadataPredicate, _ record: IndexRecord, _ db: Database) -> Bool {
         let facts = record.facts
-        return predicate.evaluate { attribute in attribute == .textContent ? storedText(of: record.id, db) : facts.value(attribute) }
+        // Read once, however many comparisons search it.
+        var text: MetadataValue??
+        return predicate.evaluate { attribute in
+            guard attribute == .textContent else { return facts.value(attribute) }
+            if text == nil { text = .some(storedText(of: record.id, db)) }
+            return text!
+        }
     }
 
     /// Writes the texts read, for rows unchanged since, then goes on.

@@ -45,8 +45,8 @@ enum ContentBenchmarks {
         let tools = harness.medianSeconds {
             for (path, format) in files {
                 switch format {
-                case .pdf: if let pdftotext { _ = ToolRun.run([pdftotext, "-q", "-enc", "UTF-8", path, "-"]) }
-                case .openDocument, .wordDocument, .presentation, .spreadsheet, .epub: if let unzip { _ = ToolRun.run([unzip, "-p", path]) }
+                case .pdf: if let pdftotext { BenchmarkTree.runQuietly([pdftotext, "-q", "-enc", "UTF-8", path, "-"]) }
+                case .openDocument, .wordDocument, .presentation, .spreadsheet, .epub: if let unzip { BenchmarkTree.runQuietly([unzip, "-p", path]) }
                 default: _ = try? FilePath(path).readRegularFilePrefix(limit: 64 << 20)
                 }
             }
@@ -59,19 +59,5 @@ enum ContentBenchmarks {
         if ExecutableSearch.locate("tracker3") == nil {
             print("Tracker 3: not installed here (Debian's tracker and tracker-extract): no Tracker figure in this run")
         }
-    }
-}
-
-/// Runs a tool to its end, its output discarded: the baseline's cost of a tool alone.
-enum ToolRun {
-    static func run(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
