@@ -17,10 +17,21 @@ extension ClientSession: QueryEventSink {
             session.context.index.stopQuery(Int64(request.query), sink: session)
             return [:]
         },
-        RequestRoute(Search.self, on: .eventLoop) { session, request, id in
-            session.onIndexQueue(id) { index in
-                let results = try index.search(request.text, limit: request.limit ?? 50, allowed: session.visible)
-                return ["items": .array(results.map { IndexWire.encode($0.facts) })]
+        RequestRoute(Search.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
+            let folders = request.folders ?? []
+            for folder in folders { _ = try session.context.access.require(app: session.app, path: folder, write: false) }
+            return session.onIndexQueue(id) { index in
+                let hits = try index.search(
+                    request.text, content: request.content ?? false, folders: folders, limit: request.limit ?? 50, allowed: session.visible)
+                return [
+                    "items": .array(
+                        hits.map { hit in
+                            let item = IndexWire.encode(hit.record.facts)
+                            guard let snippet = hit.snippet, case .object(var object) = item else { return item }
+                            object["snippet"] = .string(snippet)
+                            return .object(object)
+                        })
+                ]
             }
         },
         RequestRoute(IndexStatus.self, on: .eventLoop) { session, _, id throws(CoordinationFailure) in

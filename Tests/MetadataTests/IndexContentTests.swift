@@ -61,4 +61,63 @@ struct IndexContentTests {
         #expect(out.status == 0, "\(out.stderr)")
         #expect(out.stdout.split(separator: "\n") == [Substring(docs + "/notes.txt")], "\(out.stdout)")
     }
+
+    /// `search` with `content`: names first, then documents by how well their text matches (bm25:
+    /// more of the words in less text first), each text match with its passage, the words marked;
+    /// `folders` keeps the results inside them; `folio search --content` prints the passages and
+    /// `folio find` prints plain words' results in the same order.
+    @Test func searchRanksNamesThenTextWithPassages() async throws {
+        let world = try await IndexWorld("index-rank") { dir in
+            try dir.write("docs/Budget plan.txt", "nothing to see")
+            try dir.write("docs/often.txt", "budget budget budget: the budget")
+            try dir.write("docs/once.txt", "A long letter about the weather, the garden, the neighbours and the cat, and then, at last, the budget, and more of the garden.")
+            try dir.write("docs/never.txt", "no match here")
+            try dir.write("docs/sub/inside.txt", "the budget inside a folder")
+        }
+        let docs = world.docs.path
+        try await world.waitUntilIdle()
+        let reply = try world.send(Search(text: "Budget", content: true))
+        let items = reply["items"]?.arrayValue ?? []
+        let paths = items.compactMap { $0["p"]?.stringValue.map { String($0.dropFirst(docs.count + 1)) } }
+        #expect(paths == ["Budget plan.txt", "often.txt", "sub/inside.txt", "once.txt"], "\(paths)")
+        let often = items.first { $0["p"]?.stringValue == docs + "/often.txt" }?["snippet"]?.stringValue
+        #expect(often == "\u{2}budget\u{3} \u{2}budget\u{3} \u{2}budget\u{3}: the \u{2}budget\u{3}", "\(String(describing: often))")
+        #expect(items.first?["snippet"] == nil)
+        let inside = try world.send(Search(text: "budg", content: true, folders: [docs + "/sub"]))["items"]?.arrayValue ?? []
+        #expect(inside.compactMap { $0["p"]?.stringValue } == [docs + "/sub/inside.txt"])
+        // Without `content`, names only.
+        #expect(try world.send(Search(text: "budget"))["items"]?.arrayValue?.count == 1)
+
+        let cli = try ProcessRunner.folio(["search", "--content", "budget"], environment: world.environment)
+        #expect(cli.status == 0, "\(cli.stderr)")
+        #expect(cli.stdout.split(separator: "\n").contains("    budget budget budget: the budget"), "\(cli.stdout)")
+        let find = try ProcessRunner.folio(["find", "budget"], environment: world.environment)
+        #expect(find.stdout.split(separator: "\n").map { String($0.dropFirst(docs.count + 1)) } == paths, "\(find.stdout)")
+    }
+
+    /// A name search's work is bounded by its limit, however many names match: the names that
+    /// start with the text and the recently used come first even when hundreds of others match.
+    @Test func nameSearchIsBoundedAndKeepsTheBest() async throws {
+        let world = try await IndexWorld("index-bounded") { dir in
+            for number in 0..<400 { try dir.write("docs/many/x-python-\(number).txt", "") }
+            try dir.write("docs/python.txt", "")
+            try dir.write("docs/under_score.txt", "")
+            try dir.write("docs/underXscore.txt", "")
+            // Crawled last, so the trigram index's first matches do not hold it.
+            try dir.write("docs/many/zz/deep/zz-python-used.txt", "")
+        }
+        let docs = world.docs.path
+        try await world.waitUntilIdle()
+        let used = docs + "/many/zz/deep/zz-python-used.txt"
+        _ = try world.send(RecentsAdd(path: used, event: "opened"))
+        let items = try world.send(Search(text: "PYTHON", limit: 5))["items"]?.arrayValue ?? []
+        let paths = items.compactMap { $0["p"]?.stringValue }
+        #expect(paths.count == 5)
+        #expect(Array(paths.prefix(2)) == [docs + "/python.txt", used], "\(paths)")
+        #expect(paths.dropFirst(2).allSatisfy { $0.hasPrefix(docs + "/many/x-python-") })
+        // `_` and `%` are characters of the text, not wildcards.
+        let underscore = try world.send(Search(text: "r_s"))["items"]?.arrayValue?.compactMap { $0["p"]?.stringValue }
+        #expect(underscore == [docs + "/under_score.txt"])
+    }
 }
+

@@ -445,9 +445,10 @@ struct IndexCommandTests {
         let search = try ProcessRunner.folio(["search", "REPORT"], environment: world.environment)
         // Neither name starts with the text and neither was used: the shorter name comes first.
         #expect(search.status == 0 && search.stdout == world.docs.path + "/archive/old report.txt\n" + world.docs.path + "/Quarterly Report.txt\n", "\(search)")
-        // One or two characters: the names that start with them (case and accents aside), by name.
+        // One or two characters: the names that start with them (case and accents aside), the
+        // shorter first.
         let short = try ProcessRunner.folio(["search", "Ö"], environment: world.environment)
-        #expect(short.status == 0 && short.stdout == world.docs.path + "/archive/old report.txt\n" + world.docs.path + "/other.md\n", "\(short)")
+        #expect(short.status == 0 && short.stdout == world.docs.path + "/other.md\n" + world.docs.path + "/archive/old report.txt\n", "\(short)")
         let two = try ProcessRunner.folio(["search", "qu"], environment: world.environment)
         #expect(two.status == 0 && two.stdout == world.docs.path + "/Quarterly Report.txt\n", "\(two)")
         let none = try ProcessRunner.folio(["search", "zzz"], environment: world.environment)

@@ -109,14 +109,25 @@ struct BrowserPageTests {
 
     @Test func searchTagAndFavorite() async throws {
         let rig = try BrowserRig("search") { home in
-            for name in ["report 2026.txt", "report draft.md", "holiday.png", "notes.txt"] {
+            for name in ["report 2026.txt", "report draft.md", "holiday.png"] {
                 try Data("x".utf8).write(to: URL(fileURLWithPath: home + "/Documents/" + name))
             }
+            try Data("Minutes of the meeting. The quarterly figures are in; nobody objected.".utf8).write(to: URL(fileURLWithPath: home + "/Documents/notes.txt"))
         }
         let documents = rig.home + "/Documents"
         try rig.folio(["index", "add", documents])
+        try rig.folio(["index", "status", "--wait"])
         try await rig.withPage(path: documents) { page in
             try await page.wait(for: "return document.querySelectorAll('li.item').length === 4", "four items")
+
+            // A word of a document's text finds it, with the passage and the word marked.
+            try await page.type("#search", "quarter")
+            try await page.wait(for: "return document.querySelectorAll('li.item').length === 1 && !!document.querySelector('li.item .snippet mark')", "the document by its text")
+            let passage = try await page.run("return document.querySelector('li.item .snippet').textContent") as? String
+            #expect(passage == "Minutes of the meeting. The quarterly figures are in; nobody objected.")
+            #expect(try await page.run("return document.querySelector('li.item .snippet mark').textContent") as? String == "quarterly")
+            try await BrowserRig.screenshots(of: page, named: "search-content")
+            try await page.clear("#search")
 
             // Search as you type: results live, kind filter.
             try await page.type("#search", "report")

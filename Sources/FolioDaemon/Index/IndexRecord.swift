@@ -99,6 +99,9 @@ struct IndexRecord: Sendable, Equatable {
     static let columns =
         "id, path, name, kind, size, modified, type, tags, device, inode, last_used, favorite_rank, download_status, uploaded, downloading, pinned, sync_error, download_percent, type_pending"
 
+    /// How many columns ``columns`` names (a query's next column is at this index).
+    static let columnCount = 19
+
     init(row: Row) {
         id = row[0]
         path = row[1]

@@ -120,47 +120,6 @@ extension MetadataIndex {
         }
     }
 
-    /// Items whose name contains `text` (case and diacritics aside), names starting with it first,
-    /// then shorter names; `allowed` filters what the asker may see. Text of one or two characters,
-    /// too short for the trigram index, finds the names that start with it, in order of name.
-    func search(_ text: String, limit: Int, allowed: (String) -> Bool) throws -> [IndexRecord] {
-        dispatchPrecondition(condition: .onQueue(work))
-        applyStitched()
-        let folded = MetadataFacts.searchFold(text)
-        if folded.unicodeScalars.count < 3 {
-            return try pool.read { db in
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE fold >= ? AND fold < ? AND parent IS NOT NULL ORDER BY fold LIMIT ?",
-                    arguments: [folded, folded + "\u{10FFFF}", limit * 4 + 100])
-                var results: [IndexRecord] = []
-                while let row = try rows.next(), results.count < limit {
-                    let record = IndexRecord(row: row)
-                    if allowed(record.path) { results.append(record) }
-                }
-                return results
-            }
-        }
-        let source = PredicateCompiler.like([.any, .text(folded), .any], literal: folded)
-        let prefix = PredicateCompiler.escapeLike(folded) + "%"
-        return try pool.read { db in
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT \(IndexRecord.columns) FROM items WHERE \(source.sql) AND parent IS NOT NULL
-                    ORDER BY fold LIKE ? ESCAPE '\\' DESC, last_used DESC NULLS LAST, length(name), name LIMIT ?
-                    """,
-                arguments: StatementArguments(source.arguments + [prefix, limit * 4 + 100]))
-            var results: [IndexRecord] = []
-            // The trigram index's LIKE treats `%` and `_` in the text as wildcards: keep only names
-            // that really contain the text.
-            while let row = try rows.next(), results.count < limit {
-                let record = IndexRecord(row: row)
-                if MetadataFacts.searchFold(record.name).contains(folded), allowed(record.path) { results.append(record) }
-            }
-            return results
-        }
-    }
-
     /// What the index knows of the item at `path`.
     func item(at path: String) throws -> IndexRecord? {
         dispatchPrecondition(condition: .onQueue(work))

@@ -61,6 +61,9 @@ struct WebItem: Encodable, Sendable {
     var conflict: Bool?
     /// Whether it may answer the picker request the page asked about.
     var pickable: Bool?
+    /// For a search that matched its text, the passage around the match (matched words between
+    /// U+0002 and U+0003).
+    var snippet: String?
 
     init(_ record: IndexRecord) {
         path = record.path

@@ -59,13 +59,15 @@ extension WebRoutes {
                 let since = request.uri.queryParameters.get("since").flatMap(Double.init)
                 let limit = min(max(1, Int(request.uri.queryParameters.get("limit") ?? "") ?? 100), 500)
                 let filtered = kind != nil || since != nil
-                let records = try await state.context.index.perform { index in
-                    try index.search(text, limit: filtered ? limit * 10 : limit, allowed: { _ in true })
+                let hits = try await state.context.index.perform { index in
+                    try index.search(text, content: true, folders: [], limit: filtered ? limit * 10 : limit, allowed: { _ in true })
                 }
-                let items = records.filter { record in
-                    (since.map { record.modified >= $0 } ?? true) && (kind?.matches(record) ?? true)
+                let found = hits.filter { hit in
+                    (since.map { hit.record.modified >= $0 } ?? true) && (kind?.matches(hit.record) ?? true)
                 }.prefix(limit)
-                return WebJSON.response(Items(items: Self.items(Array(items), request: request, state: state)))
+                var items = Self.items(found.map(\.record), request: request, state: state)
+                for (index, hit) in found.enumerated() { items[index].snippet = hit.snippet }
+                return WebJSON.response(Items(items: items))
             }
         }
 

@@ -26,7 +26,7 @@ enum ContentBenchmarks {
         print("content: \(files.count) documents in \(corpus) (\(bytes >> 20) MiB; " + byFormat.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")")
         guard !files.isEmpty, let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
 
-        var harness = BenchmarkHarness(rounds: rounds)
+        let harness = BenchmarkHarness(rounds: rounds)
         var text = 0
         var failed = 0
         let worker = TextExtractionWorker(executable: executable)

@@ -13,7 +13,8 @@ import Synchronization
 /// write (coordinated, then not) to the live query's `didUpdate` against the raw floors (a socket
 /// round trip, an inotify event).
 enum IndexBenchmarks {
-    static func run(sizes: [Int], rounds: Int) throws {
+    static func run(sizes: [Int], realTree: String?, rounds: Int) throws {
+        if let realTree { try runRealTree(realTree, rounds: rounds) }
         for files in sizes {
             try BenchmarkHarness.withScratchDirectory("index-\(files)") { root in try run(files: files, rounds: rounds, root: root) }
         }
@@ -34,15 +35,8 @@ enum IndexBenchmarks {
         defer { daemon.stop() }
         let engine = try DaemonCoordinationEngine(socketPath: daemon.socket, app: nil)
         defer { engine.disconnect() }
-        let started = DispatchTime.now().uptimeNanoseconds
-        _ = try engine.send(IndexAdd(path: tree))
-        var status = try engine.send(IndexStatus())
-        while status["state"]?.stringValue != "idle" {
-            usleep(20_000)
-            status = try engine.send(IndexStatus())
-        }
-        let crawlSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        let items = status["items"]?.intValue ?? 0
+        let crawled = try crawl(tree, engine)
+        let (crawlSeconds, items) = (crawled.seconds, crawled.items)
         let daemonRSS = BenchmarkTree.residentPeak(pid: daemon.daemonPID)
         print(
             "crawl: \(items) items indexed in \(String(format: "%.2f", crawlSeconds)) s (\(Int(Double(items) / crawlSeconds)) items/s), daemon peak RSS \(daemonRSS / 1024) MB | baseline find -printf: \(String(format: "%.2f", findSeconds)) s, \(findRSS / 1024) MB | \(String(format: "%.2f", crawlSeconds / findSeconds))× find's time"
@@ -97,7 +91,7 @@ enum IndexBenchmarks {
         harness.report()
     }
 
-    private static func timed(_ body: () -> Void) -> UInt64 {
+    static func timed(_ body: () -> Void) -> UInt64 {
         let start = DispatchTime.now().uptimeNanoseconds
         body()
         return DispatchTime.now().uptimeNanoseconds - start
@@ -228,14 +222,37 @@ enum BenchmarkTree {
         return base + Double(files - 1)
     }
 
-    static func runQuietly(_ command: [String]) {
+    /// Runs `command` (an absolute path and its arguments) to its end, its output discarded.
+    /// posix_spawn and waitpid, not `Process`: Foundation's `waitUntilExit` learns of the exit by
+    /// polling its run loop, which adds up to 50 ms to every command timed here.
+    static func runQuietly(_ command: [String], environment: [String: String]? = nil) {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var argv = command.map { strdup($0) } + [nil]
+        var envp = environment.map { $0.map { strdup($0.key + "=" + $0.value) } + [nil] }
+        defer { for pointer in argv + (envp ?? []) { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = envp != nil ? posix_spawn(&child, command[0], &actions, nil, &argv, &envp!) : posix_spawn(&child, command[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { return }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    /// What `command` prints.
+    static func output(_ command: [String]) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        try? process.run()
+        guard (try? process.run()) != nil else { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The peak resident set of `command`, in KiB: its `VmHWM`, read while it runs (`ru_maxrss`

@@ -14,6 +14,7 @@ struct AppCommand: ParsableCommand {
     /// `folio app register <manifest>`.
     struct Register: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Register an app from its manifest (XML or binary Info.plist, or JSON with the same keys) and make its container.",
             aliases: ["install"])
 
@@ -51,7 +52,7 @@ struct AppCommand: ParsableCommand {
 
     /// `folio app list`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List registered apps and their containers.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List registered apps and their containers.")
 
         @Flag(help: "Print JSON.") var json = false
 
@@ -78,6 +79,7 @@ struct AppCommand: ParsableCommand {
     /// `folio app unregister <id>`.
     struct Unregister: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "unregister",
             abstract: "Unregister an app: its type choices and grants go; its container stays unless --delete-container.",
             aliases: ["remove"])
 

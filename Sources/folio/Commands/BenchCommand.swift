@@ -22,6 +22,7 @@ struct BenchCommand: AsyncParsableCommand {
     var entries = 50_000
     @Option(help: "Files in each generated tree, comma-separated (index).")
     var sizes = "200000,1000000"
+    @Option(help: "A real tree indexed before the generated ones (index; empty for none).") var realTree = "/usr"
 
     @Option(help: "Files in the folder whose first screen is timed (web).") var webFolder = 100_000
     @Option(help: "Files indexed for search as you type (web).") var webIndexed = 1_000_000
@@ -30,6 +31,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
     @Flag(help: ArgumentHelp("Time Folio only, not the baselines (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
     @Option(help: "The folder whose documents' text is read (content).") var contentCorpus = "/usr/share/doc"
+    @Option(help: "Generated documents searched by their text (content; 0 for none).") var contentDocuments = 100_000
     @Option(help: "The rclone to compare with (sync; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
 
     func run() async throws {
@@ -47,9 +49,11 @@ struct BenchCommand: AsyncParsableCommand {
         case "metadata": try MetadataBenchmarks.run(files: files, rounds: rounds)
         case "index":
             let counts = sizes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
-            guard !counts.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
-            try IndexBenchmarks.run(sizes: counts, rounds: min(rounds, 3))
-        case "content": try ContentBenchmarks.run(corpus: contentCorpus, rounds: min(rounds, 3))
+            guard !counts.isEmpty || !realTree.isEmpty else { throw ValidationError("--sizes takes file counts such as 200000,1000000") }
+            try IndexBenchmarks.run(sizes: counts, realTree: realTree.isEmpty ? nil : realTree, rounds: min(rounds, 3))
+        case "content":
+            try ContentBenchmarks.run(corpus: contentCorpus, rounds: min(rounds, 3))
+            if contentDocuments > 0 { try ContentSearchBenchmarks.run(documents: contentDocuments, rounds: min(rounds, 3)) }
         default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, web")
         }
     }

@@ -10,7 +10,7 @@ struct BookmarkCommand: ParsableCommand {
 
     /// `folio bookmark create <file>`.
     struct Create: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print bookmark data for a file, base64.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Print bookmark data for a file, base64.")
         @Argument(help: "The file or folder.") var file: String
         @Flag(help: "A read-only security scope.") var readOnly = false
 
@@ -28,7 +28,7 @@ struct BookmarkCommand: ParsableCommand {
 
     /// `folio bookmark resolve <base64>`.
     struct Resolve: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print where bookmark data points now, and whether it is stale.")
+        static let configuration = CommandConfiguration(commandName: "resolve", abstract: "Print where bookmark data points now, and whether it is stale.")
         @Argument(help: "Bookmark data, base64 (as `create` prints it).") var bookmark: String
         @Flag(help: "Print JSON.") var json = false
 

@@ -14,6 +14,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH | provider EXECUTABLE [-- ARGUMENTS…]`.
     struct Setup: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "setup",
             abstract: "Put the drive on a WebDAV server, an S3 bucket, a folder, or an out-of-process provider.",
             discussion: """
                 The secret (a WebDAV password or an S3 secret key) comes from $FOLIO_PASSWORD, never the command \
@@ -88,6 +89,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive sync [--confirm-deletions]`: one pass, which the daemon runs when one runs.
     struct Sync: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Sync the drive once and report what changed.",
             discussion: "With a daemon running, the daemon runs the pass (after one of its own under way); without one, this command does.")
         @Flag(help: "Let deletions held by the mass-deletion guard go ahead.") var confirmDeletions = false
@@ -168,6 +170,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive status [PATH…]`.
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show where the drive lives and where its items stand.",
             discussion: """
                 Without paths: the drive, its replica and how many files are local, in the cloud (placeholders), \
@@ -219,6 +222,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive download PATH…`.
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "download",
             abstract: "Download placeholders (files, or everything below folders) so their content is local.",
             discussion: "Progress goes to standard error: a bar on a terminal, a line each tenth otherwise. Interrupted, what was not downloaded stays a placeholder.")
         @Argument(help: "Files or folders in the drive.") var paths: [String]
@@ -267,6 +271,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive evict PATH…`.
     struct Evict: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "evict",
             abstract: "Free space: make downloaded files placeholders again (their content stays on the server).",
             discussion: "Refused for pinned files and for files with changes the server does not have yet.")
         @Argument(help: "Files or folders in the drive.") var paths: [String]
@@ -283,6 +288,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive pin PATH…`.
     struct Pin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pin",
             abstract: "Keep files (or everything below folders) downloaded; their placeholders are downloaded now.")
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
@@ -302,7 +308,7 @@ struct DriveCommand: AsyncParsableCommand {
 
     /// `folio drive unpin PATH…`.
     struct Unpin: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop keeping files downloaded (they stay local until evicted).")
+        static let configuration = CommandConfiguration(commandName: "unpin", abstract: "Stop keeping files downloaded (they stay local until evicted).")
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
@@ -316,6 +322,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive publish PATH [--expires SECONDS]`.
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Print a link anyone can download a drive file from, without the drive's credentials, until it expires.",
             discussion: """
                 On an S3 drive the link is a presigned URL, valid for at most seven days (the default); a WebDAV \
@@ -348,6 +355,7 @@ struct DriveCommand: AsyncParsableCommand {
     /// `folio drive repair`.
     struct Repair: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "repair",
             abstract: "Make the next sync a merge that deletes nothing (after a wiped, replaced or restored replica or server).")
         func run() async throws {
             try await DriveCommand.drive().repair()

@@ -39,7 +39,23 @@ struct FindCommand: ParsableCommand {
         }
         let scopes = try folders.isEmpty ? Self.indexedFolders() : folders.map { URL(fileURLWithPath: $0).standardizedFileURL }
         let output: QueryRunner.Output = count ? .count : nul ? .nul : json ? .json : .paths
-        try QueryRunner(command: "folio find", output: output, live: live).run(predicate, scopes: scopes, sortedBy: [])
+        var runner = QueryRunner(command: "folio find", output: output, live: live)
+        let words = query.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        if !count, !words.isEmpty, (try? MetadataPredicate(metadataQueryString: words)) == nil {
+            // Plain words: the results best first, names then text (bm25), as the index ranks them.
+            runner.ranking = Self.ranking(Search(text: words, limit: Self.ranked, content: true, folders: scopes.map(\.path)))
+        }
+        try runner.run(predicate, scopes: scopes, sortedBy: [])
+    }
+
+    /// How many results plain words are ranked for; the rest follow in the index's order.
+    static let ranked = 1000
+
+    /// The daemon's order for plain words, or nil without a daemon (the query runs in process then).
+    private static func ranking(_ search: Search) -> QueryRunner.Ranking? {
+        guard let engine = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) else { return nil }
+        defer { engine.disconnect() }
+        return (try? engine.send(search)).map { QueryRunner.Ranking(items: $0["items"]?.arrayValue ?? []) }
     }
 
     /// The predicate of a query string (or plain words) and a `-name`, both when both are given.

@@ -10,7 +10,7 @@ struct GrantsCommand: ParsableCommand {
 
     /// `folio grants list [--app ID]`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List grants, with where each document is now.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List grants, with where each document is now.")
         @Option(help: "Only this app's grants.") var app: String?
         @Flag(help: "Print JSON.") var json = false
 
@@ -35,7 +35,7 @@ struct GrantsCommand: ParsableCommand {
 
     /// `folio grants add --app ID <path> [--write] [--session]`.
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Grant an app a document or folder (as if the user picked it).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Grant an app a document or folder (as if the user picked it).")
         @Option(help: "The app.") var app: String
         @Argument(help: "The document or folder.") var path: String
         @Flag(help: "Allow writing, not only reading.") var write = false
@@ -52,7 +52,7 @@ struct GrantsCommand: ParsableCommand {
 
     /// `folio grants revoke <number> | --app ID [path]`.
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke grants, at once: by number, or an app's (to one path, or all).")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke grants, at once: by number, or an app's (to one path, or all).")
         @Argument(help: "The grant's number (from `folio grants list`), or the path with --app.") var target: String?
         @Option(help: "The app whose grants to revoke.") var app: String?
 

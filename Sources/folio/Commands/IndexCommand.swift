@@ -10,7 +10,7 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index status [--json] [--wait]`.
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Items indexed, folders still to crawl, items to type by content, texts to read, roots, watches.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Items indexed, folders still to crawl, items to type by content, texts to read, roots, watches.")
         @Flag(help: "Print JSON.") var json = false
         @Flag(help: "Wait until the crawl, the typing and the reading of texts are done (printing progress to stderr).") var wait = false
 
@@ -49,7 +49,7 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index add <folder>`.
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Index a folder and everything in it from now on.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Index a folder and everything in it from now on.")
         @Argument(help: "The folder.") var folder: String
 
         func run() throws {
@@ -61,7 +61,7 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index remove <folder>`.
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop indexing a folder added with `folio index add`.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Stop indexing a folder added with `folio index add`.")
         @Argument(help: "The folder.") var folder: String
 
         func run() throws {
@@ -73,7 +73,7 @@ struct IndexCommand: ParsableCommand {
 
     /// `folio index rebuild`.
     struct Rebuild: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Forget the index and crawl every root again.")
+        static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Forget the index and crawl every root again.")
 
         func run() throws {
             _ = try withDaemon("index rebuild") { try $0.send(IndexRebuild()) }
@@ -82,23 +82,44 @@ struct IndexCommand: ParsableCommand {
     }
 }
 
-/// `folio search <text>`: names containing the text, across everything indexed.
+/// `folio search <text>`: names containing the text, across everything indexed; with `--content`,
+/// the documents whose text holds its words too, each with the passage that matched.
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search", abstract: "Find items whose name contains the text (case and accents aside), across everything indexed.")
-    @Argument(help: "Part of a name.") var text: String
+    @Argument(help: "Part of a name (with --content, words of the text too).") var text: String
     @Option(help: "At most this many results.") var limit = 50
+    @Flag(name: [.short, .long], help: "Search the documents' text as well: words beginning with each word given, best first.")
+    var content = false
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let reply = try withDaemon("search") { try $0.send(Search(text: text, limit: limit)) }
+        let reply = try withDaemon("search") { try $0.send(Search(text: text, limit: limit, content: content ? true : nil)) }
         let items = reply["items"]?.arrayValue ?? []
         if json {
             print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
             return
         }
         if items.isEmpty { printError("nothing found") }
-        for item in items { print(item["p"]?.stringValue ?? "?") }
+        let marks = isatty(STDOUT_FILENO) == 1 ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
+        for item in items {
+            print(item["p"]?.stringValue ?? "?")
+            if let snippet = item["snippet"]?.stringValue { print("    " + Self.passage(snippet, marks: marks)) }
+        }
+    }
+
+    /// A snippet on one line, its matched words between `marks` (the wire's U+0002 and U+0003).
+    static func passage(_ snippet: String, marks: (String, String)) -> String {
+        var line = ""
+        for character in snippet {
+            switch character {
+            case "\u{2}": line += marks.0
+            case "\u{3}": line += marks.1
+            case _ where character.isNewline || character == "\t": line += " "
+            default: line.append(character)
+            }
+        }
+        return line
     }
 }
 
@@ -140,7 +161,7 @@ struct FavoritesCommand: ParsableCommand {
         defaultSubcommand: List.self)
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The favorites, first first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The favorites, first first.")
         func run() throws {
             let reply = try withDaemon("favorites") { try $0.send(Favorites()) }
             for item in reply["items"]?.arrayValue ?? [] { print(item["path"]?.stringValue ?? "?") }
@@ -148,7 +169,7 @@ struct FavoritesCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a folder at the top.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a folder at the top.")
         @Argument(help: "The folder.") var folder: String
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path
@@ -157,7 +178,7 @@ struct FavoritesCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a favorite.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a favorite.")
         @Argument(help: "The folder.") var folder: String
         func run() throws {
             let path = URL(fileURLWithPath: folder).standardizedFileURL.path

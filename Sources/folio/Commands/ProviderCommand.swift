@@ -12,6 +12,7 @@ struct ProviderCommand: AsyncParsableCommand {
     /// standard input and output, as the daemon runs out-of-process providers.
     struct Serve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract: "Serve a built-in provider over the provider protocol on standard input and output.", shouldDisplay: false)
 
         @Argument(help: "The provider kind: local.") var kind: String
@@ -27,6 +28,7 @@ struct ProviderCommand: AsyncParsableCommand {
     /// `folio provider validate <folder>`.
     struct Validate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Run the conformance suite against a provider and print each case, then “N passed, N failed”.",
             discussion: """
                 The suite works in a scratch folder it creates in the provider's root and deletes afterwards. \

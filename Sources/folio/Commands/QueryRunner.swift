@@ -16,9 +16,33 @@ struct QueryRunner {
         case count
     }
 
+    /// An order for the gathered results: paths best first, and the passages their text matched.
+    struct Ranking {
+        var order: [String: Int] = [:]
+        var snippets: [String: String] = [:]
+
+        /// From a `search` reply's items, best first.
+        init(items: [WireValue]) {
+            for (rank, item) in items.enumerated() {
+                guard let path = item["p"]?.stringValue else { continue }
+                order[path] = order[path] ?? rank
+                if let snippet = item["snippet"]?.stringValue { snippets[path] = snippet }
+            }
+        }
+
+        /// `items` with the ranked first, best first, then the rest in their order.
+        func sorted(_ items: [MetadataItem]) -> [MetadataItem] {
+            let keyed = items.enumerated().map { (offset, item) in
+                (order[item.value(forAttribute: NSMetadataItemPathKey) as? String ?? ""] ?? Int.max, offset, item)
+            }
+            return keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+        }
+    }
+
     var command: String
     var output: Output
     var live: Bool
+    var ranking: Ranking?
 
     func run(_ predicate: MetadataPredicate, scopes: [URL], sortedBy sorting: [MetadataSortDescriptor]) throws {
         let query = MetadataQuery()
@@ -30,13 +54,15 @@ struct QueryRunner {
         queue.maxConcurrentOperationCount = 1
         query.operationQueue = queue
         let finished = DispatchSemaphore(value: 0)
-        let printer = ResultPrinter(output: output)
+        let printer = ResultPrinter(output: output, snippets: ranking?.snippets ?? [:])
+        let ranking = ranking
         let observers = [
             NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: queue) { _ in
                 if output == .count {
                     printer.count(query.resultCount)
                 } else {
-                    for item in query.results.compactMap({ $0 as? MetadataItem }) { printer.print(item, change: nil) }
+                    let items = query.results.compactMap { $0 as? MetadataItem }
+                    for item in ranking?.sorted(items) ?? items { printer.print(item, change: nil) }
                 }
                 finished.signal()
             },
@@ -73,7 +99,12 @@ struct QueryRunner {
 /// the count.
 private final class ResultPrinter: @unchecked Sendable {
     let output: QueryRunner.Output
-    init(output: QueryRunner.Output) { self.output = output }
+    let snippets: [String: String]
+
+    init(output: QueryRunner.Output, snippets: [String: String]) {
+        self.output = output
+        self.snippets = snippets
+    }
 
     func count(_ count: Int) {
         Swift.print(count)
@@ -93,6 +124,7 @@ private final class ResultPrinter: @unchecked Sendable {
                 "modified": .double((item.value(forAttribute: NSMetadataItemFSContentChangeDateKey) as? Date)?.timeIntervalSince1970 ?? 0),
             ]
             if let change { object["change"] = .string(change) }
+            if let snippet = snippets[path] { object["snippet"] = .string(snippet) }
             Swift.print(String(decoding: WireValue.object(object).serialized(), as: UTF8.self))
         } else {
             let mark = change.map { ["added": "+ ", "changed": "~ ", "removed": "- "][$0] ?? "" } ?? ""

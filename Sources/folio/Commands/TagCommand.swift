@@ -10,7 +10,7 @@ struct TagCommand: ParsableCommand {
 
     /// `folio tag add <tag> <file>…`.
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Tag files.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Tag files.")
         @Argument(help: "The tag.") var tag: String
         @Argument(help: "The files.") var files: [String]
 
@@ -21,7 +21,7 @@ struct TagCommand: ParsableCommand {
 
     /// `folio tag remove <tag> <file>…`.
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a tag from files.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a tag from files.")
         @Argument(help: "The tag.") var tag: String
         @Argument(help: "The files.") var files: [String]
 
@@ -32,7 +32,7 @@ struct TagCommand: ParsableCommand {
 
     /// `folio tag list <file>…`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print each file's tags.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Print each file's tags.")
         @Argument(help: "The files.") var files: [String]
 
         func run() {

@@ -17,7 +17,7 @@ struct TypesCommand: ParsableCommand {
 
     /// `folio types show <id|ext|mime>`.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a type, by identifier, filename extension or MIME type.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a type, by identifier, filename extension or MIME type.")
 
         @Argument(help: "A type identifier (public.jpeg), extension (jpg, .jpg) or MIME type (image/jpeg).")
         var query: String
@@ -32,7 +32,7 @@ struct TypesCommand: ParsableCommand {
 
     /// `folio types of <file>…`.
     struct Of: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the content type of each file.")
+        static let configuration = CommandConfiguration(commandName: "of", abstract: "Print the content type of each file.")
 
         @Argument(help: "Files to examine.")
         var files: [String]
@@ -65,6 +65,7 @@ struct TypesCommand: ParsableCommand {
     /// `folio types conforms <a> <b>`.
     struct Conforms: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "conforms",
             abstract: "Say whether type A conforms to type B (exit status 0 if it does, 1 if not).")
 
         @Argument(help: "The type that may conform.")
@@ -88,7 +89,7 @@ struct TypesCommand: ParsableCommand {
 
     /// `folio types handlers <file>`.
     struct Handlers: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show which app opens a file, why, and the other candidates.")
+        static let configuration = CommandConfiguration(commandName: "handlers", abstract: "Show which app opens a file, why, and the other candidates.")
 
         @Argument(help: "The file.")
         var file: String

@@ -11,7 +11,7 @@ struct VersionsCommand: ParsableCommand {
 
     /// `folio versions list <file>`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a document's versions, oldest first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a document's versions, oldest first.")
         @Argument(help: "The document.") var file: String
         @Flag(help: "Print JSON.") var json = false
 
@@ -44,7 +44,7 @@ struct VersionsCommand: ParsableCommand {
 
     /// `folio versions show <file> <id>`.
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print a version's contents.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Print a version's contents.")
         @Argument(help: "The document.") var file: String
         @Argument(help: "The version's identifier (from `list`).") var id: String
 
@@ -60,6 +60,7 @@ struct VersionsCommand: ParsableCommand {
     /// `folio versions restore <file> <id>`.
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Put a version's contents back in place (the current contents are kept as a version first).")
         @Argument(help: "The document.") var file: String
         @Argument(help: "The version's identifier (from `list`).") var id: String
@@ -78,6 +79,7 @@ struct VersionsCommand: ParsableCommand {
     /// `folio versions resolve <file>`.
     struct Resolve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "resolve",
             abstract: "Mark a document's conflicts resolved, optionally keeping one version's contents.")
         @Argument(help: "The document.") var file: String
         @Option(help: "Put this version's contents in place first (the current contents are kept as a version).")

@@ -64,22 +64,29 @@ package struct QueryStop: DaemonRequest {
     package init(query: UInt64) { self.query = query }
 }
 
-/// `search`: names containing `text`, best first, at most `limit` (50 by default).
+/// `search`: names containing `text`, best first, at most `limit` (50 by default); with
+/// `content`, then documents whose text holds words beginning with each of the text's words
+/// (bm25 order), each with a snippet; `folders` keeps the results inside them.
 package struct Search: DaemonRequest {
     package static let method = "search"
     package typealias Reply = WireValue
     package var text: String
     package var limit: Int?
+    package var content: Bool?
+    package var folders: [String]?
 
-    package init(text: String, limit: Int? = nil) {
+    package init(text: String, limit: Int? = nil, content: Bool? = nil, folders: [String]? = nil) {
         self.text = text
         self.limit = limit
+        self.content = content
+        self.folders = folders
     }
 
-    package func validate() throws(CoordinationFailure) {
+    package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.length(text, "params.text", limit: 1024)
         guard !text.isEmpty else { throw CoordinationWire.invalid("params.text must not be empty") }
         try WireCheck.limit(limit)
+        if let folders { self.folders = try WireCheck.normalizedPaths(folders, "params.folders", limit: 64) }
     }
 }
 

@@ -282,6 +282,18 @@ function render() {
   updateActions();
 }
 
+// A search's passage of a document's text: the matched words (between U+0002 and U+0003 in the
+// reply) marked, everything as text.
+function snippetOf(snippet) {
+  const parts = [];
+  snippet.replace(/\s+/g, " ").split("\u0002").forEach((piece, index) => {
+    if (index === 0) { parts.push(piece); return; }
+    const [matched, ...rest] = piece.split("\u0003");
+    parts.push(element("mark", {}, matched), rest.join(""));
+  });
+  return element("span", { class: "snippet" }, ...parts);
+}
+
 function row(item, index) {
   const badges = [];
   if (item.download === "notDownloaded") badges.push(element("span", { class: "badge" }, "in the cloud"));
@@ -301,7 +313,8 @@ function row(item, index) {
     return dot;
   });
   const where = state.view === "trash" ? item.originalPath : state.view !== "folder" ? parentOf(item.path) : null;
-  const label = [item.name, kindName(item), item.tags && item.tags.length ? "tags " + item.tags.join(", ") : null, where ? "in " + where : null].filter(Boolean).join(", ");
+  const label = [item.name, kindName(item), item.tags && item.tags.length ? "tags " + item.tags.join(", ") : null, where ? "in " + where : null,
+    item.snippet ? "text: " + item.snippet.replace(/[\u0002\u0003]/g, "") : null].filter(Boolean).join(", ");
   const unpickable = state.picker && item.pickable === false && !item.folder;
   const draggable = state.view !== "trash" && item.path.startsWith("/") && !state.picker;
   const node = element("li", {
@@ -311,7 +324,8 @@ function row(item, index) {
       onclick: (event) => select(index, event), ondblclick: () => activate(item),
     },
     pictureOf(item),
-    element("span", { class: "name" }, item.name, ...tagDots, ...badges, where ? element("span", { class: "kind" }, "  " + where) : null),
+    element("span", { class: "name" }, item.name, ...tagDots, ...badges, where ? element("span", { class: "kind" }, "  " + where) : null,
+      item.snippet ? snippetOf(item.snippet) : null),
     element("span", { class: "date" }, formatDate(item.modified)),
     element("span", { class: "size" }, formatSize(item.size, item.folder)),
     element("span", { class: "kind" }, kindName(item)));
