@@ -1,4 +1,5 @@
 import Folio
+import FolioSystem
 import Foundation
 
 extension IndexBenchmarks {
@@ -60,13 +61,13 @@ extension IndexBenchmarks {
         let processes = needles.prefix(40).map { needle in timed { BenchmarkTree.runQuietly(folio + [needle], environment: daemon.environment) } }
         let nothing = (0..<40).map { _ in timed { BenchmarkTree.runQuietly(["/bin/true"]) } }
         harness.latency("folio search <substring> (a process)", samples: processes, baselineName: "/bin/true (a process)", baselineSamples: nothing)
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/plocate"), FileManager.default.isExecutableFile(atPath: "/usr/sbin/updatedb") {
+        if let plocate = ExecutableSearch.locate("plocate"), let updatedbPath = ExecutableSearch.locate("updatedb") {
             let database = root + "/plocate.db"
-            let updatedb = ["/usr/sbin/updatedb", "-l", "0", "-U", tree, "-o", database]
+            let updatedb = [updatedbPath, "-l", "0", "-U", tree, "-o", database]
             let updatedbSeconds = harness.medianSeconds { BenchmarkTree.runQuietly(updatedb) }
             print("plocate's updatedb of \(tree): \(String(format: "%.2f", updatedbSeconds)) s, \(String(format: "%.2f", updatedbSeconds / findSeconds))× find's time")
             let locate = needles.prefix(40).map { needle in
-                timed { BenchmarkTree.runQuietly(["/usr/bin/plocate", "-d", database, "-i", "-l", "50", needle]) }
+                timed { BenchmarkTree.runQuietly([plocate, "-d", database, "-i", "-l", "50", needle]) }
             }
             harness.latency("folio search <substring> (a process)", samples: processes, baselineName: "plocate -i -l 50 <substring>", baselineSamples: locate)
         } else {
