@@ -58,6 +58,22 @@ extension ClientSession: QueryEventSink {
                 return [:]
             }
         },
+        RequestRoute(IndexExclude.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change what is indexed")
+            return session.onIndexQueue(id) { index in
+                try index.exclude(request.path, textOnly: request.text ?? false)
+                return [:]
+            }
+        },
+        RequestRoute(IndexInclude.self, on: .eventLoop) { session, request, id throws(CoordinationFailure) in
+            try session.userOnly("change what is indexed")
+            return session.onIndexQueue(id) { index in
+                guard try index.include(request.path) else {
+                    throw CoordinationFailure(kind: .notFound, message: "\(request.path) is not a folder excluded from the index")
+                }
+                return [:]
+            }
+        },
         RequestRoute(IndexRebuild.self, on: .eventLoop) { session, _, id throws(CoordinationFailure) in
             try session.userOnly("rebuild the index")
             return session.onIndexQueue(id) { index in

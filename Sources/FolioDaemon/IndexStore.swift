@@ -95,6 +95,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addTextContent(db)
             try db.execute(sql: "UPDATE meta SET value = '13' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v14-exclusions") { db in
+            try IndexSchema.addExclusions(db)
+            try db.execute(sql: "UPDATE meta SET value = '14' WHERE key = 'schema'")
+        }
         return migrator
     }
 

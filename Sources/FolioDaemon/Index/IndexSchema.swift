@@ -120,4 +120,10 @@ enum IndexSchema {
                 UPDATE items SET content_state = 1 WHERE kind = 0 AND download_status IS NOT 'NSMetadataUbiquitousItemDownloadingStatusNotDownloaded';
                 """)
     }
+
+    /// Migration `v14-exclusions`: folders left out of the index (`IndexExclusions`): the user's,
+    /// whole or for their text, and those holding a marker file.
+    static func addExclusions(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE exclusions (path TEXT PRIMARY KEY, kind INTEGER NOT NULL)")
+    }
 }

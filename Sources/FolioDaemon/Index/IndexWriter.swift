@@ -16,6 +16,8 @@ struct IndexWriter {
     var states: UbiquitousStates?
     let logger: Logger
     var scanner = DirectoryScanner()
+    /// What the index leaves out.
+    let exclusions = IndexExclusions()
 
     // MARK: Folders
 
@@ -41,6 +43,7 @@ struct IndexWriter {
             logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(failure!)"])
             if entries.isEmpty { try removeChildren(of: id, db, changes: &changes) }
         }
+        try leaveOutExcluded(&entries, of: path, db)
         var existing: [String: IndexRecord] = [:]
         let rows = try Row.fetchCursor(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?", arguments: [id])
         while let row = try rows.next() {
@@ -74,6 +77,23 @@ struct IndexWriter {
         return entries.count
     }
 
+    /// Drops the entries of folder `path` the index leaves out, noting first whether the folder
+    /// holds a marker file (which keeps all of them out, the folder itself in).
+    private func leaveOutExcluded(_ entries: inout [DirectoryScanner.Entry], of path: String, _ db: Database) throws {
+        let marked = entries.contains { IndexExclusions.markers.contains($0.name) }
+        let kind = exclusions.kind(of: path)
+        if marked, kind == nil {
+            try exclusions.set(.contents, for: path, db)
+        } else if !marked, kind == .contents {
+            try exclusions.set(nil, for: path, db)
+        }
+        if exclusions.excludesEntries(of: path) {
+            entries.removeAll()
+        } else {
+            entries.removeAll { exclusions.excludesEntry($0.path) }
+        }
+    }
+
     // MARK: Paths
 
     /// Brings the row of `path` in line with the disk: removed when the file went, updated or
@@ -84,6 +104,14 @@ struct IndexWriter {
         let path = PlaceholderStub.isStubName((path as NSString).lastPathComponent) ? PlaceholderStub.documentName(ofStub: path) : path
         let old = try record(at: path, db)
         let name = (path as NSString).lastPathComponent
+        // A marker file come or gone: its folder is listed again, its entries in or out with it.
+        if IndexExclusions.markers.contains(name), let folder = CoordinationPath.ancestors(of: path).first {
+            try db.execute(sql: "UPDATE items SET listed = 0 WHERE path = ? AND kind = 1", arguments: [folder])
+        }
+        if exclusions.excludes(path) {
+            if old != nil { try removeTree(path, db, changes: &changes) }
+            return
+        }
         var record: IndexRecord
         if let status = try? FileStatus(path: FilePath(path)) {
             record = IndexRecord(path: path, name: name, status: status, types: types, driveRoot: driveRoot)
@@ -134,7 +162,7 @@ struct IndexWriter {
         }
         let target = try record(at: to, db)
         let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: to).first ?? "/"])
-        if parent == nil || (target != nil && source.kind != .directory) {
+        if parent == nil || exclusions.excludes(to) || (target != nil && source.kind != .directory) {
             try removeTree(from, db, changes: &changes)
             try refresh(to, db, changes: &changes)
             return

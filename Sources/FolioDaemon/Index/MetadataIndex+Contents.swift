@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import UniformTypes
 
 /// The extraction pass: once names and types are in, each document's text is read (by the
@@ -53,11 +54,13 @@ extension MetadataIndex {
             return
         }
         contentWork.async { [self] in
-            // Documents of types without text are marked so; the rest go to the worker at once.
+            // Documents of types without text, hidden ones and those in folders excluded for their
+            // text are marked as having none; the rest go to the worker at once.
             var read: [(IndexRecord, Result<String?, TextExtractionWorker.Failure>)] = []
             var documents: [(record: IndexRecord, format: TextExtractor.Format)] = []
+            let roots = rootPaths.withLock { $0 } ?? []
             for record in batch {
-                if let type = UTType(record.type), let format = TextExtractor.format(of: type) {
+                if writer.exclusions.readsText(record.path, roots: roots), let type = UTType(record.type), let format = TextExtractor.format(of: type) {
                     documents.append((record, format))
                 } else {
                     read.append((record, .success(nil)))

@@ -50,7 +50,7 @@ final class MetadataIndex: @unchecked Sendable {
     private let stitched = Mutex<[CoordinatedChange]>([])
     /// The indexed roots, as last read (nil before the index started): stitching skips writes
     /// outside them.
-    private let rootPaths = Mutex<[String]?>(nil)
+    let rootPaths = Mutex<[String]?>(nil)
     /// Whether the file system is watched (tests switch it off to show stitching alone).
     private let watchesFileSystem: Bool
     private let stepDelay: Duration
@@ -108,6 +108,7 @@ final class MetadataIndex: @unchecked Sendable {
                             arguments: [path, origin, Date().timeIntervalSince1970])
                     }
                     writer.types.note(try String.fetchAll(db, sql: "SELECT DISTINCT type FROM items"))
+                    try writer.exclusions.load(db)
                     let roots = try String.fetchAll(db, sql: "SELECT path FROM roots")
                     rootPaths.withLock { $0 = roots }
                     var changes = IndexChanges()
@@ -164,9 +165,15 @@ final class MetadataIndex: @unchecked Sendable {
             try writer.removeTree(folder, db, changes: &changes)
             return true
         }
-        if let watcher { for watched in watcher.watchedDirectories where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) } }
+        unwatch(folder)
         publish(changes)
         return removed
+    }
+
+    /// Stops watching `folder` and every folder under it.
+    func unwatch(_ folder: String) {
+        guard let watcher else { return }
+        for watched in watcher.watchedDirectories where CoordinationPath.isSelfOrDescendant(watched, of: folder) { watcher.unwatch(watched) }
     }
 
     /// The root's own row: inserted (unlisted) when missing.
@@ -212,7 +219,7 @@ final class MetadataIndex: @unchecked Sendable {
 
     // MARK: Crawling
 
-    private func scheduleCrawl() {
+    func scheduleCrawl() {
         guard !crawling, !stopped else { return }
         crawling = true
         crawlStarted = .now
@@ -467,6 +474,7 @@ final class MetadataIndex: @unchecked Sendable {
                 "items": .int(Int64(items)), "pending_folders": .int(Int64(pending)), "pending_types": .int(Int64(untyped)),
                 "pending_contents": .int(Int64(unread)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
                 "queries": .int(Int64(live.count)),
+                "exclusions": .array(writer.exclusions.all.map { ["path": .string($0.path), "kind": .string($0.kind.name)] }),
             ]
         }
     }

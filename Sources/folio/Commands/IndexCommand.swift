@@ -6,7 +6,7 @@ import Foundation
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index", abstract: "Show and change what the daemon's metadata index covers.",
-        subcommands: [Status.self, Add.self, Remove.self, Rebuild.self])
+        subcommands: [Status.self, Add.self, Remove.self, Exclude.self, Include.self, Rebuild.self])
 
     /// `folio index status [--json] [--wait]`.
     struct Status: ParsableCommand {
@@ -43,6 +43,11 @@ struct IndexCommand: ParsableCommand {
             print("live queries: \(status["queries"]?.intValue ?? 0)")
             for root in status["roots"]?.arrayValue ?? [] {
                 print("root: \(root["path"]?.stringValue ?? "?") (\(root["origin"]?.stringValue ?? "?"), \(root["items"]?.intValue ?? 0) items)")
+            }
+            let left = ["everything": "not indexed", "contents": "what is in it not indexed (a marker file)", "text": "text not read"]
+            for exclusion in status["exclusions"]?.arrayValue ?? [] {
+                let kind = exclusion["kind"]?.stringValue ?? "?"
+                print("excluded: \(exclusion["path"]?.stringValue ?? "?") (\(left[kind] ?? kind))")
             }
         }
     }

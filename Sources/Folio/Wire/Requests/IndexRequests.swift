@@ -111,6 +111,25 @@ package struct IndexRemove: PathRequest {
     package init(path: String) { self.path = path }
 }
 
+/// `index.exclude`: leaves a folder out of the index: everything in it, or with `text` only its
+/// documents' text.
+package struct IndexExclude: PathRequest {
+    package static let method = "index.exclude"
+    package var path: String
+    package var text: Bool?
+    package init(path: String, text: Bool? = nil) {
+        self.path = path
+        self.text = text
+    }
+}
+
+/// `index.include`: indexes a folder the user excluded again.
+package struct IndexInclude: PathRequest {
+    package static let method = "index.include"
+    package var path: String
+    package init(path: String) { self.path = path }
+}
+
 /// `index.rebuild`: forgets everything and crawls again.
 package struct IndexRebuild: DaemonRequest {
     package static let method = "index.rebuild"
