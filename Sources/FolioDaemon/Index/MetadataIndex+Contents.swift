@@ -66,9 +66,12 @@ extension MetadataIndex {
                     read.append((record, .success(nil)))
                 }
             }
-            // Past a file that stalled or crashed the worker, the rest wait for the next step.
+            // Past a file that stalled or crashed its worker, the rest of that worker's run waits
+            // for the next step.
             let texts = extractor.texts(of: documents.map { ($0.record.path, $0.format) })
-            for (document, text) in zip(documents, texts) { read.append((document.record, text.map { $0 })) }
+            for (document, text) in zip(documents, texts) {
+                if let text { read.append((document.record, text.map { $0 })) }
+            }
             work.async { [self, read] in applyContents(read) }
         }
     }

@@ -43,7 +43,7 @@ final class MetadataIndex: @unchecked Sendable {
     /// Where documents' text is read (through the sandboxed worker): off the index queue.
     let contentWork = DispatchQueue(label: "folio.index.contents", qos: .utility)
     /// The sandboxed text extractor; nil when this process cannot run one.
-    let extractor: TextExtractionWorker?
+    let extractor: TextExtractionWorkers?
     private var crawlStarted: ContinuousClock.Instant?
     private var crawled = 0
     private(set) var stopped = false
@@ -77,7 +77,7 @@ final class MetadataIndex: @unchecked Sendable {
         states = UbiquitousStates(driveRoot: paths.driveDirectory, source: driveStates)
         writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger)
         live = LiveQueries(logger: logger)
-        extractor = extractorExecutable.map { TextExtractionWorker(executable: $0) }
+        extractor = extractorExecutable.map { TextExtractionWorkers(executable: $0) }
     }
 
     // MARK: Life

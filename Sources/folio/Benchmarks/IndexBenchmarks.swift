@@ -223,22 +223,8 @@ enum BenchmarkTree {
     }
 
     /// Runs `command` (an absolute path and its arguments) to its end, its output discarded.
-    /// posix_spawn and waitpid, not `Process`: Foundation's `waitUntilExit` learns of the exit by
-    /// polling its run loop, which adds up to 50 ms to every command timed here.
     static func runQuietly(_ command: [String], environment: [String: String]? = nil) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var argv = command.map { strdup($0) } + [nil]
-        var envp = environment.map { $0.map { strdup($0.key + "=" + $0.value) } + [nil] }
-        defer { for pointer in argv + (envp ?? []) { free(pointer) } }
-        var child: pid_t = 0
-        let spawned = envp != nil ? posix_spawn(&child, command[0], &actions, nil, &argv, &envp!) : posix_spawn(&child, command[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else { return }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+        SpawnedProcess.run(command, environment: environment)
     }
 
     /// What `command` prints.
