@@ -171,4 +171,18 @@ struct TextExtractionTests {
         try dir.write("after.txt", "still working")
         #expect(try worker.text(ofFileAt: dir.child("after.txt").path, format: .plain) == "still working")
     }
+
+    /// Markup's text: runs of text copied whole up to the next tag, reference or space, white
+    /// space folded, blocks and breaks as line breaks, and the limit cutting at a character's
+    /// boundary even inside a run.
+    @Test func markupTextKeepsRunsAndCutsAtTheLimit() {
+        let html = Array("<p>Grüße&nbsp;aus   Köln</p><div>zweite<br/>Zeile &amp; mehr</div>".utf8)
+        #expect(MarkupText.html.text(of: html, limit: 1 << 20) == "Grüße aus Köln\nzweite\nZeile & mehr")
+        // "Grü" is 4 bytes: a limit of 3 would end inside the ü, which is left out whole.
+        #expect(MarkupText.html.text(of: Array("<p>Grüße</p>".utf8), limit: 3) == "Gr")
+        #expect(MarkupText.html.text(of: Array("<p>Grüße</p>".utf8), limit: 4) == "Grü")
+        #expect(MarkupText.cut(Array("Grüße".utf8), limit: 3) == "Gr")
+        #expect(MarkupText.html.text(of: Array("abcdefgh".utf8), limit: 5) == "abcde")
+    }
 }
+

@@ -11,6 +11,21 @@ struct MarkupText {
     var breaks: Set<String> = []
     var tabs: Set<String> = []
 
+    /// What an element does to the text, by local name: one lookup a tag.
+    private enum Role {
+        case block, skipped, lineBreak, tab
+    }
+
+    /// The roles of the elements named in the sets (a break that is also a block is a break).
+    private var roles: [String: Role] {
+        var roles: [String: Role] = [:]
+        for name in blocks { roles[name] = .block }
+        for name in tabs { roles[name] = .tab }
+        for name in breaks { roles[name] = .lineBreak }
+        for name in skipped { roles[name] = .skipped }
+        return roles
+    }
+
     static let html = MarkupText(
         blocks: ["p", "div", "br", "li", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "title", "section", "article", "blockquote", "pre", "dt", "dd"],
         skipped: ["script", "style", "noscript", "template"], breaks: ["br", "hr"])
@@ -19,7 +34,11 @@ struct MarkupText {
     func text(of bytes: [UInt8], limit: Int) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(min(limit, bytes.count))
+        let roles = self.roles
         var skipping: String?
+        // One buffer for every tag's name.
+        var name: [UInt8] = []
+        name.reserveCapacity(64)
         var index = bytes.startIndex
         func newline() {
             if let last = output.last, last != UInt8(ascii: "\n") { output.append(UInt8(ascii: "\n")) }
@@ -29,7 +48,7 @@ struct MarkupText {
             if byte == UInt8(ascii: "<") {
                 // A tag, a comment, a CDATA section or a declaration: read to its end.
                 var end = bytes.index(after: index)
-                var name: [UInt8] = []
+                name.removeAll(keepingCapacity: true)
                 var closing = false
                 var readingName = true
                 if end != bytes.endIndex, bytes[end] == UInt8(ascii: "/") {
@@ -76,14 +95,12 @@ struct MarkupText {
                     continue
                 }
                 let selfClosing = end < bytes.count && end > 0 && bytes[end - 1] == UInt8(ascii: "/")
-                if !closing, skipped.contains(local), !selfClosing {
-                    skipping = local
-                } else if breaks.contains(local) {
-                    output.append(UInt8(ascii: "\n"))
-                } else if tabs.contains(local) {
-                    output.append(UInt8(ascii: "\t"))
-                } else if blocks.contains(local) {
-                    newline()
+                switch roles[local] {
+                case .skipped: if !closing, !selfClosing { skipping = local }
+                case .lineBreak: output.append(UInt8(ascii: "\n"))
+                case .tab: output.append(UInt8(ascii: "\t"))
+                case .block: newline()
+                case nil: break
                 }
                 continue
             }
@@ -106,15 +123,27 @@ struct MarkupText {
                 }
             }
             // Runs of white space are one space (a line break stays one).
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+            if Self.isSpace(byte) {
                 if let last = output.last, last != UInt8(ascii: " "), last != UInt8(ascii: "\n"), last != UInt8(ascii: "\t") { output.append(UInt8(ascii: " ")) }
+                index = bytes.index(after: index)
             } else {
-                output.append(byte)
+                // A run of plain text, copied at once.
+                var end = bytes.index(after: index)
+                while end != bytes.endIndex, end - index < limit - output.count {
+                    let next = bytes[end]
+                    if next == UInt8(ascii: "<") || next == UInt8(ascii: "&") || Self.isSpace(next) { break }
+                    end = bytes.index(after: end)
+                }
+                output.append(contentsOf: bytes[index..<end])
+                index = end
             }
-            index = bytes.index(after: index)
         }
         while let last = output.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\n") { output.removeLast() }
         return Self.cut(output, limit: limit)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
     }
 
     /// UTF-8 text from `bytes`, at most `limit` bytes, not ending inside a character; invalid
@@ -123,6 +152,15 @@ struct MarkupText {
         var end = min(bytes.count, limit)
         // Back off continuation bytes so the last character is whole.
         if end < bytes.count { while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 } }
+        // A character the bytes themselves end inside of (text cut at the limit as it was made)
+        // is left out whole.
+        var lead = end
+        while lead > 0, end - lead < 4, bytes[lead - 1] & 0xC0 == 0x80 { lead -= 1 }
+        if lead > 0 {
+            let first = bytes[lead - 1]
+            let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1
+            if lead - 1 + length > end { end = lead - 1 }
+        }
         return String(decoding: bytes[..<end], as: UTF8.self)
     }
 

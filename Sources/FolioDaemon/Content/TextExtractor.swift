@@ -50,7 +50,8 @@ package enum TextExtractor {
     static func text(ofFileAt path: String, format: Format) throws -> String {
         switch format {
         case .plain:
-            return MarkupText.cut(try read(path, limit: textLimit).filter { $0 != 0 }, limit: textLimit)
+            let bytes = try read(path, limit: textLimit)
+            return MarkupText.cut(bytes.contains(0) ? bytes.filter { $0 != 0 } : bytes, limit: textLimit)
         case .markup:
             return MarkupText(blocks: []).text(of: try read(path, limit: inflatedLimit), limit: textLimit)
         case .html:
