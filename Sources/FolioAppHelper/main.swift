@@ -176,7 +176,7 @@ case "ubiquitous":
 case "query":
     do {
         let query = MetadataQuery()
-        query.predicate = try MetadataPredicate(format: rest[0])
+        query.predicate = try MetadataPredicate(parsing: rest[0])
         query.searchScopes = [NSMetadataQueryUbiquitousDocumentsScope]
         let gathered = DispatchSemaphore(value: 0)
         let observer = NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: nil) { _ in

@@ -74,7 +74,7 @@ final class IndexWorld: @unchecked Sendable {
     /// A query over `docs` run by this daemon's index.
     func query(_ format: String, interval: TimeInterval = 0.05) throws -> MetadataQuery {
         let query = MetadataQuery()
-        query.predicate = try MetadataPredicate(format: format)
+        query.predicate = MetadataPredicate(format: format)
         query.searchScopes = [docs]
         query.notificationBatchingInterval = interval
         return query

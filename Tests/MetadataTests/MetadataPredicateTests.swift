@@ -29,21 +29,21 @@ struct MetadataPredicateTests {
         let notes = item(name: "Notes.txt", size: 1200)
         let photo = item(name: "Été.JPG", size: 5_000_000, type: "public.jpeg", tree: ["public.jpeg", "public.image", "public.data", "public.item"])
         let cases: [(MetadataPredicate, [Bool])] = [
-            (try MetadataPredicate(format: "%K LIKE %@", NSMetadataItemFSNameKey, "*.txt"), [true, false]),
-            (try MetadataPredicate(format: "%K like[c] '*.jpg'", NSMetadataItemFSNameKey), [false, true]),
-            (try MetadataPredicate(format: "kMDItemFSName BEGINSWITH[cd] 'ete'"), [false, true]),
-            (try MetadataPredicate(format: "kMDItemFSName BEGINSWITH[c] 'ete'"), [false, false]),
-            (try MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemFSSize < %d", 2000), [true, false]),
-            (try MetadataPredicate(format: "kMDItemContentTypeTree == 'public.image'"), [false, true]),
-            (try MetadataPredicate(format: "ANY kMDItemContentTypeTree = \"public.text\""), [true, false]),
-            (try MetadataPredicate(format: "NOT (kMDItemFSName CONTAINS 'ote') || kMDItemFSSize >= 5e6"), [false, true]),
-            (try MetadataPredicate(format: "kMDItemContentType IN {'public.jpeg', 'public.png'}"), [false, true]),
-            (try MetadataPredicate(format: "kMDItemFSSize BETWEEN {1000, 1500}"), [true, false]),
-            (try MetadataPredicate(format: "kMDItemFSName MATCHES '[A-Z][a-z]+\\\\.txt'"), [true, false]),
-            (try MetadataPredicate(format: "%K ENDSWITH 'G'", NSMetadataItemFSNameKey), [false, true]),
-            (try MetadataPredicate(format: "TRUEPREDICATE"), [true, true]),
-            (try MetadataPredicate(format: "1000 < kMDItemFSSize"), [true, true]),
-            (try MetadataPredicate(format: "kMDItemFSName != nil && kMDItemLastUsedDate == nil"), [true, true]),
+            (MetadataPredicate(format: "%K LIKE %@", NSMetadataItemFSNameKey, "*.txt"), [true, false]),
+            (MetadataPredicate(format: "%K like[c] '*.jpg'", NSMetadataItemFSNameKey), [false, true]),
+            (MetadataPredicate(format: "kMDItemFSName BEGINSWITH[cd] 'ete'"), [false, true]),
+            (MetadataPredicate(format: "kMDItemFSName BEGINSWITH[c] 'ete'"), [false, false]),
+            (MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemFSSize < %d", 2000), [true, false]),
+            (MetadataPredicate(format: "kMDItemContentTypeTree == 'public.image'"), [false, true]),
+            (MetadataPredicate(format: "ANY kMDItemContentTypeTree = \"public.text\""), [true, false]),
+            (MetadataPredicate(format: "NOT (kMDItemFSName CONTAINS 'ote') || kMDItemFSSize >= 5e6"), [false, true]),
+            (MetadataPredicate(format: "kMDItemContentType IN {'public.jpeg', 'public.png'}"), [false, true]),
+            (MetadataPredicate(format: "kMDItemFSSize BETWEEN {1000, 1500}"), [true, false]),
+            (MetadataPredicate(format: "kMDItemFSName MATCHES '[A-Z][a-z]+\\\\.txt'"), [true, false]),
+            (MetadataPredicate(format: "%K ENDSWITH 'G'", NSMetadataItemFSNameKey), [false, true]),
+            (MetadataPredicate(format: "TRUEPREDICATE"), [true, true]),
+            (MetadataPredicate(format: "1000 < kMDItemFSSize"), [true, true]),
+            (MetadataPredicate(format: "kMDItemFSName != nil && kMDItemLastUsedDate == nil"), [true, true]),
         ]
         for (predicate, expected) in cases {
             #expect([predicate.evaluate(notes), predicate.evaluate(photo)] == expected, "\(predicate)")
@@ -54,21 +54,59 @@ struct MetadataPredicateTests {
         let old = item(name: "a", modified: Date(timeIntervalSince1970: 1_000_000_000), tags: ["Work", "Red"])
         let new = item(name: "b", modified: Date(timeIntervalSince1970: 1_800_000_000), conflicts: true)
         let cutoff = Date(timeIntervalSince1970: 1_500_000_000)
-        let byArgument = try MetadataPredicate(format: "%K > %@", argumentArray: [NSMetadataItemFSContentChangeDateKey, cutoff])
+        let byArgument = MetadataPredicate(format: "%K > %@", argumentArray: [NSMetadataItemFSContentChangeDateKey, cutoff])
         #expect(!byArgument.evaluate(old) && byArgument.evaluate(new))
-        let byCast = try MetadataPredicate(format: "kMDItemFSContentChangeDate < CAST(\(cutoff.timeIntervalSinceReferenceDate), \"NSDate\")")
+        let byCast = MetadataPredicate(format: "kMDItemFSContentChangeDate < CAST(\(cutoff.timeIntervalSinceReferenceDate), \"NSDate\")")
         #expect(byCast.evaluate(old) && !byCast.evaluate(new))
-        let tag = try MetadataPredicate(format: "'work' IN[c] kMDItemUserTags")
+        let tag = MetadataPredicate(format: "'work' IN[c] kMDItemUserTags")
         #expect(tag.evaluate(old) && !tag.evaluate(new))
-        let none = try MetadataPredicate(format: "NONE kMDItemUserTags == 'Red'")
+        let none = MetadataPredicate(format: "NONE kMDItemUserTags == 'Red'")
         #expect(!none.evaluate(old) && none.evaluate(new))
-        let conflicted = try MetadataPredicate(format: "%K == YES", NSMetadataUbiquitousItemHasUnresolvedConflictsKey)
+        let conflicted = MetadataPredicate(format: "%K == YES", NSMetadataUbiquitousItemHasUnresolvedConflictsKey)
         #expect(!conflicted.evaluate(old) && conflicted.evaluate(new))
+    }
+
+    /// Apple's code as written for `NSPredicate`: no `try`, arguments of any type to `%@`
+    /// (`Date`, `NSDate`, `NSNumber`, `URL`, arrays), compound predicates built as
+    /// `NSCompoundPredicate`'s are, and LIKE's backslash making a wildcard literal.
+    @Test func applesFormsCompileAndHold() {
+        let old = item(name: "report*.txt", size: 1200, modified: Date(timeIntervalSince1970: 1_000_000_000))
+        let new = item(name: "report1.txt", size: 900, modified: Date(timeIntervalSince1970: 1_800_000_000))
+        let cutoff = Date(timeIntervalSince1970: 1_500_000_000)
+        let byDate = MetadataPredicate(format: "%K > %@", NSMetadataItemFSContentChangeDateKey, cutoff)
+        let byNSDate = MetadataPredicate(format: "%K > %@", NSMetadataItemFSContentChangeDateKey, cutoff as NSDate)
+        let byNumber = MetadataPredicate(format: "%K > %@", NSMetadataItemFSSizeKey, NSNumber(value: 1000))
+        let byList = MetadataPredicate(format: "%K IN %@", NSMetadataItemFSNameKey, ["report1.txt", "other.txt"])
+        let byURL = MetadataPredicate(format: "%K == %@", NSMetadataItemPathKey, URL(fileURLWithPath: "/home/u/report1.txt"))
+        #expect([byDate, byNSDate, byNumber, byList, byURL].map { [$0.evaluate(old), $0.evaluate(new)] } == [
+            [false, true], [false, true], [true, false], [false, true], [false, true],
+        ])
+        let both = CompoundPredicate(andPredicateWithSubpredicates: [byNumber, MetadataPredicate(format: "kMDItemFSName BEGINSWITH 'report'")])
+        let either = CompoundPredicate(orPredicateWithSubpredicates: [byNumber, byList])
+        let neither = CompoundPredicate(notPredicateWithSubpredicate: either)
+        #expect([both.evaluate(old), both.evaluate(new)] == [true, false])
+        #expect([either.evaluate(old), either.evaluate(new)] == [true, true])
+        #expect([neither.evaluate(old), neither.evaluate(new)] == [false, false])
+        #expect(CompoundPredicate(andPredicateWithSubpredicates: []).evaluate(old))
+        #expect(!CompoundPredicate(orPredicateWithSubpredicates: []).evaluate(old))
+        #expect(MetadataPredicate(format: both.predicateFormat) == both)
+        #expect(CompoundPredicate(type: .and, subpredicates: [byNumber]).predicateFormat == "kMDItemFSSize > 1000")
+        // LIKE: `\*` is a star, `*` any run.
+        let literalStar = MetadataPredicate(format: "%K LIKE %@", NSMetadataItemFSNameKey, "report\\*.txt")
+        let anyRun = MetadataPredicate(format: "%K LIKE %@", NSMetadataItemFSNameKey, "report*.txt")
+        #expect([literalStar.evaluate(old), literalStar.evaluate(new)] == [true, false])
+        #expect([anyRun.evaluate(old), anyRun.evaluate(new)] == [true, true])
+        #expect(MetadataPredicate(format: "kMDItemFSName LIKE 'report\\\\?.txt'").evaluate(old) == false)
+        // Spotlight's query language: an escaped star beside an unescaped one is a star.
+        let spotlight = try? MetadataPredicate(metadataQueryString: "kMDItemFSName == \"report\\**\"")
+        #expect(spotlight.map { [$0.evaluate(old), $0.evaluate(new)] } == [true, false])
+        // The throwing form, for text a person typed.
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: "kMDItemFSName ==") }
     }
 
     @Test func theSwiftBuilderMeansTheSame() throws {
         let built = MetadataAttribute.fsName.like("*.txt", [.caseInsensitive]) && MetadataAttribute.fsSize > 1000
-        let parsed = try MetadataPredicate(format: "kMDItemFSName LIKE[c] '*.txt' AND kMDItemFSSize > 1000")
+        let parsed = MetadataPredicate(format: "kMDItemFSName LIKE[c] '*.txt' AND kMDItemFSSize > 1000")
         #expect(built == parsed)
         #expect(built.evaluate(item(name: "X.TXT", size: 2000)) && !built.evaluate(item(name: "X.TXT", size: 10)))
         let either = !(MetadataAttribute.contentType == "public.jpeg") || MetadataAttribute.fsSize.between(1, 5)
@@ -83,8 +121,8 @@ struct MetadataPredicateTests {
             "kMDItemContentType IN {\"a.b\", \"c.d\"}", "kMDItemFSName == \"quote \\\" and \\\\ backslash\"", "FALSEPREDICATE",
         ]
         for format in formats {
-            let predicate = try MetadataPredicate(format: format)
-            #expect(try MetadataPredicate(format: predicate.predicateFormat) == predicate, "\(format) → \(predicate.predicateFormat)")
+            let predicate = MetadataPredicate(format: format)
+            #expect(MetadataPredicate(format: predicate.predicateFormat) == predicate, "\(format) → \(predicate.predicateFormat)")
         }
     }
 
@@ -110,7 +148,7 @@ struct MetadataPredicateTests {
         ]
         for (format, arguments, token, offset) in cases {
             do {
-                let predicate = try MetadataPredicate(format: format, argumentArray: arguments)
+                let predicate = try MetadataPredicate(parsing: format, argumentArray: arguments)
                 Issue.record("\(format) was accepted as \(predicate)")
             } catch {
                 #expect(error.token == token && error.offset == offset, "\(format): \(error)")
@@ -122,14 +160,14 @@ struct MetadataPredicateTests {
     /// Hostile input: deep nesting, huge lists, long formats are refused cleanly.
     @Test func hostileFormatsAreRefused() {
         let deep = String(repeating: "(", count: 100) + "TRUEPREDICATE" + String(repeating: ")", count: 100)
-        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: deep) }
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: deep) }
         let nots = String(repeating: "NOT ", count: 100) + "TRUEPREDICATE"
-        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: nots) }
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: nots) }
         let long = "kMDItemFSName == '" + String(repeating: "a", count: 20_000) + "'"
-        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: long) }
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: long) }
  let nested = "kMDItemFSSize IN " + String(repeating: "{", count: 10_000)
-        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: nested) }
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: nested) }
         let list = "kMDItemFSSize IN {" + (0..<5000).map(String.init).joined(separator: ",") + "}"
-        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(format: list) }
+        #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: list) }
     }
 }

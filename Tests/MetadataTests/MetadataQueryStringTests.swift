@@ -90,7 +90,7 @@ struct MetadataQueryStringTests {
             let found = Set(Self.items.filter { item in predicate.evaluate(item.value) }.map(\.name))
             #expect(found == expected, "\(query): found \(found.sorted())")
             // What it means survives Apple's format syntax (with Folio's [w]).
-            let again = try MetadataPredicate(format: predicate.predicateFormat)
+            let again = MetadataPredicate(format: predicate.predicateFormat)
             #expect(again == predicate, "\(query) → \(predicate.predicateFormat)")
             #expect(Set(Self.items.filter { again.evaluate($0.value) }.map(\.name)) == expected, "\(query) as \(predicate.predicateFormat)")
         }

@@ -53,7 +53,7 @@ struct MetadataQueryTests {
         -> MetadataQuery
     {
         let query = MetadataQuery()
-        query.predicate = try MetadataPredicate(format: format)
+        query.predicate = MetadataPredicate(format: format)
         query.searchScopes = [dir.url]
         query.notificationBatchingInterval = interval
         return query

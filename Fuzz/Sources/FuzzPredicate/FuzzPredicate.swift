@@ -9,13 +9,13 @@ import FuzzSupport
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let format = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
     if let query = try? MetadataPredicate(metadataQueryString: format, now: Date(timeIntervalSince1970: 1_790_000_000)) { check(query, format) }
-    guard let predicate = try? MetadataPredicate(format: format, "kMDItemFSName", "value", 42) else { return 0 }
+    guard let predicate = try? MetadataPredicate(parsing: format, argumentArray: ["kMDItemFSName", "value", 42]) else { return 0 }
     check(predicate, format)
     return 0
 }
 
 private func check(_ predicate: MetadataPredicate, _ format: String) {
-    guard let again = try? MetadataPredicate(format: predicate.predicateFormat) else {
+    guard let again = try? MetadataPredicate(parsing: predicate.predicateFormat) else {
         preconditionFailure("\(predicate.predicateFormat) does not parse back")
     }
     precondition(again == predicate, "\(format) → \(predicate.predicateFormat) → \(again.predicateFormat)")

@@ -116,16 +116,40 @@ extension MetadataPredicate.Comparison {
     }
 }
 
-/// `LIKE` patterns: `*` any run of characters, `?` one character, everything else literal.
+/// `LIKE` patterns: `*` any run of characters, `?` one character, `\` before a character makes it
+/// literal (`\*`, `\?`, `\\`), everything else literal.
 struct WildcardPattern {
-    let pattern: [Character]
-    /// The positions of the pattern that are literal although they are `*` or `?` (text matched
-    /// as a prefix: only its last `*` is a wildcard).
-    private let literalBefore: Int
+    private enum Token: Equatable {
+        case character(Character)
+        case one
+        case any
+    }
 
+    private let tokens: [Token]
+
+    /// - Parameter literal: the pattern is text matched as a prefix: every character literal but
+    ///   a last `*`, which is the wildcard.
     init(_ pattern: String, literal: Bool = false) {
-        self.pattern = Array(pattern)
-        literalBefore = literal ? self.pattern.count - 1 : 0
+        var tokens: [Token] = []
+        if literal {
+            tokens = pattern.map { .character($0) }
+            if pattern.last == "*" { tokens[tokens.count - 1] = .any }
+        } else {
+            var escaped = false
+            for character in pattern {
+                if escaped {
+                    tokens.append(.character(character))
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else {
+                    tokens.append(character == "*" ? .any : character == "?" ? .one : .character(character))
+                }
+            }
+            // A backslash at the end stands for itself.
+            if escaped { tokens.append(.character("\\")) }
+        }
+        self.tokens = tokens
     }
 
     func matches(_ text: String) -> Bool {
@@ -133,10 +157,10 @@ struct WildcardPattern {
         var t = 0, p = 0
         var starP = -1, starT = 0
         while t < characters.count {
-            if p < pattern.count, (pattern[p] == "?" && p >= literalBefore) || ((pattern[p] != "*" || p < literalBefore) && pattern[p] == characters[t]) {
+            if p < tokens.count, tokens[p] == .one || tokens[p] == .character(characters[t]) {
                 t += 1
                 p += 1
-            } else if p < pattern.count, pattern[p] == "*", p >= literalBefore {
+            } else if p < tokens.count, tokens[p] == .any {
                 starP = p
                 starT = t
                 p += 1
@@ -148,8 +172,8 @@ struct WildcardPattern {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*", p >= literalBefore { p += 1 }
-        return p == pattern.count
+        while p < tokens.count, tokens[p] == .any { p += 1 }
+        return p == tokens.count
     }
 }
 

@@ -4,8 +4,8 @@ public import Foundation
 /// Linux), parsed and checked against the known attributes, or built in Swift. It evaluates in
 /// process and compiles to SQL for the daemon's index.
 ///
-///     try MetadataPredicate(format: "%K LIKE[cd] %@", NSMetadataItemFSNameKey, "*.txt")
-///     try MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemContentTypeTree == 'public.image'")
+///     MetadataPredicate(format: "%K LIKE[cd] %@", NSMetadataItemFSNameKey, "*.txt")
+///     MetadataPredicate(format: "kMDItemFSSize > 1000 AND kMDItemContentTypeTree == 'public.image'")
 ///     MetadataAttribute.fsName.like("*.txt", [.caseInsensitive]) && MetadataAttribute.fsSize > 1000
 ///
 /// Supported: `==` `=` `!=` `<>` `<` `<=` `>` `>=`, `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`
@@ -76,16 +76,31 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
         self.node = node
     }
 
-    /// Parses Apple's predicate-format syntax, with `arguments` for `%K`, `%@`, `%d` and the like.
-    ///
-    /// - Throws: `MetadataPredicateError`, naming the offending token and its offset.
-    public init(format: String, _ arguments: any CVarArg...) throws(MetadataPredicateError) {
-        try self.init(format: format, argumentArray: arguments)
+    /// Parses Apple's predicate-format syntax, with `arguments` for `%K`, `%@`, `%d` and the like,
+    /// as `NSPredicate(format:_:)`: strings, numbers (`Int`, `Double`, `NSNumber`), Booleans, dates
+    /// (`Date`, `NSDate`), URLs and arrays of these. A malformed format stops the program with a
+    /// message naming the offending token and its offset, as Apple's raises; text a person typed
+    /// goes to ``init(parsing:argumentArray:)``, which throws instead.
+    public init(format: String, _ arguments: Any...) {
+        self.init(format: format, argumentArray: arguments)
     }
 
-    /// Parses Apple's predicate-format syntax with the arguments in an array (for dates, which are
-    /// not `CVarArg` on Linux, and arrays).
-    public init(format: String, argumentArray arguments: [Any]?) throws(MetadataPredicateError) {
+    /// Parses Apple's predicate-format syntax with the arguments in an array, as
+    /// `NSPredicate(format:argumentArray:)`; a malformed format stops the program, as Apple's
+    /// raises.
+    public init(format: String, argumentArray arguments: [Any]?) {
+        do {
+            try self.init(parsing: format, argumentArray: arguments)
+        } catch {
+            preconditionFailure("MetadataPredicate(format:): \(error)")
+        }
+    }
+
+    /// Parses predicate-format text that may be malformed (typed by a person, read from a
+    /// request): Folio's throwing form of ``init(format:_:)``.
+    ///
+    /// - Throws: `MetadataPredicateError`, naming the offending token and its offset.
+    public init(parsing format: String, argumentArray arguments: [Any]? = nil) throws(MetadataPredicateError) {
         var parser = try MetadataPredicateParser(format: format, arguments: arguments ?? [])
         node = try parser.parse()
     }

@@ -87,7 +87,10 @@ struct MetadataQueryStringParser {
                 continue
             }
             if character == "\"" || character == "'" {
-                var text = "", wildcards = false
+                // The text as it is, and as a LIKE pattern (escaped wildcards and backslashes
+                // keep their backslash there); which one is used depends on whether the string
+                // has a wildcard at all.
+                var text = "", pattern = "", wildcards = false
                 index += 1
                 var closed = false
                 while index < characters.count {
@@ -98,14 +101,17 @@ struct MetadataQueryStringParser {
                         break
                     }
                     if next == "\\", index + 1 < characters.count {
-                        // An escaped quote, backslash or wildcard is itself (a wildcard escaped in a
-                        // string that also has unescaped ones matches as a wildcard there).
-                        text.append(characters[index + 1])
+                        // An escaped quote, backslash or wildcard is itself.
+                        let escaped = characters[index + 1]
+                        text.append(escaped)
+                        if escaped == "*" || escaped == "?" || escaped == "\\" { pattern.append("\\") }
+                        pattern.append(escaped)
                         index += 2
                         continue
                     }
                     if next == "*" || next == "?" { wildcards = true }
                     text.append(next)
+                    pattern.append(next)
                     index += 1
                 }
                 guard closed else { throw fail("a string that is never closed", start, characters.count) }
@@ -117,7 +123,7 @@ struct MetadataQueryStringParser {
                 guard index >= characters.count || !isWordCharacter(characters[index]) else {
                     throw fail("unknown modifier after the string (c, d and w are known)", index, index + 1)
                 }
-                tokens.append(Token(kind: .string(text, modifiers: modifiers, wildcards: wildcards), text: String(characters[start..<index]), offset: start))
+                tokens.append(Token(kind: .string(wildcards ? pattern : text, modifiers: modifiers, wildcards: wildcards), text: String(characters[start..<index]), offset: start))
                 continue
             }
             if character == "$" {

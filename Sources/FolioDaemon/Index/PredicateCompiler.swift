@@ -132,8 +132,14 @@ struct PredicateCompiler {
         case .like:
             // `?` is one character to Swift and may be several code points to SQLite: any run.
             var parts: [LikePart] = [], longest = "", run = ""
+            var escaped = false
             for character in folded {
-                if character == "*" || character == "?" {
+                if escaped {
+                    run.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "*" || character == "?" {
                     if !run.isEmpty { parts.append(.text(run)) }
                     parts.append(.any)
                     if run.count > longest.count { longest = run }
@@ -142,6 +148,7 @@ struct PredicateCompiler {
                     run.append(character)
                 }
             }
+            if escaped { run.append("\\") }
             if !run.isEmpty { parts.append(.text(run)) }
             if run.count > longest.count { longest = run }
             return Self.like(parts, literal: longest)

@@ -58,7 +58,7 @@ enum IndexBenchmarks {
         // MetadataQuery the daemon runs.
         let cutoff = newest - Double(files) / 1000
         let format = "kMDItemFSContentChangeDate > %@ AND kMDItemContentType != 'public.folder'"
-        let predicate = try MetadataPredicate(format: format, argumentArray: [Date(timeIntervalSince1970: cutoff)])
+        let predicate = MetadataPredicate(format: format, argumentArray: [Date(timeIntervalSince1970: cutoff)])
         var results = 0
         let attribute = (0..<40).map { _ in timed { results = gather(predicate, tree, engine) } }
         let findNewer = (0..<3).map { _ in
@@ -117,7 +117,7 @@ enum IndexBenchmarks {
     /// writes (the daemon stitches them in at release), or plain ones (inotify).
     private static func updateLatencies(_ folder: String, _ engine: DaemonCoordinationEngine, coordinated: Bool) throws -> [UInt64] {
         let query = MetadataQuery()
-        query.predicate = try MetadataPredicate(format: "kMDItemFSName BEGINSWITH 'w-'")
+        query.predicate = MetadataPredicate(format: "kMDItemFSName BEGINSWITH 'w-'")
         query.searchScopes = [folder]
         query.notificationBatchingInterval = 0
         let arrivals = Mutex<[String: UInt64]>([:])

@@ -40,7 +40,7 @@ enum MetadataBenchmarks {
 
     private static func gather(_ tree: String, _ format: String) -> Int {
         let query = MetadataQuery()
-        query.predicate = try? MetadataPredicate(format: format)
+        query.predicate = try? MetadataPredicate(parsing: format)
         query.searchScopes = [tree]
         let done = DispatchSemaphore(value: 0)
         let observer = NotificationCenter.default.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: query, queue: nil) { _ in

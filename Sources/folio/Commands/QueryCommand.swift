@@ -18,7 +18,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let parsed: MetadataPredicate
-        do { parsed = try MetadataPredicate(format: predicate) } catch {
+        do { parsed = try MetadataPredicate(parsing: predicate) } catch {
             printError("folio query: \(error)")
             throw ExitCode(2)
         }

@@ -39,7 +39,7 @@ package struct QueryStart: DaemonRequest {
     package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.length(predicate, "params.predicate", limit: 16 * 1024)
         do {
-            parsed = try MetadataPredicate(format: predicate, argumentArray: nil)
+            parsed = try MetadataPredicate(parsing: predicate)
         } catch {
             throw CoordinationWire.invalid("predicate: \(error.description)")
         }
@@ -51,7 +51,7 @@ package struct QueryStart: DaemonRequest {
     /// The query as the daemon runs it (after `validate()`).
     package var spec: IndexQuerySpec {
         IndexQuerySpec(
-            id: Int64(query), predicate: parsed ?? (try? MetadataPredicate(format: predicate, argumentArray: nil)) ?? .falsePredicate,
+            id: Int64(query), predicate: parsed ?? (try? MetadataPredicate(parsing: predicate)) ?? .falsePredicate,
             folders: scopes, interval: interval ?? 1)
     }
 }
