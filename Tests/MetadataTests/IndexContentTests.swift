@@ -85,6 +85,9 @@ struct IndexContentTests {
         #expect(items.first?["snippet"] == nil)
         let inside = try world.send(Search(text: "budg", content: true, folders: [docs + "/sub"]))["items"]?.arrayValue ?? []
         #expect(inside.compactMap { $0["p"]?.stringValue } == [docs + "/sub/inside.txt"])
+        // One letter searches names only: every word begins with some letter.
+        let letter = try world.send(Search(text: "b", content: true))["items"]?.arrayValue ?? []
+        #expect(letter.compactMap { $0["p"]?.stringValue } == [docs + "/Budget plan.txt"])
         // Without `content`, names only.
         #expect(try world.send(Search(text: "budget"))["items"]?.arrayValue?.count == 1)
 

@@ -76,9 +76,11 @@ extension MetadataIndex {
     }
 
     /// The FTS5 query for words each beginning a word of the text, in any order; nil for text
-    /// without words.
+    /// without words of two characters or more. A single letter is left out: no prefix index
+    /// holds it, and FTS5 would merge the lists of every word beginning with it (a search as you
+    /// type starts with one).
     static func wordsQuery(_ text: String) -> String? {
-        let words = TextWords.words(of: text)
+        let words = TextWords.words(of: text).filter { $0.count >= 2 }
         guard !words.isEmpty else { return nil }
         return words.map { "\"" + $0 + "\"*" }.joined(separator: " ")
     }
