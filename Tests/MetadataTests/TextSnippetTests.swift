@@ -19,6 +19,12 @@ struct TextSnippetTests {
         #expect(TextWords.snippet(of: "one two three four five target", words: ["targ"], length: 4) == "…three four five \u{2}target\u{3}")
     }
 
+    @Test func aMatchPastTheScannedCharactersIsNoPassage() {
+        let text = String(repeating: "filler ", count: 20) + "target"
+        #expect(TextWords.snippet(of: text, words: ["target"], scanned: 50) == nil)
+        #expect(TextWords.snippet(of: text, words: ["target"], length: 2, scanned: 500) == "…filler \u{2}target\u{3}")
+    }
+
     @Test func noMatchIsNoPassage() {
         #expect(TextWords.snippet(of: "nothing here at all", words: ["budget"]) == nil)
         #expect(TextWords.snippet(of: "", words: ["budget"]) == nil)
