@@ -24,12 +24,11 @@ public struct SpawnedProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var argv = arguments.map { strdup($0) } + [nil]
-        var envp = environment.map { $0.map { strdup($0.key + "=" + $0.value) } + [nil] }
-        defer { for pointer in argv + (envp ?? []) { free(pointer) } }
         var child: pid_t = 0
-        let spawned = envp != nil
-            ? posix_spawn(&child, arguments[0], &actions, nil, &argv, &envp!) : posix_spawn(&child, arguments[0], &actions, nil, &argv, environ)
+        let spawned = withCStrings(arguments) { argv in
+            guard let environment else { return posix_spawn(&child, arguments[0], &actions, nil, argv, environ) }
+            return withCStrings(environment.map { $0.key + "=" + $0.value }) { envp in posix_spawn(&child, arguments[0], &actions, nil, argv, envp) }
+        }
         guard spawned == 0 else { return nil }
         pid = child
     }

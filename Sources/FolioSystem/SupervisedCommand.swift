@@ -80,7 +80,7 @@ public enum SupervisedCommand {
 }
 
 /// Calls `body` with a NULL-terminated array of C strings for `strings`.
-private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
     var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
     pointers.append(nil)
     defer { for pointer in pointers { free(pointer) } }

@@ -41,7 +41,7 @@ struct FindCommand: ParsableCommand {
         let output: QueryRunner.Output = count ? .count : nul ? .nul : json ? .json : .paths
         var runner = QueryRunner(command: "folio find", output: output, live: live)
         let words = query.joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        if !count, !words.isEmpty, (try? MetadataPredicate(metadataQueryString: words)) == nil {
+        if !count, !words.isEmpty, Self.isPlainWords(words) {
             // Plain words: the results best first, names then text (bm25), as the index ranks them.
             runner.ranking = Self.ranking(Search(text: words, limit: Self.ranked, content: true, folders: scopes.map(\.path)))
         }
@@ -72,13 +72,17 @@ struct FindCommand: ParsableCommand {
         return parts.dropFirst().reduce(first) { $0 && $1 }
     }
 
+    /// Whether `text` has no comparison in it: plain words, not a query string.
+    static func isPlainWords(_ text: String) -> Bool {
+        !["==", "!=", "<", ">", "="].contains(where: text.contains) && !text.lowercased().contains("inrange(")
+    }
+
     /// A query string; text that has no comparison in it is plain words.
     static func queryPredicate(_ text: String) throws(MetadataPredicateError) -> MetadataPredicate {
         do {
             return try MetadataPredicate(metadataQueryString: text)
         } catch {
-            let comparisons = ["==", "!=", "<", ">", "="]
-            guard !comparisons.contains(where: text.contains), !text.lowercased().contains("inrange(") else { throw error }
+            guard isPlainWords(text) else { throw error }
             var words: [MetadataPredicate] = []
             for word in text.split(whereSeparator: \.isWhitespace) {
                 words.append(try MetadataPredicate(metadataQueryString: "* == \"\(escaped(String(word)))\"cdw"))
