@@ -12,7 +12,10 @@ let package = Package(
         .library(name: "FolioSync", targets: ["FolioSync"]),
         // The daemon: a product so that the wire-frame fuzz target decodes frames through its routes.
         .library(name: "FolioDaemon", targets: ["FolioDaemon"]),
+        // `folio`: a small front without Foundation that answers `folio search` itself and hands
+        // every other command to `folio-tool` beside it (the whole CLI and the daemon).
         .executable(name: "folio", targets: ["folio"]),
+        .executable(name: "folio-tool", targets: ["folio-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +39,7 @@ let package = Package(
             name: "FolioSystem",
             dependencies: [
                 "CFolioShims",
+                "FolioWire",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -49,10 +53,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The wire protocol's JSON values, parsed and written without Foundation (for the `folio` front).
+        .target(name: "FolioWire"),
         // The library apps import: `import Folio` gives the whole public API.
         .target(
             name: "Folio",
             dependencies: [
+                "FolioWire",
                 "UniformTypes",
                 "FolioSystem",
                 .product(name: "Logging", package: "swift-log"),
@@ -108,9 +115,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // The `folio` command: daemon, types, bench.
+        // `folio`'s front: starts in a few milliseconds (no Foundation), answers `folio search`, and
+        // executes `folio-tool` for everything else.
+        .executableTarget(name: "folio", dependencies: ["FolioWire"]),
+        // The `folio` command's whole: daemon, types, drive, bench…
         .executableTarget(
-            name: "folio",
+            name: "folio-tool",
             dependencies: [
                 "CFolioShims",
                 "Folio",
@@ -121,7 +131,8 @@ let package = Package(
                 "FolioServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Sources/FolioTool"
         ),
         // Real servers on loopback (Apache, WsgiDAV, rclone, moto) and a headless Chromium over WebDriver, with
         // the scratch folders and process runs they need: for the tests (through FolioTesting) and `folio bench`.
@@ -138,29 +149,29 @@ let package = Package(
             name: "FolioSystemTests",
             dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting", "FolioTestTraits"]),
-        .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio"]),
-        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio"]),
-        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioAppHelper", "FolioCoordinationHelper"]),
+        .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
+        .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
+        .testTarget(name: "AccessTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioAppHelper", "FolioCoordinationHelper"]),
         // Attacks on the isolation layer, each asserting its refusal (issue 17).
-        .testTarget(name: "SecurityTests", dependencies: ["Folio", "FolioDaemon", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio"]),
+        .testTarget(name: "SecurityTests", dependencies: ["Folio", "FolioDaemon", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
         .testTarget(name: "DocumentTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "FolioCoordinationHelper"]),
         .testTarget(
-            name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio"], exclude: ["Fixtures"]),
+            name: "ProviderTests", dependencies: ["Folio", "FolioProviders", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"], exclude: ["Fixtures"]),
         .testTarget(
             name: "SyncTests",
             dependencies: [
-                "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio",
+                "Folio", "FolioDaemon", "FolioProviders", "FolioSync", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "folio-tool",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         // The browser page in a real headless Chromium over WebDriver, and attacks on its gate (issue 18).
         .testTarget(
             name: "WebTests",
             dependencies: [
-                "Folio", "FolioTesting", "FolioTestTraits", "folio", "FolioAppHelper",
+                "Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioAppHelper",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(
-            name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "FolioCoordinationHelper"]),
+            name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioCoordinationHelper"]),
     ]
 )
 

@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 public import Foundation
+import FolioWire
 
 /// Folio's places on disk, under the XDG base directories. Every path can be overridden through the
 /// environment, which is how tests get a private tree.
@@ -26,7 +27,7 @@ public struct FolioPaths: Sendable, Hashable {
         dataHome = value("XDG_DATA_HOME") ?? home + "/.local/share"
         configHome = value("XDG_CONFIG_HOME") ?? home + "/.config"
         stateHome = value("XDG_STATE_HOME") ?? home + "/.local/state"
-        runtimeDirectory = value("XDG_RUNTIME_DIR") ?? "/tmp/folio-runtime-\(getuid())"
+        runtimeDirectory = DaemonSocketPath.runtimeDirectory(value("XDG_RUNTIME_DIR"), uid: getuid())
         configDirectories = (value("XDG_CONFIG_DIRS") ?? "/etc/xdg").split(separator: ":").map(String.init)
         dataDirectories = (value("XDG_DATA_DIRS") ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
     }
@@ -50,9 +51,9 @@ public struct FolioPaths: Sendable, Hashable {
     /// `$XDG_STATE_HOME/folio/index.sqlite`.
     public var indexDatabase: String { stateDirectory + "/index.sqlite" }
     /// `$XDG_RUNTIME_DIR/folio`: the daemon's socket folder (mode 0700).
-    public var socketDirectory: String { runtimeDirectory + "/folio" }
+    public var socketDirectory: String { DaemonSocketPath.directory(inRuntimeDirectory: runtimeDirectory) }
     /// `$XDG_RUNTIME_DIR/folio/folio.sock`.
-    public var socketPath: String { socketDirectory + "/folio.sock" }
+    public var socketPath: String { DaemonSocketPath.socket(inRuntimeDirectory: runtimeDirectory) }
 
     /// Makes `path` (and missing parents) a folder only its owner may enter, whatever the umask:
     /// Folio's own folders hold grants, names of documents, keys and sockets. An existing folder is

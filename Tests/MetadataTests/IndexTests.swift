@@ -470,6 +470,38 @@ struct IndexCommandTests {
     }
 }
 
+extension IndexCommandTests {
+    /// `folio` is a small front that answers `search` itself and hands everything else to
+    /// `folio-tool`: both print the same bytes for every form of the command, and the front hands
+    /// over (here to `/bin/false`, which prints nothing) exactly the forms it does not handle.
+    @Test func theFrontAnswersSearchAsTheToolDoes() async throws {
+        let world = try await IndexWorld("index-front") { dir in
+            try dir.write("docs/Quarterly Report.txt", "the quarterly figures")
+            try dir.write("docs/archive/old report.txt", "an old report")
+            try dir.write("docs/-dash.txt", "")
+        }
+        try await world.waitUntilIdle()
+        let tool = ProcessRunner.builtExecutable("folio-tool")
+        let answered: [[String]] = [
+            ["search", "REPORT"], ["search", "--limit", "1", "report"], ["search", "--limit=1", "report"],
+            ["search", "report", "--json"], ["search", "-c", "figures"], ["search", "--content", "--", "-dash"], ["search", "zzz"],
+        ]
+        let handedOver: [[String]] = [
+            ["search", "--limit", "0", "report"], ["search", "--help"], ["search"], ["search", "a", "b"], ["search", "--json", "--json", "x"],
+            ["search", "--limit", "many", "x"], ["favorites"],
+        ]
+        for arguments in answered + handedOver {
+            let front = try ProcessRunner.folio(arguments, environment: world.environment)
+            let whole = try ProcessRunner.run(tool, arguments, environment: world.environment)
+            #expect(front.status == whole.status && front.stdout == whole.stdout && front.stderr == whole.stderr, "\(arguments): \(front) against \(whole)")
+            let alone = try ProcessRunner.folio(arguments, environment: world.environment.merging(["FOLIO_TOOL": "/bin/false"]) { $1 })
+            let handled = answered.contains(arguments)
+            #expect(handled ? alone.stdout == whole.stdout && alone.status == whole.status : alone.status == 1 && alone.stdout.isEmpty, "\(arguments): \(alone)")
+        }
+        #expect(try ProcessRunner.folio(["search", "report"], environment: world.environment).stdout.split(separator: "\n").count == 2)
+    }
+}
+
 /// A plain text document, for recents recorded by opening and saving.
 final class NoteDocument: Document, @unchecked Sendable {
     private let textLock = NSLock()

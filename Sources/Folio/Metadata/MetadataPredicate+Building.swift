@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension MetadataAttribute {
     private func compare(_ op: MetadataPredicate.Operator, _ value: MetadataValue, _ options: MetadataPredicate.Options = []) -> MetadataPredicate {

@@ -14,9 +14,9 @@ extension MetadataIndex {
     /// How many documents one extraction step reads, at most.
     static let extractionBatch = 32
 
-    /// This process's executable, when it is `folio` (whose `extract-worker` command reads text).
+    /// This process's executable, when it is `folio-tool` (whose `extract-worker` command reads text).
     static let ownExecutable: String? = {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), (path as NSString).lastPathComponent == "folio" else {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), (path as NSString).lastPathComponent == "folio-tool" else {
             return nil
         }
         return path

@@ -101,30 +101,8 @@ struct SearchCommand: ParsableCommand {
     func run() throws {
         let reply = try withDaemon("search") { try $0.send(Search(text: text, limit: limit, content: content ? true : nil)) }
         let items = reply["items"]?.arrayValue ?? []
-        if json {
-            print(String(decoding: WireValue.array(items).serialized(), as: UTF8.self))
-            return
-        }
-        if items.isEmpty { printError("nothing found") }
-        let marks = isatty(STDOUT_FILENO) == 1 ? ("\u{1B}[1m", "\u{1B}[0m") : ("", "")
-        for item in items {
-            print(item["p"]?.stringValue ?? "?")
-            if let snippet = item["snippet"]?.stringValue { print("    " + Self.passage(snippet, marks: marks)) }
-        }
-    }
-
-    /// A snippet on one line, its matched words between `marks` (the wire's U+0002 and U+0003).
-    static func passage(_ snippet: String, marks: (String, String)) -> String {
-        var line = ""
-        for character in snippet {
-            switch character {
-            case "\u{2}": line += marks.0
-            case "\u{3}": line += marks.1
-            case _ where character.isNewline || character == "\t": line += " "
-            default: line.append(character)
-            }
-        }
-        return line
+        if items.isEmpty && !json { printError("nothing found") }
+        for line in SearchListing.lines(items, json: json, marks: SearchListing.marks(terminal: isatty(STDOUT_FILENO) == 1)) { print(line) }
     }
 }
 
