@@ -45,7 +45,8 @@ struct IndexWriter {
         }
         try leaveOutExcluded(&entries, of: path, db)
         var existing: [String: IndexRecord] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?", arguments: [id])
+        // Statements run once per folder are cached: preparing them anew was a sixth of a crawl.
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?"), arguments: [id])
         while let row = try rows.next() {
             let record = IndexRecord(row: row)
             existing[record.name] = record
@@ -73,7 +74,7 @@ struct IndexWriter {
         if complete {
             for old in existing.values { try removeTree(old.path, db, changes: &changes) }
         }
-        try db.execute(sql: "UPDATE items SET listed = 1 WHERE id = ?", arguments: [id])
+        try db.cachedStatement(sql: "UPDATE items SET listed = 1 WHERE id = ?").execute(arguments: [id])
         return entries.count
     }
 

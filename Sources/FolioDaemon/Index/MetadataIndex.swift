@@ -234,7 +234,7 @@ final class MetadataIndex: @unchecked Sendable {
         let more: Bool
         do {
             more = try write { db -> Bool in
-                let folders = try Row.fetchAll(db, sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256")
+                let folders = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256"))
                 var budget = 0
                 for folder in folders {
                     let path: String = folder[1]
