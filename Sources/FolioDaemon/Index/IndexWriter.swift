@@ -21,12 +21,31 @@ struct IndexWriter {
 
     // MARK: Folders
 
+    /// One folder as read from the disk, before the index is brought in line with it: what
+    /// `read(folder:)` gives `apply(_:id:_:changes:)`, on any thread.
+    struct FolderListing: Sendable {
+        var path: String
+        var entries: [DirectoryScanner.Entry]
+        /// Whether every entry was read.
+        var complete: Bool
+        /// Why the folder itself could not be read, if it could not.
+        var failure: DirectoryScanner.Skip?
+        /// The rows of `entries`, all of them (before the index's exclusions).
+        var records: [IndexRecord]
+    }
+
     /// Lists `folder` (row `id`) on disk and makes its children in the index exactly what is there:
     /// new entries inserted (new folders unlisted, for the crawl), changed ones updated (a folder
     /// whose time changed unlisted again), vanished ones removed with what was under them. The
     /// folder is marked listed in the same transaction. Returns the number of entries read.
     @discardableResult
     func list(folder path: String, id: Int64, _ db: Database, changes: inout IndexChanges) throws -> Int {
+        try apply(read(folder: path), id: id, db, changes: &changes)
+    }
+
+    /// Reads `folder` from the disk: its entries, their status and their rows. Touches no
+    /// database, so the crawl reads the next folders while it writes this one (`FolderReadAhead`).
+    func read(folder path: String) -> FolderListing {
         var entries: [DirectoryScanner.Entry] = []
         var failure: DirectoryScanner.Skip?
         let complete = scanner.list(
@@ -34,13 +53,23 @@ struct IndexWriter {
             skipped: { skippedPath, reason in
                 if skippedPath == path { failure = reason } else { logger.notice("not indexed", metadata: ["path": "\(skippedPath)", "reason": "\(reason)"]) }
             })
-        if !complete, case .unreadableFolder(let error)? = failure {
+        let records = IndexRecord.records(of: entries, types: types, driveRoot: driveRoot)
+        return FolderListing(path: path, entries: entries, complete: complete, failure: failure, records: records)
+    }
+
+    /// Brings the children of folder row `id` in line with `listing` (see `list(folder:id:_:changes:)`).
+    /// Returns the number of entries read.
+    func apply(_ listing: FolderListing, id: Int64, _ db: Database, changes: inout IndexChanges) throws -> Int {
+        let path = listing.path
+        var entries = listing.entries
+        let complete = listing.complete
+        if !complete, case .unreadableFolder(let error)? = listing.failure {
             if error == .noSuchFileOrDirectory || error == .notDirectory {
                 try removeTree(path, db, changes: &changes)
                 return 0
             }
             // Unreadable (permissions): what was indexed below it can no longer be vouched for.
-            logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(failure!)"])
+            logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(listing.failure!)"])
             if entries.isEmpty { try removeChildren(of: id, db, changes: &changes) }
         }
         try leaveOutExcluded(&entries, of: path, db)
@@ -51,7 +80,9 @@ struct IndexWriter {
             let record = IndexRecord(row: row)
             existing[record.name] = record
         }
-        let records = IndexRecord.records(of: entries, types: types, driveRoot: driveRoot)
+        // The rows read with the folder, unless the exclusions left entries out (rare): a
+        // placeholder's row depends on which names are there.
+        let records = entries.count == listing.entries.count ? listing.records : IndexRecord.records(of: entries, types: types, driveRoot: driveRoot)
         let syncStates = try states?.states(of: records, db)
         for (index, listed) in records.enumerated() {
             var record = listed

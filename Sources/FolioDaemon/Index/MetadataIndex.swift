@@ -236,11 +236,12 @@ final class MetadataIndex: @unchecked Sendable {
             more = try write { db -> Bool in
                 let folders = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256"))
                 var budget = 0
-                for folder in folders {
-                    let path: String = folder[1]
-                    // A folder that cannot be watched (the watcher logs why) is checked at the next crawl.
-                    watcher?.watch(path)
-                    budget += try writer.list(folder: path, id: folder[0], db, changes: &changes)
+                // Each folder is watched (one that cannot be, the watcher logs why, is checked at
+                // the next crawl), then read, ahead of this loop's writes.
+                let reader = FolderReadAhead(folders: folders.map { $0[1] }, writer: writer, watcher: watcher, aheadEntries: Self.crawlBudget)
+                defer { reader.stop() }
+                for (index, folder) in folders.enumerated() {
+                    budget += try writer.apply(reader.listing(at: index), id: folder[0], db, changes: &changes)
                     if budget >= Self.crawlBudget { break }
                 }
                 crawled += budget
