@@ -31,6 +31,10 @@ final class MetadataIndex: @unchecked Sendable {
     /// for at most one step (about 0.3 s here).
     static let crawlBudget = 16000
 
+    /// How many folders one crawl transaction lists at most: enough that a tree of small folders
+    /// (`/usr`: 9 entries a folder) also fills a step's budget (with 256, `/usr` took 60 commits).
+    static let crawlFolders = 4096
+
     private var watcher: InotifyWatcher?
     private(set) var crawling = false
     /// Whether a typing step is under way (``scheduleTyping()``).
@@ -234,7 +238,7 @@ final class MetadataIndex: @unchecked Sendable {
         let more: Bool
         do {
             more = try write { db -> Bool in
-                let folders = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT 256"))
+                let folders = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT \(Self.crawlFolders)"))
                 var budget = 0
                 // Each folder is watched (one that cannot be, the watcher logs why, is checked at
                 // the next crawl), then read, ahead of this loop's writes.
