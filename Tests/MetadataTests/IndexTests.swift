@@ -367,6 +367,16 @@ struct IndexCrawlTests {
         let world = try await IndexWorld("index-hostile", arguments: ["--log-level", "notice"]) { dir in
             try HostileTree.build(in: dir.path + "/docs", bigFolderEntries: 100_000)
         }
+        // The big folder is written a step's budget at a time, with other work between the
+        // steps: it is seen part written (still unlisted), never written in one transaction.
+        let big = "SELECT listed, (SELECT count(*) FROM items WHERE parent = big.id) FROM items big WHERE path = '\(world.docs.path)/big'"
+        var partial: [String]?
+        let deadline = Date().addingTimeInterval(300)
+        while partial == nil, Date() < deadline {
+            if let row = try world.sql(big).first, row.count == 2, row[0] == "0", let count = Int(row[1]), count > 0, count < 100_000 { partial = row }
+            if try world.send(IndexStatus())["state"]?.stringValue != "crawling" { break }
+        }
+        #expect(partial != nil, "the folder of 100,000 entries was never seen part written")
         try await world.waitUntilIdle(300)
         let inBig = try world.sql("SELECT count(*) FROM items WHERE parent = (SELECT id FROM items WHERE path = '\(world.docs.path)/big')")
         #expect(inBig.first?.first == "100000")

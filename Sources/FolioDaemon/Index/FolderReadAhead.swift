@@ -1,12 +1,18 @@
 import FolioSystem
 import Foundation
 
-/// Reads a crawl step's folders from the disk ahead of the writer, on a queue of its own, so that
-/// the directory reads, `lstat`s and rows of the next folders are made while SQLite writes this
-/// one: the crawl's two halves on two cores. Folders are read in order, each watched first (an
-/// event after the read is then never missed); the reader stays at most `aheadEntries` entries
-/// ahead of the writer, and stops when the writer's step ends.
+/// Reads the crawl's next folders from the disk ahead of the writer, on a queue of its own, so
+/// that the directory reads, `lstat`s and rows of the next folders are made while SQLite writes
+/// the last ones: the crawl's two halves on two cores, and no write transaction ever waits for
+/// the disk (a step writes only the listings already read). Folders are read in order, each
+/// watched first (an event after the read is then never missed); the reader stays at most
+/// `aheadEntries` entries ahead of the writer, and stops when told.
 final class FolderReadAhead: @unchecked Sendable {
+    /// The folders, in the order they are read (their rows' ids and paths).
+    let folders: [(id: Int64, path: String)]
+    /// The next folder the writer takes.
+    var next = 0
+
     private let condition = NSCondition()
     private var listings: [IndexWriter.FolderListing?]
     /// Entries read and not yet taken by the writer.
@@ -14,19 +20,20 @@ final class FolderReadAhead: @unchecked Sendable {
     private var stopped = false
     private let aheadEntries: Int
 
-    /// The one queue the reads run on: a crawl step at a time, and a read that hangs (a network
-    /// file system) holds up only the crawl, never a shared pool.
+    /// The one queue the reads run on: a crawl at a time, and a read that hangs (a network file
+    /// system) holds up only the crawl, never a shared pool.
     private static let queue = DispatchQueue(label: "folio.index.read-ahead")
 
     /// Starts reading `folders` with `writer`'s scanner, watching each with `watcher` first.
-    init(folders: [String], writer: IndexWriter, watcher: InotifyWatcher?, aheadEntries: Int) {
+    init(folders: [(id: Int64, path: String)], writer: IndexWriter, watcher: InotifyWatcher?, aheadEntries: Int) {
+        self.folders = folders
         listings = Array(repeating: nil, count: folders.count)
         self.aheadEntries = aheadEntries
         Self.queue.async { [self] in
-            for (index, path) in folders.enumerated() {
+            for (index, folder) in folders.enumerated() {
                 guard waitForRoom() else { return }
-                watcher?.watch(path)
-                let listing = writer.read(folder: path)
+                watcher?.watch(folder.path)
+                let listing = writer.read(folder: folder.path)
                 condition.withLock {
                     listings[index] = listing
                     pendingEntries += listing.entries.count
@@ -36,6 +43,9 @@ final class FolderReadAhead: @unchecked Sendable {
         }
     }
 
+    /// Whether every folder was taken.
+    var isFinished: Bool { next == folders.count }
+
     /// Waits while the reader is far enough ahead; false once stopped.
     private func waitForRoom() -> Bool {
         condition.withLock {
@@ -44,24 +54,34 @@ final class FolderReadAhead: @unchecked Sendable {
         }
     }
 
-    /// The listing of the `index`th folder, once read; waits at most `seconds`.
-    func listing(at index: Int, within seconds: Double = 120) throws -> IndexWriter.FolderListing {
-        try condition.withLock {
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            while listings[index] == nil {
-                guard condition.wait(until: deadline) else {
-                    throw DaemonError("reading a folder for the index took more than \(Int(seconds)) s")
-                }
+    /// Waits at most `seconds` for the next folder's listing; whether it is read.
+    func waitForNext(within seconds: Double) -> Bool {
+        guard !isFinished else { return false }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        return condition.withLock {
+            while listings[next] == nil {
+                guard condition.wait(until: deadline) else { return false }
             }
-            let listing = listings[index]!
-            listings[index] = nil
+            return true
+        }
+    }
+
+    /// The next folder with its listing, when it is read already (never waits).
+    func takeNext() -> (id: Int64, listing: IndexWriter.FolderListing)? {
+        guard !isFinished else { return nil }
+        let listing: IndexWriter.FolderListing? = condition.withLock {
+            guard let listing = listings[next] else { return nil }
+            listings[next] = nil
             pendingEntries -= listing.entries.count
             condition.broadcast()
             return listing
         }
+        guard let listing else { return nil }
+        defer { next += 1 }
+        return (folders[next].id, listing)
     }
 
-    /// Ends the reads: the folders not yet read stay for the next step.
+    /// Ends the reads: the folders not taken stay unlisted, for a later step to read again.
     func stop() {
         condition.withLock {
             stopped = true

@@ -57,36 +57,65 @@ struct IndexWriter {
         return FolderListing(path: path, entries: entries, complete: complete, failure: failure, records: records)
     }
 
+    /// A folder's rows ready to write, its failure and the index's exclusions dealt with: written
+    /// whole, or (a folder bigger than a crawl step's budget) a budget at a time across steps.
+    struct FolderRows: Sendable {
+        var path: String
+        var id: Int64
+        /// Whether every entry was read (only then are the rows not in `records` removed).
+        var complete: Bool
+        var records: [IndexRecord]
+        /// How many of `records` are written.
+        var written = 0
+        /// Whether all are written (and the folder marked listed).
+        var done: Bool { written == records.count }
+    }
+
     /// Brings the children of folder row `id` in line with `listing` (see `list(folder:id:_:changes:)`).
     /// Returns the number of entries read.
     func apply(_ listing: FolderListing, id: Int64, _ db: Database, changes: inout IndexChanges) throws -> Int {
+        guard var rows = try rows(of: listing, id: id, db, changes: &changes) else { return 0 }
+        try write(&rows, count: rows.records.count, db, changes: &changes)
+        return listing.entries.count
+    }
+
+    /// The rows `listing` gives folder row `id`; nil when the folder is gone (its rows removed).
+    func rows(of listing: FolderListing, id: Int64, _ db: Database, changes: inout IndexChanges) throws -> FolderRows? {
         let path = listing.path
         var entries = listing.entries
-        let complete = listing.complete
-        if !complete, case .unreadableFolder(let error)? = listing.failure {
+        if !listing.complete, case .unreadableFolder(let error)? = listing.failure {
             if error == .noSuchFileOrDirectory || error == .notDirectory {
                 try removeTree(path, db, changes: &changes)
-                return 0
+                return nil
             }
             // Unreadable (permissions): what was indexed below it can no longer be vouched for.
             logger.notice("not indexed", metadata: ["path": "\(path)", "reason": "\(listing.failure!)"])
             if entries.isEmpty { try removeChildren(of: id, db, changes: &changes) }
         }
         try leaveOutExcluded(&entries, of: path, db)
-        var existing: [String: IndexRecord] = [:]
-        // Statements run once per folder are cached: preparing them anew was a sixth of a crawl.
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?"), arguments: [id])
-        while let row = try rows.next() {
-            let record = IndexRecord(row: row)
-            existing[record.name] = record
-        }
         // The rows read with the folder, unless the exclusions left entries out (rare): a
         // placeholder's row depends on which names are there.
         let records = entries.count == listing.entries.count ? listing.records : IndexRecord.records(of: entries, types: types, driveRoot: driveRoot)
-        let syncStates = try states?.states(of: records, db)
-        for (index, listed) in records.enumerated() {
+        return FolderRows(path: path, id: id, complete: listing.complete, records: records)
+    }
+
+    /// Writes the next `count` of `rows` (inserted, or updated where they changed); after the
+    /// last, removes the children that are not in `rows` (when the folder was read whole) and
+    /// marks the folder listed, in the same transaction.
+    func write(_ rows: inout FolderRows, count: Int, _ db: Database, changes: inout IndexChanges) throws {
+        var existing: [String: IndexRecord] = [:]
+        // Statements run once per folder are cached: preparing them anew was a sixth of a crawl.
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: "SELECT \(IndexRecord.columns) FROM items WHERE parent = ?"), arguments: [rows.id])
+        while let row = try cursor.next() {
+            let record = IndexRecord(row: row)
+            existing[record.name] = record
+        }
+        let range = rows.written..<min(rows.written + count, rows.records.count)
+        let batch = rows.records[range]
+        let syncStates = try states.map { try $0.states(of: Array(batch), db) }
+        for (offset, listed) in batch.enumerated() {
             var record = listed
-            record.sync = syncStates?[index] ?? nil
+            record.sync = syncStates?[offset] ?? nil
             if let old = existing.removeValue(forKey: record.name) {
                 record.keepContentType(of: old)
                 guard record.differs(from: old) else { continue }
@@ -98,15 +127,18 @@ struct IndexWriter {
                 try update(record, relist: relist, old: old, db)
                 changes.syncStateChanged(record.path, from: old.sync, to: record.sync)
             } else {
-                record.id = try insert(record, parent: id, db)
+                record.id = try insert(record, parent: rows.id, db)
             }
             changes.wrote(record)
         }
-        if complete {
+        rows.written = range.upperBound
+        guard rows.done else { return }
+        if rows.complete {
+            // Written in earlier steps: not vanished.
+            for record in rows.records[..<range.lowerBound] { existing.removeValue(forKey: record.name) }
             for old in existing.values { try removeTree(old.path, db, changes: &changes) }
         }
-        try db.cachedStatement(sql: "UPDATE items SET listed = 1 WHERE id = ?").execute(arguments: [id])
-        return entries.count
+        try db.cachedStatement(sql: "UPDATE items SET listed = 1 WHERE id = ?").execute(arguments: [rows.id])
     }
 
     /// Drops the entries of folder `path` the index leaves out, noting first whether the folder

@@ -7,6 +7,7 @@ extension MetadataIndex {
     /// `textOnly` only its documents' text (the texts go; names stay searchable).
     func exclude(_ folder: String, textOnly: Bool) throws {
         dispatchPrecondition(condition: .onQueue(work))
+        dropCrawlState(touching: folder)
         var changes = IndexChanges()
         try write { db in
             try writer.exclusions.set(textOnly ? .text : .everything, for: folder, db)
@@ -27,6 +28,7 @@ extension MetadataIndex {
     /// user had not excluded it.
     func include(_ folder: String) throws -> Bool {
         dispatchPrecondition(condition: .onQueue(work))
+        dropCrawlState(touching: folder)
         var changes = IndexChanges()
         let kind = try write { db -> IndexExclusions.Kind? in
             guard let kind = writer.exclusions.kind(of: folder), kind != .contents else { return nil }

@@ -35,6 +35,17 @@ final class MetadataIndex: @unchecked Sendable {
     /// (`/usr`: 9 entries a folder) also fills a step's budget (with 256, `/usr` took 60 commits).
     static let crawlFolders = 4096
 
+    /// The rest of a folder bigger than a crawl step (on the index queue): written a step's budget
+    /// at a time, so that a folder of 100,000 entries holds up events, stitched writes and requests
+    /// for one step at a time, not for all of it. Dropped when a change touches the folder, which
+    /// then stays unlisted and is read again (see `dropCrawlState(touching:)`).
+    private var carried: IndexWriter.FolderRows?
+
+    /// The crawl's reads in flight (on the index queue): the last query's unlisted folders, read
+    /// ahead of the steps that write them. Dropped by any change to the index, since a listing
+    /// read before it may be stale: the folders are still unlisted, and are read again.
+    private var readAhead: FolderReadAhead?
+
     private var watcher: InotifyWatcher?
     private(set) var crawling = false
     /// Whether a typing step is under way (``scheduleTyping()``).
@@ -50,6 +61,8 @@ final class MetadataIndex: @unchecked Sendable {
     let extractor: TextExtractionWorkers?
     private var crawlStarted: ContinuousClock.Instant?
     private var crawled = 0
+    /// `crawled` when the crawl began.
+    private var crawledBefore = 0
     private(set) var stopped = false
     private let stitched = Mutex<[CoordinatedChange]>([])
     /// The indexed roots, as last read (nil before the index started): stitching skips writes
@@ -136,6 +149,7 @@ final class MetadataIndex: @unchecked Sendable {
     func stop() {
         work.sync {
             stopped = true
+            readAhead?.stop()
             watcher?.stop()
             watcher = nil
         }
@@ -169,6 +183,7 @@ final class MetadataIndex: @unchecked Sendable {
             try writer.removeTree(folder, db, changes: &changes)
             return true
         }
+        if removed { dropCrawlState(touching: folder) }
         unwatch(folder)
         publish(changes)
         return removed
@@ -193,6 +208,7 @@ final class MetadataIndex: @unchecked Sendable {
     /// Forgets every row and crawls again from the roots.
     func rebuild() throws {
         dispatchPrecondition(condition: .onQueue(work))
+        dropCrawlState(touching: nil)
         try write { db in
             try db.execute(sql: "DELETE FROM items")
             try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
@@ -227,48 +243,93 @@ final class MetadataIndex: @unchecked Sendable {
         guard !crawling, !stopped else { return }
         crawling = true
         crawlStarted = .now
+        crawledBefore = crawled
         work.async { [self] in crawlStep() }
     }
 
-    /// Lists unlisted folders, up to the budget, in one transaction.
+    /// Lists unlisted folders, up to the budget, in one transaction: the folders read ahead of
+    /// it (`FolderReadAhead`) and ready, or the next part of a folder bigger than a step. A step
+    /// never waits for the disk inside its transaction: when the next folder is not read yet
+    /// (100 ms), the step ends and the queue's other work runs before the next one.
     private func crawlStep() {
         guard !stopped else { return }
+        if carried == nil, readAhead == nil {
+            let folders: [(id: Int64, path: String)]
+            do {
+                folders = try pool.read { db in
+                    try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT \(Self.crawlFolders)"))
+                        .map { ($0[0], $0[1]) }
+                }
+            } catch {
+                logger.error("a crawl step failed; retrying", metadata: ["error": "\(error)"])
+                work.asyncAfter(deadline: .now() + 1) { [self] in crawlStep() }
+                return
+            }
+            guard !folders.isEmpty else { return finishCrawl() }
+            readAhead = FolderReadAhead(folders: folders, writer: writer, watcher: watcher, aheadEntries: Self.crawlBudget)
+        }
+        if carried == nil, let readAhead, !readAhead.waitForNext(within: 0.1) {
+            work.async { [self] in crawlStep() }
+            return
+        }
         var changes = IndexChanges()
         changes.recording = live.count > 0
-        let more: Bool
         do {
-            more = try write { db -> Bool in
-                let folders = try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT \(Self.crawlFolders)"))
-                var budget = 0
-                // Each folder is watched (one that cannot be, the watcher logs why, is checked at
-                // the next crawl), then read, ahead of this loop's writes.
-                let reader = FolderReadAhead(folders: folders.map { $0[1] }, writer: writer, watcher: watcher, aheadEntries: Self.crawlBudget)
-                defer { reader.stop() }
-                for (index, folder) in folders.enumerated() {
-                    budget += try writer.apply(reader.listing(at: index), id: folder[0], db, changes: &changes)
-                    if budget >= Self.crawlBudget { break }
+            let reader = readAhead
+            let (carry, listed) = try write { db -> (IndexWriter.FolderRows?, Int) in
+                if var rows = carried {
+                    let before = rows.written
+                    try writer.write(&rows, count: Self.crawlBudget, db, changes: &changes)
+                    return (rows.done ? nil : rows, rows.written - before)
                 }
-                crawled += budget
-                return !folders.isEmpty
+                var budget = 0
+                // A folder not read yet is waited for briefly (at most 50 ms a step): fewer,
+                // bigger transactions, each flushing one segment of trigrams.
+                let patience = ContinuousClock.now + .milliseconds(50)
+                func nextListing() -> (id: Int64, listing: IndexWriter.FolderListing)? {
+                    guard let reader else { return nil }
+                    if let next = reader.takeNext() { return next }
+                    let left = (patience - .now).seconds
+                    guard left > 0, reader.waitForNext(within: left) else { return nil }
+                    return reader.takeNext()
+                }
+                while budget < Self.crawlBudget, let (id, listing) = nextListing() {
+                    guard var rows = try writer.rows(of: listing, id: id, db, changes: &changes) else { continue }
+                    try writer.write(&rows, count: Self.crawlBudget, db, changes: &changes)
+                    budget += max(rows.written, 1)
+                    if !rows.done { return (rows, budget) }
+                }
+                return (nil, budget)
             }
+            carried = carry
+            crawled += listed
         } catch {
+            // What this step took from the reader is not written: read those folders again.
             logger.error("a crawl step failed; retrying", metadata: ["error": "\(error)"])
+            dropCrawlState(touching: nil)
             work.asyncAfter(deadline: .now() + 1) { [self] in crawlStep() }
             return
         }
-        publish(changes)
-        if more, stepDelay > .zero {
-            work.asyncAfter(deadline: .now() + stepDelay.seconds) { [self] in crawlStep() }
-        } else if more {
-            work.async { [self] in crawlStep() }
-        } else {
-            crawling = false
-            if let crawlStarted {
-                logger.info("index crawl finished", metadata: ["entries": "\(crawled)", "seconds": "\((ContinuousClock.now - crawlStarted).seconds)"])
-            }
-            crawlStarted = nil
-            scheduleTyping()
+        if let readAhead, readAhead.isFinished {
+            readAhead.stop()
+            self.readAhead = nil
         }
+        publish(changes)
+        if stepDelay > .zero {
+            work.asyncAfter(deadline: .now() + stepDelay.seconds) { [self] in crawlStep() }
+        } else {
+            work.async { [self] in crawlStep() }
+        }
+    }
+
+    /// No folder is left to list: the typing pass follows.
+    private func finishCrawl() {
+        crawling = false
+        if let crawlStarted, crawled > crawledBefore {
+            logger.info("index crawl finished", metadata: ["entries": "\(crawled - crawledBefore)", "seconds": "\((ContinuousClock.now - crawlStarted).seconds)"])
+        }
+        crawlStarted = nil
+        scheduleTyping()
     }
 
     // MARK: Changes
@@ -325,6 +386,14 @@ final class MetadataIndex: @unchecked Sendable {
     }
 
     private func apply(_ operations: [Operation]) {
+        for operation in operations {
+            switch operation {
+            case .refresh(let path): dropCrawlState(touching: path)
+            case .move(let from, let to):
+                dropCrawlState(touching: from)
+                dropCrawlState(touching: to)
+            }
+        }
         var changes = IndexChanges()
         do {
             try write { db in
@@ -345,6 +414,19 @@ final class MetadataIndex: @unchecked Sendable {
         }
         publish(changes)
         scheduleCrawl()
+    }
+
+    /// Before a change to the index other than the crawl's: drops the folders read ahead, and
+    /// the rest of a folder being written across steps when `path` is in it, is it or holds it
+    /// (`nil`: whatever the path). Their listings may be stale or their rows moved; the folders
+    /// are still unlisted, so the crawl reads them again and writes what differs.
+    func dropCrawlState(touching path: String?) {
+        dispatchPrecondition(condition: .onQueue(work))
+        readAhead?.stop()
+        readAhead = nil
+        guard let carried else { return }
+        if let path, !CoordinationPath.isSelfOrDescendant(path, of: carried.path), !CoordinationPath.isSelfOrDescendant(carried.path, of: path) { return }
+        self.carried = nil
     }
 
     /// Handles a batch on the index queue; returns once it is applied, so the watcher reads the
@@ -376,6 +458,7 @@ final class MetadataIndex: @unchecked Sendable {
         if !operations.isEmpty { apply(operations) }
         if overflowed {
             logger.warning("inotify queue overflow: every indexed folder is listed again")
+            dropCrawlState(touching: nil)
             do {
                 try write { db in try db.execute(sql: "UPDATE items SET listed = 0 WHERE kind = 1") }
             } catch {

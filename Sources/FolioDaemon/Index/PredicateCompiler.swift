@@ -188,7 +188,7 @@ struct PredicateCompiler {
     // MARK: Paths and types
 
     private func path(_ comparison: MetadataPredicate.Comparison) -> Clause? {
-        guard comparison.options.isEmpty, case .string(let text) = comparison.value else { return nil }
+        guard comparison.options.comparesPlainly, case .string(let text) = comparison.value else { return nil }
         switch comparison.op {
         case .equal: return Clause(sql: "path = ?", arguments: [text], exact: false)
         case .beginsWith: return Clause(sql: "path GLOB ?", arguments: [Self.escapeGlob(text) + "*"], exact: false)
@@ -212,7 +212,7 @@ struct PredicateCompiler {
     /// Type identifiers are ASCII (dynamic ones too), where SQL's byte comparison is Swift's:
     /// exact then, and negatable.
     private func contentType(_ comparison: MetadataPredicate.Comparison) -> Clause? {
-        guard comparison.options.isEmpty else { return nil }
+        guard comparison.options.comparesPlainly else { return nil }
         switch (comparison.op, comparison.value) {
         case (.equal, .string(let type)): return Clause(sql: "type = ?", arguments: [type], exact: type.utf8.allSatisfy { $0 < 0x80 })
         case (.notEqual, .string(let type)): return Clause(sql: "type != ?", arguments: [type], exact: type.utf8.allSatisfy { $0 < 0x80 })
@@ -227,7 +227,7 @@ struct PredicateCompiler {
     /// `ANY kMDItemContentTypeTree == T`: the rows whose type conforms to T, as the types in the
     /// index that do.
     private func typeTree(_ comparison: MetadataPredicate.Comparison) -> Clause? {
-        guard comparison.options.isEmpty, comparison.quantifier == .any else { return nil }
+        guard comparison.options.comparesPlainly, comparison.quantifier == .any else { return nil }
         var wanted: [String]
         switch (comparison.op, comparison.value) {
         case (.equal, .string(let type)): wanted = [type]
@@ -251,7 +251,7 @@ struct PredicateCompiler {
 
     private func tags(_ comparison: MetadataPredicate.Comparison) -> Clause? {
         guard comparison.quantifier == .any else { return nil }
-        if comparison.options.isEmpty, comparison.op == .equal, case .string(let tag) = comparison.value, !tag.contains("\n") {
+        if comparison.options.comparesPlainly, comparison.op == .equal, case .string(let tag) = comparison.value, !tag.contains("\n") {
             return Clause(sql: "instr(tags, ?) > 0", arguments: ["\n" + tag + "\n"], exact: false)
         }
         // Any comparison that holds for one of the tags needs a tag.
