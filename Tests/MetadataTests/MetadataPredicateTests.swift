@@ -102,6 +102,13 @@ struct MetadataPredicateTests {
         #expect(spotlight.map { [$0.evaluate(old), $0.evaluate(new)] } == [true, false])
         // The throwing form, for text a person typed.
         #expect(throws: MetadataPredicateError.self) { try MetadataPredicate(parsing: "kMDItemFSName ==") }
+        // Options with Apple's bits (`NSComparisonPredicate.Options`); `[n]` kept and harmless.
+        let bits: [MetadataPredicate.Options] = [.caseInsensitive, .diacriticInsensitive, .normalized]
+        #expect(bits.map(\.rawValue) == [1, 2, 4] && MetadataPredicate.Options.words.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive, .normalized]))
+        let normalized = MetadataPredicate(format: "kMDItemFSName ==[cn] 'REPORT1.TXT'")
+        #expect([normalized.evaluate(old), normalized.evaluate(new)] == [false, true])
+        #expect(MetadataPredicate(format: normalized.predicateFormat) == normalized && normalized.predicateFormat.contains("[cn]"))
+        #expect(MetadataPredicate(format: "kMDItemFSSize >[n] 1000").evaluate(old))
     }
 
     @Test func theSwiftBuilderMeansTheSame() throws {

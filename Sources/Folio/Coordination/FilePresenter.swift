@@ -116,7 +116,8 @@ extension FilePresenter {
     /// Ignores the resolution.
     public func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
 
-    private func changeOfPackageContents() {
+    /// A package's presenter hears a change inside as `presentedItemDidChange` (Apple's fallback).
+    func changeOfPackageContents() {
         guard let url = presentedItemURL, UTType.isPackageExtension(url.pathExtension) else { return }
         presentedItemDidChange()
     }

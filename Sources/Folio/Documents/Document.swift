@@ -81,13 +81,15 @@ open class Document: FilePresenter, @unchecked Sendable {
         return queue
     }()
 
-    /// Presenter messages arrive here.
-    public let presentedItemOperationQueue: OperationQueue = {
+    private let presenterQueue: OperationQueue = {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "folio.document.presenter"
         return queue
     }()
+
+    /// Presenter messages arrive here: a serial queue of the document's own.
+    open var presentedItemOperationQueue: OperationQueue { presenterQueue }
 
     /// How long after the last change autosave waits (it restarts with each change)…
     open var autosaveDelay: Duration = .seconds(2)
@@ -261,7 +263,7 @@ open class Document: FilePresenter, @unchecked Sendable {
     /// flushes it, gives it the old file's mode and `user.` attributes (identity, tags), renames it
     /// over `url` and flushes the folder. A crash at any instant leaves the old or the new contents.
     open func writeContents(
-        _ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]?, safelyTo url: URL,
+        _ contents: Any, andAttributes additionalFileAttributes: [AnyHashable: Any]? = nil, safelyTo url: URL,
         for saveOperation: SaveOperation
     ) throws {
         try safelyWrite(contents, andAttributes: additionalFileAttributes, safelyTo: url, for: saveOperation)
@@ -292,7 +294,16 @@ open class Document: FilePresenter, @unchecked Sendable {
     // MARK: FilePresenter
 
     /// The document's file.
-    public var presentedItemURL: URL? { fileURL }
+    open var presentedItemURL: URL? { fileURL }
+
+    /// No primary item.
+    open var primaryPresentedItemURL: URL? { nil }
+
+    /// Another process wants to read: at once (unsaved changes were saved first, by
+    /// `savePresentedItemChanges`).
+    open func relinquishPresentedItem(toReader reader: @escaping @Sendable ((@Sendable () -> Void)?) -> Void) {
+        reader(nil)
+    }
 
     /// Another process wants to read: unsaved changes are saved first (what you see is what gets
     /// copied).
@@ -336,4 +347,36 @@ open class Document: FilePresenter, @unchecked Sendable {
     open func presentedItemDidResolveConflict(_ version: FileVersion) {
         refreshConflictState()
     }
+
+    // The rest of `FilePresenter`, declared here so that subclasses can override them (as with
+    // `UIDocument`): each does what a presenter without it gets.
+
+    /// Ubiquity attributes the document observes changed: nothing by default.
+    open func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {}
+
+    /// The ubiquity attributes the document wants to hear about: none by default.
+    open var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [] }
+
+    /// An item inside the package is about to be deleted: the deletion goes ahead.
+    open func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(nil)
+    }
+
+    /// An item appeared inside the package: the document hears `presentedItemDidChange`.
+    open func presentedSubitemDidAppear(at url: URL) { changeOfPackageContents() }
+
+    /// An item inside the package moved: the document hears `presentedItemDidChange`.
+    open func presentedSubitem(at oldURL: URL, didMoveTo newURL: URL) { changeOfPackageContents() }
+
+    /// An item inside the package changed: the document hears `presentedItemDidChange`.
+    open func presentedSubitemDidChange(at url: URL) { changeOfPackageContents() }
+
+    /// An item inside the package gained a version: nothing by default.
+    open func presentedSubitem(at url: URL, didGain version: FileVersion) {}
+
+    /// An item inside the package lost a version: nothing by default.
+    open func presentedSubitem(at url: URL, didLose version: FileVersion) {}
+
+    /// A conflict of an item inside the package was resolved: nothing by default.
+    open func presentedSubitem(at url: URL, didResolve version: FileVersion) {}
 }

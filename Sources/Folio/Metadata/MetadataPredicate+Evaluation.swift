@@ -108,7 +108,7 @@ extension MetadataPredicate.Comparison {
 
     /// Text as the options compare it.
     static func fold(_ text: String, _ options: MetadataPredicate.Options) -> String {
-        guard !options.isEmpty else { return text }
+        guard !options.comparesPlainly else { return text }
         var folding: String.CompareOptions = []
         if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }

@@ -26,16 +26,25 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
 
     /// How a comparison treats text.
     public struct Options: OptionSet, Sendable, Hashable {
-        public let rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The bits, with Apple's values (`NSComparisonPredicate.Options`).
+        public let rawValue: UInt
+        /// Options from their bits.
+        public init(rawValue: UInt) { self.rawValue = rawValue }
         /// `[c]`.
         public static let caseInsensitive = Options(rawValue: 1)
         /// `[d]`.
         public static let diacriticInsensitive = Options(rawValue: 2)
+        /// `[n]`: the strings are already normalized (accepted, as Apple's; comparisons here
+        /// normalize anyway).
+        public static let normalized = Options(rawValue: 4)
         /// `[w]`, Spotlight's word-based comparison: the value holds a word (split at spaces,
         /// punctuation and lower-to-upper-case changes) that matches the text, or begins with it
         /// (Folio's extension of the format syntax; Spotlight's query strings write it `"text"w`).
-        public static let words = Options(rawValue: 4)
+        /// A bit Apple's options leave free.
+        public static let words = Options(rawValue: 1 << 16)
+
+        /// Whether the options change nothing of a comparison (none, or only `.normalized`).
+        package var comparesPlainly: Bool { subtracting(.normalized).isEmpty }
     }
 
     /// A comparison operator.
@@ -149,7 +158,7 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
             text += comparison.attribute.name + " " + comparison.op.rawValue
             if !comparison.options.isEmpty {
                 text += "[" + (comparison.options.contains(.caseInsensitive) ? "c" : "")
-                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + (comparison.options.contains(.words) ? "w" : "") + "]"
+                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + (comparison.options.contains(.normalized) ? "n" : "") + (comparison.options.contains(.words) ? "w" : "") + "]"
             }
             return text + " " + comparison.value.description
         }

@@ -346,7 +346,8 @@ struct MetadataPredicateParser {
             case "c": options.insert(.caseInsensitive)
             case "d": options.insert(.diacriticInsensitive)
             case "w": options.insert(.words)
-            case "n", "l": break  // normalized, locale: nothing to do here
+            case "n": options.insert(.normalized)  // already normalized: nothing to do here
+            case "l": break  // locale: nothing to do here
             default: throw error("unknown option '\(letter)': use c (case), d (diacritics) or w (words)", token)
             }
         }
@@ -470,7 +471,7 @@ struct MetadataPredicateParser {
         if textual.contains(op) && !isText {
             throw error("\(op.rawValue) compares text, but \(attribute.name) is not text", opToken)
         }
-        if !comparison.options.isEmpty && !isText {
+        if !comparison.options.comparesPlainly && !isText {
             throw error("[c] and [d] apply to text, but \(attribute.name) is not text", opToken)
         }
         func fits(_ value: MetadataValue) -> Bool {

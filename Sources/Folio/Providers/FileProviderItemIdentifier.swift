@@ -58,6 +58,9 @@ public struct FileProviderDomainIdentifier: RawRepresentable, Hashable, Sendable
     /// Wraps `rawValue` as a domain identifier.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// Wraps `rawValue` as a domain identifier (Apple's unlabelled form).
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
     /// The identifier's text.
     public var description: String { rawValue }
 }
