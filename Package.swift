@@ -170,6 +170,11 @@ let package = Package(
                 "Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioAppHelper",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
+        // Apple's published samples, ported with only their import and UI lines changed (issue 21):
+        // one folder of sources, compiled in Swift 6 mode here and in Swift 5 mode by
+        // ApplePortTests5 (whose Samples folder is a symbolic link to this one).
+        .testTarget(name: "ApplePortTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(name: "ApplePortTests5", dependencies: ["Folio", "FolioTesting", "FolioTestTraits"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioCoordinationHelper"]),
     ]
@@ -177,6 +182,11 @@ let package = Package(
 
 for target in package.targets where target.type != .system {
     guard target.name != "CFolioShims" else { continue }
+    // Apple's samples are compiled as Apple wrote them: without the project's upcoming features.
+    if target.name.hasPrefix("ApplePortTests") {
+        target.swiftSettings = [.swiftLanguageMode(target.name == "ApplePortTests5" ? .v5 : .v6)]
+        continue
+    }
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

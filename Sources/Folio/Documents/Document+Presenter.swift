@@ -58,7 +58,9 @@ extension Document {
             if hasUnsavedChanges {
                 autosave()
             } else {
-                _ = performRevert(to: fileURL, caller: nil)
+                // Through the overridable method, as UIDocument reverts after another writer's
+                // change (queued behind this access).
+                revert(toContentsOf: fileURL)
             }
         }
     }

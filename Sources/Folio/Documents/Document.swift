@@ -222,8 +222,8 @@ open class Document: FilePresenter, @unchecked Sendable {
 
     /// Opens the document: a coordinated read of the file on the document's queue, then
     /// `load(fromContents:ofType:)`. The handler runs on the calling queue with whether it worked.
-    open func open(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
-        openDocument(completionHandler: completionHandler)
+    open func open(completionHandler: ((Bool) -> Void)? = nil) {
+        openDocument(completionHandler: Self.handing(completionHandler))
     }
 
     /// Reads the document's contents from `url` and loads them: `Data` for a file, a `FileWrapper`
@@ -249,8 +249,8 @@ open class Document: FilePresenter, @unchecked Sendable {
     /// calling queue, then a coordinated safe write on the document's queue. A save whose base is no
     /// longer the file's content (another writer got there first) keeps the other content as an
     /// unresolved conflict version (unless the bytes are the same) and flags `.inConflict`.
-    open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
-        saveDocument(to: url, for: saveOperation, completionHandler: completionHandler)
+    open func save(to url: URL, for saveOperation: SaveOperation, completionHandler: ((Bool) -> Void)? = nil) {
+        saveDocument(to: url, for: saveOperation, completionHandler: Self.handing(completionHandler))
     }
 
     /// Attributes for the written file. Return `[URLResourceKey.thumbnailDictionaryKey:
@@ -276,19 +276,31 @@ open class Document: FilePresenter, @unchecked Sendable {
     }
 
     /// Saves if there are unsaved changes (Apple's "saveless" model), then calls the handler.
-    open func autosave(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
-        autosaveDocument(completionHandler: completionHandler)
+    open func autosave(completionHandler: ((Bool) -> Void)? = nil) {
+        autosaveDocument(completionHandler: Self.handing(completionHandler))
     }
 
     /// Saves unsaved changes, then closes: the document stops presenting its file and is `.closed`.
-    open func close(completionHandler: (@Sendable (Bool) -> Void)? = nil) {
-        closeDocument(completionHandler: completionHandler)
+    open func close(completionHandler: ((Bool) -> Void)? = nil) {
+        closeDocument(completionHandler: Self.handing(completionHandler))
     }
 
     /// Drops unsaved changes and loads the contents of `url` (a coordinated read), with editing
     /// disabled meanwhile.
-    open func revert(toContentsOf url: URL, completionHandler: (@Sendable (Bool) -> Void)? = nil) {
-        revertDocument(toContentsOf: url, completionHandler: completionHandler)
+    open func revert(toContentsOf url: URL, completionHandler: ((Bool) -> Void)? = nil) {
+        revertDocument(toContentsOf: url, completionHandler: Self.handing(completionHandler))
+    }
+
+    /// Apple's handlers are not `@Sendable` (code written for `UIDocument` passes and forwards
+    /// plain closures); the document calls each once, from its own queues, as UIDocument does.
+    static func handing<Argument>(_ handler: ((Argument) -> Void)?) -> (@Sendable (Argument) -> Void)? {
+        handler.map { handing($0) }
+    }
+
+    /// The same for a handler that must be called.
+    static func handing<Argument>(_ handler: @escaping (Argument) -> Void) -> @Sendable (Argument) -> Void {
+        let box = UncheckedBox(handler)
+        return { box.value($0) }
     }
 
     // MARK: FilePresenter
@@ -307,8 +319,8 @@ open class Document: FilePresenter, @unchecked Sendable {
 
     /// Another process wants to read: unsaved changes are saved first (what you see is what gets
     /// copied).
-    open func savePresentedItemChanges(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        presenterSave(completionHandler)
+    open func savePresentedItemChanges(completionHandler: @escaping ((any Error)?) -> Void) {
+        presenterSave(Self.handing(completionHandler))
     }
 
     /// Another process wants to write: the document's own file access waits until it is done.
@@ -317,8 +329,8 @@ open class Document: FilePresenter, @unchecked Sendable {
     }
 
     /// The file is about to be deleted: the document closes.
-    open func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
-        presenterAccommodateDeletion(completionHandler)
+    open func accommodatePresentedItemDeletion(completionHandler: @escaping ((any Error)?) -> Void) {
+        presenterAccommodateDeletion(Self.handing(completionHandler))
     }
 
     /// The file moved: `fileURL` follows.
@@ -358,7 +370,7 @@ open class Document: FilePresenter, @unchecked Sendable {
     open var observedPresentedItemUbiquityAttributes: Set<URLResourceKey> { [] }
 
     /// An item inside the package is about to be deleted: the deletion goes ahead.
-    open func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+    open func accommodatePresentedSubitemDeletion(at url: URL, completionHandler: @escaping ((any Error)?) -> Void) {
         completionHandler(nil)
     }
 
