@@ -18,6 +18,8 @@ final class FolderReadAhead: @unchecked Sendable {
     /// Entries read and not yet taken by the writer.
     private var pendingEntries = 0
     private var stopped = false
+    /// The reader gave up waiting for the writer (see `waitForRoom`).
+    private var abandoned = false
     private let aheadEntries: Int
 
     /// The one queue the reads run on: a crawl at a time, and a read that hangs (a network file
@@ -31,7 +33,13 @@ final class FolderReadAhead: @unchecked Sendable {
         self.aheadEntries = aheadEntries
         Self.queue.async { [self] in
             for (index, folder) in folders.enumerated() {
-                guard waitForRoom() else { return }
+                guard waitForRoom() else {
+                    condition.withLock {
+                        abandoned = true
+                        condition.broadcast()
+                    }
+                    return
+                }
                 watcher?.watch(folder.path)
                 let listing = writer.read(folder: folder.path)
                 condition.withLock {
@@ -43,24 +51,28 @@ final class FolderReadAhead: @unchecked Sendable {
         }
     }
 
-    /// Whether every folder was taken.
-    var isFinished: Bool { next == folders.count }
+    /// Whether every folder was taken, or the reader gave up before the next one.
+    var isFinished: Bool { next == folders.count || condition.withLock { abandoned && listings[next] == nil } }
 
-    /// Waits while the reader is far enough ahead; false once stopped.
+    /// Waits while the reader is far enough ahead; false once stopped, or when the writer has
+    /// taken nothing for a minute (the read-ahead then ends: its folders stay unlisted).
     private func waitForRoom() -> Bool {
-        condition.withLock {
-            while !stopped && pendingEntries >= aheadEntries { condition.wait() }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        return condition.withLock {
+            while !stopped && pendingEntries >= aheadEntries {
+                guard condition.wait(until: deadline) else { return false }
+            }
             return !stopped
         }
     }
 
     /// Waits at most `seconds` for the next folder's listing; whether it is read.
     func waitForNext(within seconds: Double) -> Bool {
-        guard !isFinished else { return false }
+        guard next < folders.count else { return false }
         let deadline = Date(timeIntervalSinceNow: seconds)
         return condition.withLock {
             while listings[next] == nil {
-                guard condition.wait(until: deadline) else { return false }
+                guard !abandoned, condition.wait(until: deadline) else { return false }
             }
             return true
         }
@@ -68,7 +80,7 @@ final class FolderReadAhead: @unchecked Sendable {
 
     /// The next folder with its listing, when it is read already (never waits).
     func takeNext() -> (id: Int64, listing: IndexWriter.FolderListing)? {
-        guard !isFinished else { return nil }
+        guard next < folders.count else { return nil }
         let listing: IndexWriter.FolderListing? = condition.withLock {
             guard let listing = listings[next] else { return nil }
             listings[next] = nil

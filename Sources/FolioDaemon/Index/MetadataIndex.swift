@@ -268,7 +268,13 @@ final class MetadataIndex: @unchecked Sendable {
             guard !folders.isEmpty else { return finishCrawl() }
             readAhead = FolderReadAhead(folders: folders, writer: writer, watcher: watcher, aheadEntries: Self.crawlBudget)
         }
-        if carried == nil, let readAhead, !readAhead.waitForNext(within: 0.1) {
+        if carried == nil, let reader = readAhead, !reader.waitForNext(within: 0.1) {
+            // Not read yet: the queue's other work runs, then the step looks again (a reader that
+            // gave up leaves its folders unlisted, for a new query).
+            if reader.isFinished {
+                reader.stop()
+                readAhead = nil
+            }
             work.async { [self] in crawlStep() }
             return
         }
