@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(name: "FolioAppHelper", dependencies: ["Folio", "FolioSystem"]),
         .testTarget(
             name: "FolioSystemTests",
-            dependencies: ["FolioSystem", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["FolioSystem", "FolioWire", "FolioTesting", "FolioTestTraits", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "UniformTypesTests", dependencies: ["UniformTypes", "Folio", "FolioTesting", "FolioTestTraits"]),
         .testTarget(name: "FolioDaemonTests", dependencies: ["FolioDaemon", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
         .testTarget(name: "MetadataTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),

@@ -3,7 +3,7 @@ import Folio
 /// The frames the daemon writes (docs/protocol.md).
 enum WireFrame {
     /// The protocol version this daemon speaks.
-    static let protocolVersion = 1
+    static let protocolVersion = DaemonProtocol.version
     /// The largest frame accepted; a longer line is refused and the connection closed.
     static let maximumFrameSize = 1 << 20
 

@@ -1,4 +1,5 @@
 import FolioSystem
+import FolioWire
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc

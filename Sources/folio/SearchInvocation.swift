@@ -68,7 +68,7 @@ struct SearchInvocation {
         if content { params["content"] = .bool(true) }
         let hello: WireValue = [
             "id": 1, "method": "hello",
-            "params": ["protocol": 1, "pid": .int(Int64(getpid())), "name": "folio search"],
+            "params": ["protocol": .int(DaemonProtocol.version), "pid": .int(Int64(getpid())), "name": "folio search"],
         ]
         let search: WireValue = ["id": 2, "method": "search", "params": .object(params)]
         return hello.serialized() + [UInt8(ascii: "\n")] + search.serialized() + [UInt8(ascii: "\n")]
@@ -89,7 +89,7 @@ struct SearchInvocation {
         case .refused: return .handOff
         case .failed(let message): return .failed(message)
         }
-        guard replies[0]["id"] == 1, replies[0]["result"]?["protocol"] == 1,
+        guard replies[0]["id"] == 1, replies[0]["result"]?["protocol"] == .int(DaemonProtocol.version),
             replies[1]["id"] == 2, let items = replies[1]["result"]?["items"]?.arrayValue
         else { return .handOff }
         let lines = SearchListing.lines(items, json: json, marks: SearchListing.marks(terminal: isatty(STDOUT_FILENO) == 1))

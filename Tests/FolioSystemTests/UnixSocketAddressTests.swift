@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import FolioSystem
+import FolioWire
 import FolioTesting
 import Foundation
 import Testing

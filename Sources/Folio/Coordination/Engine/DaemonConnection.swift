@@ -16,7 +16,7 @@ import Foundation
 /// events, replies to async requests — reach the process without a call.
 final class DaemonConnection: @unchecked Sendable {
     /// The protocol version this library speaks.
-    static let protocolVersion = 1
+    static let protocolVersion = DaemonProtocol.version
     /// The largest frame either side accepts (docs/protocol.md).
     static let maximumFrameSize = 1 << 20
 
