@@ -133,7 +133,8 @@ struct TextExtractionTests {
     /// carries on with the next file.
     @Test func hostileFilesStayWithinTheLimits() throws {
         let dir = try TemporaryDirectory("extract-hostile")
-        // 256 MiB of text inflated from a small zip: read up to the cap, the text cut at 1 MiB.
+        // 256 MiB of text inflated from a small zip: inflated only until its text is full (not to
+        // the 64 MiB cap), the text cut at 1 MiB.
         let bomb = dir.child("bomb-src")
         try FileManager.default.createDirectory(at: bomb.appendingPathComponent("word"), withIntermediateDirectories: true)
         let handle = try FileHandle(forWritingTo: try dir.write("bomb-src/word/document.xml", "<w:document><w:body><w:p><w:t>"))
@@ -170,6 +171,21 @@ struct TextExtractionTests {
         #expect(throws: TextExtractionWorker.Failure.self) { try worker.text(ofFileAt: dir.child("fake.pdf").path, format: .pdf) }
         try dir.write("after.txt", "still working")
         #expect(try worker.text(ofFileAt: dir.child("after.txt").path, format: .plain) == "still working")
+    }
+
+    /// A tool's output is read to the cap at most, and no further than `enough` asks: it is
+    /// looked at each time it doubles, and the tool is stopped once it answers true.
+    @Test func aToolIsStoppedOnceItsOutputIsEnough() throws {
+        var looks: [Int] = []
+        let output = try #require(CappedCommand.output(["/usr/bin/yes"], limit: 64 << 20, firstLook: 1 << 20) { prefix in
+            looks.append(prefix.count)
+            return prefix.count >= 4 << 20
+        })
+        #expect(output.count == looks.last)
+        #expect(looks.count == 3 && looks[0] >= 1 << 20 && looks[1] >= 2 * looks[0] && looks[2] >= 2 * looks[1])
+        #expect(output.count < 8 << 20)
+        // Without `enough`, the cap.
+        #expect(CappedCommand.output(["/usr/bin/yes"], limit: 3 << 20)?.count == 3 << 20)
     }
 
     /// Markup's text: runs of text copied whole up to the next tag, reference or space, white

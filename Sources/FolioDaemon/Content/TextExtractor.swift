@@ -62,15 +62,14 @@ package enum TextExtractor {
             let output = try tool("pdftotext", ["-q", "-enc", "UTF-8", path, "-"], limit: textLimit)
             return MarkupText.cut(output.filter { $0 != 0x0C }, limit: textLimit)
         case .openDocument:
-            return MarkupText(blocks: ["p", "h", "table-cell", "list-item"], breaks: ["line-break"], tabs: ["tab"])
-                .text(of: try tool("unzip", ["-p", path, "content.xml"], limit: inflatedLimit), limit: textLimit)
+            return try MarkupText(blocks: ["p", "h", "table-cell", "list-item"], breaks: ["line-break"], tabs: ["tab"])
+                .text(ofTool: "unzip", ["-p", path, "content.xml"])
         case .wordDocument:
-            return MarkupText(blocks: ["p", "tc"], breaks: ["br", "cr"], tabs: ["tab"])
-                .text(of: try tool("unzip", ["-p", path, "word/document.xml"], limit: inflatedLimit), limit: textLimit)
+            return try MarkupText(blocks: ["p", "tc"], breaks: ["br", "cr"], tabs: ["tab"]).text(ofTool: "unzip", ["-p", path, "word/document.xml"])
         case .presentation:
-            return MarkupText(blocks: ["p"]).text(of: try tool("unzip", ["-p", "-C", path, "ppt/slides/slide*.xml"], limit: inflatedLimit), limit: textLimit)
+            return try MarkupText(blocks: ["p"]).text(ofTool: "unzip", ["-p", "-C", path, "ppt/slides/slide*.xml"])
         case .spreadsheet:
-            return MarkupText(blocks: ["si"]).text(of: try tool("unzip", ["-p", path, "xl/sharedStrings.xml"], limit: inflatedLimit), limit: textLimit)
+            return try MarkupText(blocks: ["si"]).text(ofTool: "unzip", ["-p", path, "xl/sharedStrings.xml"])
         case .epub:
             // The book's chapters, in the order the archive holds them.
             let listing = String(decoding: try tool("unzip", ["-Z1", path], limit: 1 << 20), as: UTF8.self)
@@ -81,7 +80,7 @@ package enum TextExtractor {
             guard !chapters.isEmpty else { return "" }
             // `unzip` reads its names as patterns: wildcards in a name are escaped.
             let names = chapters.prefix(2000).map { $0.replacingOccurrences(of: "[", with: "[[]").replacingOccurrences(of: "*", with: "[*]").replacingOccurrences(of: "?", with: "[?]") }
-            return MarkupText.html.text(of: try tool("unzip", ["-p", path] + names, limit: inflatedLimit), limit: textLimit)
+            return try MarkupText.html.text(ofTool: "unzip", ["-p", path] + names)
         }
     }
 
@@ -94,10 +93,23 @@ package enum TextExtractor {
         }
     }
 
-    private static func tool(_ name: String, _ arguments: [String], limit: Int) throws -> [UInt8] {
+    fileprivate static func tool(_ name: String, _ arguments: [String], limit: Int, enough: (([UInt8]) -> Bool)? = nil) throws -> [UInt8] {
         guard let executable = ExecutableSearch.locate(name) else { throw Failure.toolMissing(name) }
-        guard let output = CappedCommand.output([executable] + arguments, limit: limit) else { throw Failure.unreadable("\(name) failed") }
+        guard let output = CappedCommand.output([executable] + arguments, limit: limit, enough: enough) else { throw Failure.unreadable("\(name) failed") }
         return output
+    }
+}
+
+extension MarkupText {
+    /// The text of the markup a tool writes (a container's XML from `unzip`), read up to
+    /// ``TextExtractor/inflatedLimit`` and no further than it takes to fill
+    /// ``TextExtractor/textLimit`` with text.
+    fileprivate func text(ofTool name: String, _ arguments: [String]) throws -> String {
+        let limit = TextExtractor.textLimit
+        // Full text stops the parser, so the text of more bytes would be the same; a cut at a
+        // character's boundary leaves up to three bytes short of the limit.
+        let markup = try TextExtractor.tool(name, arguments, limit: TextExtractor.inflatedLimit) { self.text(of: $0, limit: limit).utf8.count > limit - 4 }
+        return text(of: markup, limit: limit)
     }
 }
 
