@@ -99,6 +99,7 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         let path = CoordinationPath.normalize(url.path)
         let (identity, record) = try store.addVersion(ofItemAt: path, contentsOf: contentsURL.path, kind: .manual)
         if options.contains(.byMoving) { try? FileManager.default.removeItem(at: contentsURL) }
+        tellPresenters(at: path, [(.gained, record)])
         return FileVersion(store: store, identity: identity, itemPath: path, record: record)
     }
 
@@ -111,7 +112,18 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
 
     /// Removes every version but the current one.
     public class func removeOtherVersionsOfItem(at url: URL) throws {
-        try VersionStore.current.removeAll(ofItemAt: CoordinationPath.normalize(url.path))
+        let path = CoordinationPath.normalize(url.path)
+        let removed = (try? VersionStore.current.versions(ofItemAt: path).1) ?? []
+        try VersionStore.current.removeAll(ofItemAt: path)
+        tellPresenters(at: path, removed.map { (.lost, $0) })
+    }
+
+    /// Tells this process's presenters of the item at `path` that its versions changed, when no
+    /// daemon does: with one, the daemon watches the store and tells every process's presenters
+    /// (`VersionStoreWatcher`); in process, this engine's arbiter is the only one to tell.
+    static func tellPresenters(at path: String, _ changes: [(VersionChange, VersionRecord)]) {
+        guard !changes.isEmpty, let engine = CoordinationEngine.current as? LocalCoordinationEngine else { return }
+        engine.arbiter.versionsChanged(at: path, changes)
     }
 
     // MARK: The version
@@ -155,6 +167,9 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
             do {
                 try store.markResolved(record.id, identity: identity, path: itemPath)
                 lock.withLock { resolved = true }
+                var resolvedRecord = record
+                resolvedRecord.isResolved = true
+                Self.tellPresenters(at: itemPath, [(.resolved, resolvedRecord)])
             } catch {
                 store.logger.error("cannot mark a version resolved", metadata: ["version": "\(record.id)", "error": "\(error)"])
             }
@@ -174,7 +189,10 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         guard let record else { return url }  // the current version is already in place
         let path = CoordinationPath.normalize(url.path)
         try store.restore(record, to: path)
-        if options.contains(.byMoving) { try store.remove(record.id, identity: identity, path: path) }
+        if options.contains(.byMoving) {
+            try store.remove(record.id, identity: identity, path: path)
+            Self.tellPresenters(at: path, [(.lost, record)])
+        }
         return url
     }
 
@@ -184,6 +202,7 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "the current version cannot be removed"])
         }
         try store.remove(record.id, identity: identity, path: itemPath)
+        Self.tellPresenters(at: itemPath, [(.lost, record)])
     }
 
     // MARK: Equality

@@ -4,8 +4,7 @@
 //
 // Apple's listings are Objective-C; this is their Swift, line for line. Lines changed beyond
 // that: `viewDidLoad` (a UIKit hook) → `start()`; the table view's selection and reload (UI)
-// left out; `NSPredicate` → `MetadataPredicate` (Foundation's `NSPredicate` cannot evaluate
-// metadata on Linux); the search scope `NSMetadataQueryUbiquitousDocumentsScope` → the
+// left out; the search scope `NSMetadataQueryUbiquitousDocumentsScope` → the
 // documents folder (an app's ubiquitous scope is answered by the daemon, with the drive).
 import Folio
 import FolioTestTraits
@@ -30,7 +29,7 @@ final class DocumentListController: @unchecked Sendable {
     func start() {
         _query = NSMetadataQuery()
         _query.searchScopes = [documentsDir]
-        _query.predicate = MetadataPredicate(format: "%K LIKE '*.txt'", NSMetadataItemFSNameKey)
+        _query.predicate = NSPredicate(format: "%K LIKE '*.txt'", NSMetadataItemFSNameKey)
         let notificationCenter = NotificationCenter.default
         observers.append(notificationCenter.addObserver(forName: .NSMetadataQueryDidFinishGathering, object: nil, queue: nil) { [weak self] _ in
             self?.fileListReceived()

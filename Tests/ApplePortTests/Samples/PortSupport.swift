@@ -14,6 +14,11 @@ typealias NSFileVersion = FileVersion
 typealias NSFileAccessIntent = FileAccessIntent
 typealias NSMetadataQuery = MetadataQuery
 typealias NSMetadataItem = MetadataItem
+// These two shadow Foundation's classes of the same names, which cannot serve here: Linux's
+// `NSPredicate` does not evaluate metadata, and its `NSSortDescriptor(key:ascending:)` is
+// unavailable (no key-value coding).
+typealias NSPredicate = MetadataPredicate
+typealias NSSortDescriptor = MetadataSortDescriptor
 
 /// A scratch folder whose documents keep their versions in a store of their own, and whose
 /// bookmarks are signed with a key of their own.
