@@ -173,8 +173,8 @@ let package = Package(
         // Apple's published samples, ported with only their import and UI lines changed (issue 21):
         // one folder of sources, compiled in Swift 6 mode here and in Swift 5 mode by
         // ApplePortTests5 (whose Samples folder is a symbolic link to this one).
-        .testTarget(name: "ApplePortTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits"]),
-        .testTarget(name: "ApplePortTests5", dependencies: ["Folio", "FolioTesting", "FolioTestTraits"]),
+        .testTarget(name: "ApplePortTests", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
+        .testTarget(name: "ApplePortTests5", dependencies: ["Folio", "FolioTesting", "FolioTestTraits", "folio", "folio-tool"]),
         .testTarget(
             name: "CoordinationTests", dependencies: ["Folio", "FolioSystem", "FolioTesting", "FolioTestTraits", "folio", "folio-tool", "FolioCoordinationHelper"]),
     ]

@@ -14,6 +14,9 @@ typealias NSFileVersion = FileVersion
 typealias NSFileAccessIntent = FileAccessIntent
 typealias NSMetadataQuery = MetadataQuery
 typealias NSMetadataItem = MetadataItem
+typealias UIDocumentPickerViewController = DocumentPicker
+typealias UIDocumentPickerDelegate = DocumentPickerDelegate
+typealias UIDocumentPickerMode = DocumentPickerMode
 // These two shadow Foundation's classes of the same names, which cannot serve here: Linux's
 // `NSPredicate` does not evaluate metadata, and its `NSSortDescriptor(key:ascending:)` is
 // unavailable (no key-value coding).
