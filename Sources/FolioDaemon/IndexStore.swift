@@ -121,6 +121,10 @@ package final class IndexStore: Sendable {
             try IndexSchema.addExclusions(db)
             try db.execute(sql: "UPDATE meta SET value = '14' WHERE key = 'schema'")
         }
+        migrator.registerMigration("v15-name-trigrams") { db in
+            try IndexSchema.makeNameTrigrams(db)
+            try db.execute(sql: "UPDATE meta SET value = '15' WHERE key = 'schema'")
+        }
         return migrator
     }
 

@@ -108,6 +108,11 @@ struct IndexContentTests {
             try dir.write("docs/underXscore.txt", "")
             // Crawled last, so the trigram index's first matches do not hold it.
             try dir.write("docs/many/zz/deep/zz-python-used.txt", "")
+            // Names with every trigram of `bcde` but not `bcde` itself, crawled before the one
+            // that holds it (not at its start): more candidates that do not match than a search's
+            // cap.
+            for number in 0..<150 { try dir.write("docs/apart/cdeqbcd-\(number).txt", "") }
+            try dir.write("docs/many/zz/deep/a-bcde.txt", "")
         }
         let docs = world.docs.path
         try await world.waitUntilIdle()
@@ -121,6 +126,10 @@ struct IndexContentTests {
         // `_` and `%` are characters of the text, not wildcards.
         let underscore = try world.send(Search(text: "r_s"))["items"]?.arrayValue?.compactMap { $0["p"]?.stringValue }
         #expect(underscore == [docs + "/under_score.txt"])
+        // The trigram index keeps no positions: its candidates are checked, and the cap counts
+        // the names found, not the candidates.
+        let apart = try world.send(Search(text: "bcde", limit: 1))["items"]?.arrayValue?.compactMap { $0["p"]?.stringValue }
+        #expect(apart == [docs + "/many/zz/deep/a-bcde.txt"])
     }
 }
 

@@ -9,8 +9,8 @@ import GRDB
 /// are not indexed, which would cost every crawl.
 ///
 /// `fold` is the name folded for case- and diacritic-insensitive comparison, and `items_fts`
-/// indexes it by trigrams for substring search. `IndexWriter` keeps `items_fts` in step with
-/// explicit statements, not triggers: a trigger makes every row its own statement savepoint, at
+/// indexes it by trigrams for substring search (in the form migration `v15-name-trigrams` gives
+/// it). `IndexWriter` keeps `items_fts` in step with explicit statements, not triggers: a trigger makes every row its own statement savepoint, at
 /// which FTS5 flushes a segment, which made a crawl four times slower.
 ///
 /// A folder's `listed` is 1 only when its children in the index are exactly those on disk as of
@@ -118,6 +118,21 @@ enum IndexSchema {
                 ALTER TABLE items ADD COLUMN content_error TEXT;
                 CREATE INDEX items_content_pending ON items(id) WHERE content_state = 1;
                 UPDATE items SET content_state = 1 WHERE kind = 0 AND download_status IS NOT 'NSMetadataUbiquitousItemDownloadingStatusNotDownloaded';
+                """)
+    }
+
+    /// Migration `v15-name-trigrams`: the names' trigram index keeps which rows hold each trigram
+    /// and nothing more (`detail=none`: no positions; `columnsize=0`: no row sizes, which only
+    /// ranking reads). A name search asks for the rows holding every trigram of the text and
+    /// checks each name itself (`MetadataIndex.substringQuery`), so the positions decided nothing
+    /// the check does not; without them each crawled row costs the index less to write and merge.
+    /// An existing database's index is made again from its rows.
+    static func makeNameTrigrams(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TABLE IF EXISTS items_fts;
+                CREATE VIRTUAL TABLE items_fts USING fts5(fold, content='items', content_rowid='id', tokenize='trigram', detail=none, columnsize=0);
+                INSERT INTO items_fts(items_fts) VALUES ('rebuild');
                 """)
     }
 

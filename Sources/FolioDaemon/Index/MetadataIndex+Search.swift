@@ -67,12 +67,24 @@ extension MetadataIndex {
         }
     }
 
-    /// The trigram index's query for names containing `folded`: a quoted string, which the
-    /// trigram tokenizer matches as a substring. Not `LIKE`, whose `_` and `%` in the text are
-    /// wildcards: text such as `bi_vu` leaves LIKE no three characters without one, and it then
-    /// reads every row (40 ms at 134,000 names).
-    static func substringQuery(_ folded: String) -> String {
-        "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    /// The trigram index's query for names that may contain `folded`: every trigram of it, each
+    /// quoted, all required. The index keeps no positions (`v15-name-trigrams`), so a name with
+    /// the trigrams apart matches too, and the search checks each name. Not `LIKE`, whose `_`
+    /// and `%` in the text are wildcards: text such as `bi_vu` leaves LIKE no three characters
+    /// without one, and it then reads every row (40 ms at 134,000 names). Nil for text shorter
+    /// than a trigram.
+    static func substringQuery(_ folded: String) -> String? {
+        let scalars = Array(folded.unicodeScalars)
+        guard scalars.count >= 3 else { return nil }
+        var trigrams: [String] = []
+        var seen = Set<String>()
+        for start in 0...(scalars.count - 3) {
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars[start..<start + 3])
+            let text = String(trigram)
+            if seen.insert(text).inserted { trigrams.append("\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"") }
+        }
+        return trigrams.joined(separator: " AND ")
     }
 
     /// The FTS5 query for words each beginning a word of the text, in any order; nil for text
@@ -111,10 +123,15 @@ extension MetadataIndex {
         try collect(
             "SELECT \(columns) FROM items WHERE last_used IS NOT NULL AND parent IS NOT NULL ORDER BY last_used DESC LIMIT ?",
             [Self.recentCandidates])
-        if folded.unicodeScalars.count >= 3 {
+        if let query = Self.substringQuery(folded) {
+            // The index's rows in its order, each name checked as it comes, until `cap` hold the
+            // text: the cap counts names found, not the index's candidates.
             try collect(
-                "SELECT \(columns) FROM items WHERE id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ? LIMIT ?) AND parent IS NOT NULL",
-                [Self.substringQuery(folded), cap])
+                """
+                SELECT \(columns) FROM (SELECT rowid AS hit FROM items_fts WHERE items_fts MATCH ?) CROSS JOIN items ON items.id = hit
+                WHERE instr(fold, ?) > 0 AND parent IS NOT NULL LIMIT ?
+                """,
+                [query, folded, cap])
         }
         return found.values.sorted { a, b in
             if a.prefix != b.prefix { return a.prefix }
