@@ -108,6 +108,24 @@ struct MetadataPredicateTests {
         let normalized = MetadataPredicate(format: "kMDItemFSName ==[cn] 'REPORT1.TXT'")
         #expect([normalized.evaluate(old), normalized.evaluate(new)] == [false, true])
         #expect(MetadataPredicate(format: normalized.predicateFormat) == normalized && normalized.predicateFormat.contains("[cn]"))
+        // Comparison predicates built as `NSComparisonPredicate`'s are, equal to their format's.
+        let name = MetadataExpression(forKeyPath: NSMetadataItemFSNameKey)
+        let built = ComparisonPredicate(
+            leftExpression: name, rightExpression: MetadataExpression(forConstantValue: "REPORT1.TXT"), modifier: .direct, type: .equalTo,
+            options: [.caseInsensitive])
+        #expect(built == MetadataPredicate(format: "kMDItemFSName ==[c] 'REPORT1.TXT'"))
+        #expect([built.evaluate(old), built.evaluate(new)] == [false, true])
+        let smaller = ComparisonPredicate(
+            leftExpression: MetadataExpression(forConstantValue: NSNumber(value: 1000)), rightExpression: MetadataExpression(forKeyPath: NSMetadataItemFSSizeKey),
+            modifier: .direct, type: .greaterThan)
+        #expect([smaller.evaluate(old), smaller.evaluate(new)] == [false, true])
+        let anyTag = ComparisonPredicate(
+            leftExpression: MetadataExpression(forKeyPath: "kMDItemUserTags"), rightExpression: MetadataExpression(forConstantValue: "work"), modifier: .any,
+            type: .equalTo, options: [.caseInsensitive])
+        #expect(anyTag == MetadataPredicate(format: "ANY kMDItemUserTags ==[c] 'work'"))
+        #expect(ComparisonPredicate(leftExpression: name, rightExpression: MetadataExpression(forConstantValue: nil), modifier: .direct, type: .notEqualTo)
+            .evaluate(old))
+        #expect(MetadataPredicate.Modifier.any.rawValue == 2 && MetadataExpression.ExpressionType.keyPath.rawValue == 3)
         #expect(MetadataPredicate(format: "kMDItemFSSize >[n] 1000").evaluate(old))
     }
 
