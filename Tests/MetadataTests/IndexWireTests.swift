@@ -17,6 +17,10 @@ struct IndexWireTests {
         #expect(decoded == facts)
         #expect(decoded.value(.isUploading) == .bool(true) && decoded.value(.isUploaded) == .bool(false) && decoded.value(.isPinned) == .bool(true))
         #expect(decoded.value(.uploadingError) == .string("the server answered 507") && decoded.value(.downloadingError) == nil)
+        // To an app, as Apple's: an `NSError` saying why.
+        let error = MetadataItem(facts: decoded).value(forAttribute: NSMetadataUbiquitousItemUploadingErrorKey) as? NSError
+        #expect(error?.localizedDescription == "the server answered 507" && error?.domain == NSCocoaErrorDomain)
+        #expect(MetadataItem(facts: decoded).value(forAttribute: NSMetadataUbiquitousItemDownloadingErrorKey) == nil)
         // Outside the drive: none of the keys.
         let plain = MetadataFacts(path: "/home/u/notes.txt", name: "notes.txt", kind: .regular, size: 1, modified: 0, tags: [])
         let back = try #require(IndexWire.decode(try WireValue(parsing: IndexWire.encode(plain).serialized())))

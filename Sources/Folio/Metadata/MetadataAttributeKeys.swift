@@ -47,4 +47,8 @@ public let NSMetadataUbiquitousItemIsExternalDocumentKey = "NSMetadataUbiquitous
 public let NSMetadataUbiquitousItemContainerDisplayNameKey = "NSMetadataUbiquitousItemContainerDisplayNameKey"
 /// The reference document in the app's container for an external document.
 public let NSMetadataUbiquitousItemURLInLocalContainerKey = "NSMetadataUbiquitousItemURLInLocalContainerKey"
+/// Why the last try to upload the item failed: an `NSError` (`MetadataItem.value(forAttribute:)`).
+public let NSMetadataUbiquitousItemUploadingErrorKey = "NSMetadataUbiquitousItemUploadingErrorKey"
+/// Why the last try to download the item failed: an `NSError` (`MetadataItem.value(forAttribute:)`).
+public let NSMetadataUbiquitousItemDownloadingErrorKey = "NSMetadataUbiquitousItemDownloadingErrorKey"
 #endif

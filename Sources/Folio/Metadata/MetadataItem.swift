@@ -20,6 +20,11 @@ open class MetadataItem: NSObject, @unchecked Sendable {
     open func value(forAttribute key: String) -> Any? {
         guard let attribute = MetadataAttribute.named(key), let value = metadataValue(attribute) else { return nil }
         if attribute == .url, case .string(let path) = value { return URL(fileURLWithPath: path) }
+        // The transfer errors are `NSError`s, as Apple's (predicates compare their reasons).
+        if attribute == .uploadingError || attribute == .downloadingError, case .string(let reason) = value {
+            return NSError(
+                domain: NSCocoaErrorDomain, code: CocoaError.ubiquitousFileUnavailable.rawValue, userInfo: [NSLocalizedDescriptionKey: reason])
+        }
         return Self.object(value)
     }
 
