@@ -222,8 +222,10 @@ enum BenchmarkTree {
         return base + Double(files - 1)
     }
 
-    /// Runs `command` (an absolute path and its arguments) to its end, its output discarded.
-    static func runQuietly(_ command: [String], environment: [String: String]? = nil) {
+    /// Runs `command` (an absolute path and its arguments) to its end, its output discarded;
+    /// returns its exit status (nil when it could not be started).
+    @discardableResult
+    static func runQuietly(_ command: [String], environment: [String: String]? = nil) -> Int32? {
         SpawnedProcess.run(command, environment: environment)
     }
 
