@@ -34,7 +34,7 @@ struct CommandLineCoordinationTests {
             status = try ProcessRunner.folio(["status"], environment: world.environment).stdout
             usleep(20_000)
         }
-        #expect(status.contains("granted") && status.contains("write(0) \(f)"), "\(status)")
+        #expect(status.contains("granted") && status.contains("write \(f)"), "\(status)")
         #expect(status.contains("presenters: 1"))
         let reader = Process()
         reader.executableURL = ProcessRunner.folioExecutable()
@@ -46,6 +46,13 @@ struct CommandLineCoordinationTests {
         // The reader's claim waits behind the writer's, and the reader with it.
         try world.waitForClaim(on: f)
         #expect(reader.isRunning && holder.isRunning, "the read did not wait for the writer")
+        // Both claims shown, each under its own number (each client numbers its claims from 1),
+        // with the access spelled out.
+        let both = try ProcessRunner.folio(["status"], environment: world.environment).stdout
+        let labels = both.split(separator: "\n").filter { $0.hasPrefix("  claim ") }.map { $0.split(separator: " ")[1] }
+        #expect(labels.count == 2 && Set(labels).count == 2, "\(both)")
+        // `--without-changes` after the access is the option, not a file to claim.
+        #expect(both.contains("read withoutChanges \(f)") && !both.contains("--without-changes"), "\(both)")
         FileManager.default.createFile(atPath: go, contents: nil)
         holder.waitUntilExit()
         reader.waitUntilExit()

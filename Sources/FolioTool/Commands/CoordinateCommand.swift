@@ -41,8 +41,13 @@ struct CoordinateCommand: AsyncParsableCommand {
         help: "The files (for move: source and destination), then --, then the command to run while the claim is held.")
     var arguments: [String] = []
 
-    /// The files: everything before `--`.
-    var paths: [String] { Array(arguments.prefix { $0 != "--" }) }
+    /// What stands before `--`: the files, and the options written after the access (the
+    /// passthrough capture takes `read --without-changes f` whole).
+    private var leading: [String] { Array(arguments.prefix { $0 != "--" }) }
+    /// The files: everything before `--` but the options.
+    var paths: [String] { leading.filter { !$0.hasPrefix("--") } }
+    /// Whether the read asks presenters not to save first, however the flag was placed.
+    var readsWithoutChanges: Bool { withoutChanges || leading.contains("--without-changes") }
     /// The command: everything after the first `--`.
     var command: [String] {
         guard let separator = arguments.firstIndex(of: "--") else { return [] }
@@ -50,6 +55,9 @@ struct CoordinateCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if let unknown = leading.first(where: { $0.hasPrefix("--") && $0 != "--without-changes" }) {
+            throw ValidationError("unknown option \(unknown) (for a file of that name, write ./\(unknown))")
+        }
         guard !paths.isEmpty else { throw ValidationError("name at least one file") }
         guard !command.isEmpty else { throw ValidationError("give the command after --") }
         if access == .move && paths.count != 2 { throw ValidationError("move takes a source and a destination") }
@@ -60,7 +68,7 @@ struct CoordinateCommand: AsyncParsableCommand {
         let urls = paths.map { URL(fileURLWithPath: $0) }
         let intents: [FileAccessIntent]
         switch access {
-        case .read: intents = urls.map { .readingIntent(with: $0, options: withoutChanges ? .withoutChanges : []) }
+        case .read: intents = urls.map { .readingIntent(with: $0, options: readsWithoutChanges ? .withoutChanges : []) }
         case .write: intents = urls.map { .writingIntent(with: $0) }
         case .delete: intents = urls.map { .writingIntent(with: $0, options: .forDeleting) }
         case .move: intents = [.writingIntent(with: urls[0], options: .forMoving), .writingIntent(with: urls[1], options: .forReplacing)]

@@ -22,10 +22,11 @@ struct StatusCommand: ParsableCommand {
         for claim in claims {
             let owner = claim["owner"]
             let items = (claim["items"]?.arrayValue ?? []).map { item in
-                "\(item["access"]?.stringValue ?? "?")(\(item["options"]?.intValue ?? 0)) \(item["path"]?.stringValue ?? "?")"
+                "\(Self.access(item["access"]?.stringValue, options: item["options"]?.intValue ?? 0)) \(item["path"]?.stringValue ?? "?")"
             }
-            var line = "  #\(claim["claim"]?.intValue ?? 0) \(claim["state"]?.stringValue ?? "?")"
-            line += " pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?"))"
+            // Each client numbers its own claims: the client's number makes them unique.
+            var line = "  claim \(owner?["client"]?.intValue ?? 0).\(claim["claim"]?.intValue ?? 0) \(claim["state"]?.stringValue ?? "?")"
+            line += " by pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?"))"
             line += " for \(claim["age_ms"]?.intValue ?? 0) ms: " + items.joined(separator: ", ")
             if let total = claim["items_total"]?.intValue { line += " … (\(total) items)" }
             print(line)
@@ -40,17 +41,28 @@ struct StatusCommand: ParsableCommand {
         for presenter in presenters {
             let owner = presenter["owner"]
             print(
-                "  \(presenter["presenter"]?.intValue ?? 0) pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?")): \(presenter["path"]?.stringValue ?? "(no item yet)")"
+                "  presenter \(presenter["presenter"]?.intValue ?? 0) of pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?")): \(presenter["path"]?.stringValue ?? "(no item yet)")"
             )
         }
         let clients = status["clients"]?.arrayValue ?? []
         print("clients: \(clients.count)")
         for client in clients {
-            print("  pid \(client["pid"]?.intValue ?? 0) (\(client["name"]?.stringValue ?? "?"))")
+            print("  client \(client["client"]?.intValue ?? 0): pid \(client["pid"]?.intValue ?? 0) (\(client["name"]?.stringValue ?? "?"))")
         }
         if let omitted = status["omitted"]?.objectValue, !omitted.isEmpty {
             let counts = omitted.keys.sorted().map { "\(omitted[$0]?.intValue ?? 0) \($0)" }
             print("(too much to show at once; left out: \(counts.joined(separator: ", ")))")
         }
+    }
+
+    /// A claim item's access as `folio coordinate` spells it: `read` or `write`, and its options
+    /// by Apple's names (`write forDeleting`), none when there are none.
+    static func access(_ access: String?, options: Int64) -> String {
+        let names: [(Int64, String)] =
+            access == "read"
+            ? [(1, "withoutChanges"), (2, "resolvesSymbolicLink"), (4, "immediatelyAvailableMetadataOnly"), (8, "forUploading")]
+            : [(1, "forDeleting"), (2, "forMoving"), (4, "forMerging"), (8, "forReplacing"), (16, "contentIndependentMetadataOnly")]
+        let spelled = names.filter { options & $0.0 != 0 }.map(\.1)
+        return ([access ?? "?"] + spelled).joined(separator: " ")
     }
 }
