@@ -10,3 +10,18 @@ func printJSON(_ value: Any) {
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
+
+/// Writes rows under a header, each column as wide as its widest cell (the last one as it is),
+/// two spaces apart: what a person reads; scripts take `--json`.
+func printTable(_ header: [String], _ rows: [[String]]) {
+    var widths = header.map(\.count)
+    for row in rows {
+        for (column, cell) in row.enumerated() where column < widths.count { widths[column] = max(widths[column], cell.count) }
+    }
+    for row in [header] + rows {
+        let cells = row.enumerated().map { column, cell in
+            column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+        }
+        print(cells.joined(separator: "  "))
+    }
+}

@@ -96,6 +96,9 @@ struct IsolationTests {
 
         let listed = try world.folio(["grants", "list", "--app", alpha])
         #expect(listed.stdout.contains("plan.txt") && listed.stdout.contains("read-write"), "\(listed.stdout)")
+        // A table a person reads: a header, then one row a grant.
+        let rows = listed.stdout.split(separator: "\n")
+        #expect(rows.count == 2 && rows[0].split(separator: " ").first == "GRANT" && rows[1].hasSuffix("/plan.txt"), "\(listed.stdout)")
         let revoked = try world.folio(["grants", "revoke", "--app", alpha, document.path])
         #expect(revoked.status == 0, "\(revoked.stderr)")
 

@@ -69,8 +69,11 @@ struct AppCommand: ParsableCommand {
                     ]
                 })
             } else {
-                for app in apps {
-                    print("\(app.bundleIdentifier)\t\(app.name ?? "")\t\(AppContainer(appIdentifier: app.bundleIdentifier, paths: paths).url.path)")
+                if apps.isEmpty { print("no apps registered (folio app register Info.plist)") }
+                if !apps.isEmpty {
+                    printTable(
+                        ["APP", "NAME", "CONTAINER"],
+                        apps.map { [$0.bundleIdentifier, $0.name ?? "", AppContainer(appIdentifier: $0.bundleIdentifier, paths: paths).url.path] })
                 }
             }
         }

@@ -23,13 +23,19 @@ struct GrantsCommand: ParsableCommand {
                 print(String(decoding: WireValue.array(grants).serialized(), as: UTF8.self))
                 return
             }
-            if grants.isEmpty { print("no grants") }
-            for grant in grants {
-                let kind = [grant["folder"]?.boolValue == true ? "folder" : nil, grant["source"]?.stringValue].compactMap { $0 }.joined(separator: ", ")
-                print(
-                    "\(grant["grant"]?.intValue ?? 0)\t\(grant["app"]?.stringValue ?? "?")\t\(grant["access"]?.stringValue ?? "?")\t\(grant["lifetime"]?.stringValue ?? "?")\t\(grant["displayPath"]?.stringValue ?? "?")\t(\(kind))"
-                )
+            if grants.isEmpty {
+                print("no grants")
+                return
             }
+            printTable(
+                ["GRANT", "APP", "ACCESS", "LIFETIME", "FROM", "KIND", "ITEM"],
+                grants.map { grant in
+                    [
+                        "\(grant["grant"]?.intValue ?? 0)", grant["app"]?.stringValue ?? "?", grant["access"]?.stringValue ?? "?",
+                        grant["lifetime"]?.stringValue ?? "?", grant["source"]?.stringValue ?? "?",
+                        grant["folder"]?.boolValue == true ? "folder" : "document", grant["displayPath"]?.stringValue ?? "?",
+                    ]
+                })
         }
     }
 
