@@ -129,8 +129,10 @@ struct PickerTests {
         #expect(!err.contains("gamma"), "a PNG was offered for public.text: \(err)")
         let several = try pick("1,2\n", ["--directory", docs, "--type", "txt", "--multiple"])
         #expect(several.1.split(separator: "\n").count == 2, "\(several)")
-        #expect(try pick("c\n", ["--directory", docs]).0 == 1)
-        #expect(try pick("", ["--directory", docs]).0 == 1, "end of input cancels")
+        let cancelled = try pick("c\n", ["--directory", docs])
+        #expect(cancelled.0 == 1 && cancelled.2.contains("folio pick: cancelled"), "\(cancelled.2)")
+        let ended = try pick("", ["--directory", docs])
+        #expect(ended.0 == 1 && ended.2.contains("the input ended before a choice"), "end of input cancels, and says so: \(ended.2)")
     }
 
     /// Move: the document moves to the chosen folder, scoped, with a reference document left in the

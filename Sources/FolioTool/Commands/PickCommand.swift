@@ -33,10 +33,20 @@ struct PickCommand: ParsableCommand {
         let request = PickerRequest(
             mode: .open, types: identifiers, allowsMultipleSelection: multiple,
             directory: directory.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, showsFileExtensions: true)
+        // Whether the person's input ended (end of file) rather than their cancelling: each says so.
+        var ended = false
         let picker = TerminalPicker(
-            request: request, title: "Choose \(multiple ? "documents" : "a document")", readLine: { Swift.readLine() },
+            request: request, title: "Choose \(multiple ? "documents" : "a document")",
+            readLine: {
+                let line = Swift.readLine()
+                if line == nil { ended = true }
+                return line
+            },
             output: { FileHandle.standardError.write(Data($0.utf8)) })
-        guard let chosen = picker.run() else { throw ExitCode(1) }
+        guard let chosen = picker.run() else {
+            printError(ended ? "folio pick: the input ended before a choice (nothing chosen)" : "folio pick: cancelled (nothing chosen)")
+            throw ExitCode(1)
+        }
         for path in chosen { print(path) }
     }
 
