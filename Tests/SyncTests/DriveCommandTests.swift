@@ -130,6 +130,10 @@ struct DriveCommandTests {
             #expect(!output.stderr.contains("serverUnreachable"), "\(arguments): \(output.stderr)")
             #expect(!FileManager.default.fileExists(atPath: device.home.child("config/folio/drive.json").path), "\(arguments) saved a drive")
         }
+        // A user name without a password is said at once, before the server's refusal.
+        let passwordless = try Device("setup-no-password")
+        let unsent = try ProcessRunner.folio(["drive", "setup", "webdav", apacheProxy.baseURL.absoluteString, "--user", "someone"], environment: passwordless.environment)
+        #expect(unsent.status == 4 && unsent.stderr.contains("--user someone without a password: set $FOLIO_PASSWORD"), "\(unsent.stderr)")
         // The read-only server kept nothing but the drive's own folder, and a good server is saved
         // after its probe, which leaves nothing behind (only that folder, which sync keeps to itself).
         func served() -> [String] {

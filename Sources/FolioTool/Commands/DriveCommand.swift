@@ -40,6 +40,9 @@ struct DriveCommand: AsyncParsableCommand {
             if urlPassword != nil { printError("folio drive setup: the password in the URL is kept sealed, not in the configuration") }
             let user = user ?? urlUser
             let secret = environment["FOLIO_PASSWORD"] ?? urlPassword
+            if let user, !user.isEmpty, secret == nil {
+                printError("folio drive setup: --user \(user) without a password: set $FOLIO_PASSWORD (the server is asked without one)")
+            }
             let configuration: DriveConfiguration
             switch kind {
             case "webdav":
