@@ -31,7 +31,13 @@ struct VersionsCommand: ParsableCommand {
                 print(String(decoding: WireValue.object(["item": .string(url.path), "versions": .array(rows)]).serialized(), as: UTF8.self))
                 return
             }
-            if versions.isEmpty { print("no versions kept of \(file)") }
+            if versions.isEmpty {
+                print("no versions kept of \(file)")
+                print(
+                    "(versions are kept by Folio's documents and the drive: the contents an open document knew when another program replaced them, both sides of a conflict, a version an app adds; a file only other programs write has none)"
+                )
+                return
+            }
             let formatter = ISO8601DateFormatter()
             for version in versions {
                 var flags = version.kindName
