@@ -53,6 +53,8 @@ struct CommandLineCoordinationTests {
         #expect(labels.count == 2 && Set(labels).count == 2, "\(both)")
         // `--without-changes` after the access is the option, not a file to claim.
         #expect(both.contains("read withoutChanges \(f)") && !both.contains("--without-changes"), "\(both)")
+        // The daemon's own client is named as such.
+        #expect(both.split(separator: "\n").filter { $0.contains("the daemon's own coordinations") }.count == 1, "\(both)")
         FileManager.default.createFile(atPath: go, contents: nil)
         holder.waitUntilExit()
         reader.waitUntilExit()

@@ -47,7 +47,8 @@ struct StatusCommand: ParsableCommand {
         let clients = status["clients"]?.arrayValue ?? []
         print("clients: \(clients.count)")
         for client in clients {
-            print("  client \(client["client"]?.intValue ?? 0): pid \(client["pid"]?.intValue ?? 0) (\(client["name"]?.stringValue ?? "?"))")
+            let own = client["own"]?.boolValue == true ? ", the daemon's own coordinations" : ""
+            print("  client \(client["client"]?.intValue ?? 0): pid \(client["pid"]?.intValue ?? 0) (\(client["name"]?.stringValue ?? "?")\(own))")
         }
         if let omitted = status["omitted"]?.objectValue, !omitted.isEmpty {
             let counts = omitted.keys.sorted().map { "\(omitted[$0]?.intValue ?? 0) \($0)" }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension CoordinationArbiter {
     /// The most a status reply holds, serialized: well inside the wire's 1 MiB frame, whatever the
     /// state (256 claims of 256 items of 4 KiB paths are legal).
@@ -30,7 +32,10 @@ extension CoordinationArbiter {
             }
             func client(_ number: UInt32) -> WireValue {
                 let record = state.clients[number]
-                return ["client": .int(Int64(number)), "pid": .int(Int64(record?.pid ?? 0)), "name": .string(record?.name ?? "?")]
+                var value: [String: WireValue] = ["client": .int(Int64(number)), "pid": .int(Int64(record?.pid ?? 0)), "name": .string(record?.name ?? "?")]
+                // The arbiter's own process (the daemon's coordinations: the index, the drive).
+                if record?.pid == getpid() { value["own"] = true }
+                return .object(value)
             }
             var clients: [WireValue] = []
             for number in state.clients.keys.sorted() where visible(number) { admit(client(number), "clients", into: &clients) }
