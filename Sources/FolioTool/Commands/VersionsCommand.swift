@@ -33,7 +33,8 @@ struct VersionsCommand: ParsableCommand {
             }
             if versions.isEmpty {
                 print("no versions kept of \(file)")
-                print(
+                // Advice, not the listing: on standard error.
+                printError(
                     "(versions are kept by Folio's documents and the drive: the contents an open document knew when another program replaced them, both sides of a conflict, a version an app adds; a file only other programs write has none)"
                 )
                 return
