@@ -152,7 +152,23 @@ package final class TextExtractionWorker: @unchecked Sendable {
         input = requests.fileHandleForWriting
         output = dup(replies.fileHandleForReading.fileDescriptor)
         try? replies.fileHandleForReading.close()
+        // The worker says when it is ready: a file's time limit starts there, not while a loaded
+        // machine loads the executable and sets up the sandbox (which, seconds long under load,
+        // failed the first file after each start).
+        let line: String
+        do {
+            line = try readLine(until: .now + Self.startupLimit)
+        } catch {
+            throw .unavailable("\(command[0]) did not start within \(Self.startupLimit) (\(error))")
+        }
+        guard line == "ready" else {
+            stop()
+            throw .unavailable("\(command[0]) did not start: it said \(line.prefix(200).debugDescription)")
+        }
     }
+
+    /// How long a new worker may take to say it is ready.
+    static let startupLimit = Duration.seconds(30)
 
     private func fill(until deadline: ContinuousClock.Instant) throws(Failure) {
         let remaining = deadline - .now
