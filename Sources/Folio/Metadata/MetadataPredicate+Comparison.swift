@@ -45,12 +45,16 @@ extension MetadataPredicate {
         case .all: "ALL "
         case .any: "ANY "
         }
-        var flags = ""
-        if options.contains(.caseInsensitive) { flags += "c" }
-        if options.contains(.diacriticInsensitive) { flags += "d" }
-        if options.contains(.normalized) { flags += "n" }
-        if options.contains(.words) { flags += "w" }
-        self.init(format: "\(quantifier)\(left) \(type.rawValue)\(flags.isEmpty ? "" : "[\(flags)]") \(right)", argumentArray: arguments)
+        self.init(format: "\(quantifier)\(left) \(type.rawValue)\(options.formatSuffix) \(right)", argumentArray: arguments)
+    }
+}
+
+extension MetadataPredicate.Options {
+    /// The options as the format syntax writes them after an operator (`[cd]`); empty for none.
+    var formatSuffix: String {
+        guard !isEmpty else { return "" }
+        let letters: [(Self, String)] = [(.caseInsensitive, "c"), (.diacriticInsensitive, "d"), (.normalized, "n"), (.words, "w")]
+        return "[" + letters.filter { contains($0.0) }.map(\.1).joined() + "]"
     }
 }
 

@@ -156,11 +156,7 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
             var text = comparison.quantifier == .any && comparison.attribute.kind != .strings ? "" : comparison.quantifier.rawValue + " "
             if comparison.attribute.kind == .strings && comparison.quantifier == .any { text = "" }
             text += comparison.attribute.name + " " + comparison.op.rawValue
-            if !comparison.options.isEmpty {
-                text += "[" + (comparison.options.contains(.caseInsensitive) ? "c" : "")
-                    + (comparison.options.contains(.diacriticInsensitive) ? "d" : "") + (comparison.options.contains(.normalized) ? "n" : "") + (comparison.options.contains(.words) ? "w" : "") + "]"
-            }
-            return text + " " + comparison.value.description
+            return text + comparison.options.formatSuffix + " " + comparison.value.description
         }
     }
 

@@ -113,7 +113,8 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// Removes every version but the current one.
     public class func removeOtherVersionsOfItem(at url: URL) throws {
         let path = CoordinationPath.normalize(url.path)
-        let removed = (try? VersionStore.current.versions(ofItemAt: path).1) ?? []
+        // What goes is read first only when this process's presenters are to be told of it.
+        let removed = inProcessArbiter == nil ? [] : (try? VersionStore.current.versions(ofItemAt: path).1) ?? []
         try VersionStore.current.removeAll(ofItemAt: path)
         tellPresenters(at: path, removed.map { (.lost, $0) })
     }
@@ -122,9 +123,12 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     /// daemon does: with one, the daemon watches the store and tells every process's presenters
     /// (`VersionStoreWatcher`); in process, this engine's arbiter is the only one to tell.
     static func tellPresenters(at path: String, _ changes: [(VersionChange, VersionRecord)]) {
-        guard !changes.isEmpty, let engine = CoordinationEngine.current as? LocalCoordinationEngine else { return }
-        engine.arbiter.versionsChanged(at: path, changes)
+        guard !changes.isEmpty else { return }
+        inProcessArbiter?.versionsChanged(at: path, changes)
     }
+
+    /// The arbiter to tell of version changes: the in-process engine's; nil when the daemon tells.
+    private static var inProcessArbiter: CoordinationArbiter? { (CoordinationEngine.current as? LocalCoordinationEngine)?.arbiter }
 
     // MARK: The version
 

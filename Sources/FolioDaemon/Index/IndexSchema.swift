@@ -10,8 +10,9 @@ import GRDB
 ///
 /// `fold` is the name folded for case- and diacritic-insensitive comparison, and `items_fts`
 /// indexes it by trigrams for substring search (in the form migration `v15-name-trigrams` gives
-/// it). `IndexWriter` keeps `items_fts` in step with explicit statements, not triggers: a trigger makes every row its own statement savepoint, at
-/// which FTS5 flushes a segment, which made a crawl four times slower.
+/// it). `IndexWriter` keeps `items_fts` in step with explicit statements, not triggers: a trigger
+/// makes every row its own statement savepoint, at which FTS5 flushes a segment, which made a
+/// crawl four times slower.
 ///
 /// A folder's `listed` is 1 only when its children in the index are exactly those on disk as of
 /// its last listing; the crawl lists the folders with `listed = 0`, each in the same transaction

@@ -68,13 +68,12 @@ struct AppCommand: ParsableCommand {
                         "ubiquitousContainers": app.ubiquitousContainers.map(\.identifier),
                     ]
                 })
+            } else if apps.isEmpty {
+                print("no apps registered (folio app register Info.plist)")
             } else {
-                if apps.isEmpty { print("no apps registered (folio app register Info.plist)") }
-                if !apps.isEmpty {
-                    printTable(
-                        ["APP", "NAME", "CONTAINER"],
-                        apps.map { [$0.bundleIdentifier, $0.name ?? "", AppContainer(appIdentifier: $0.bundleIdentifier, paths: paths).url.path] })
-                }
+                printTable(
+                    ["APP", "NAME", "CONTAINER"],
+                    apps.map { [$0.bundleIdentifier, $0.name ?? "", AppContainer(appIdentifier: $0.bundleIdentifier, paths: paths).url.path] })
             }
         }
     }
