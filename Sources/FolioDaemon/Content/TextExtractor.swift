@@ -93,7 +93,7 @@ package enum TextExtractor {
         }
     }
 
-    fileprivate static func tool(_ name: String, _ arguments: [String], limit: Int, enough: (([UInt8]) -> Bool)? = nil) throws -> [UInt8] {
+    static func tool(_ name: String, _ arguments: [String], limit: Int, enough: (([UInt8]) -> Bool)? = nil) throws -> [UInt8] {
         guard let executable = ExecutableSearch.locate(name) else { throw Failure.toolMissing(name) }
         guard let output = CappedCommand.output([executable] + arguments, limit: limit, enough: enough) else { throw Failure.unreadable("\(name) failed") }
         return output
@@ -105,11 +105,16 @@ extension MarkupText {
     /// ``TextExtractor/inflatedLimit`` and no further than it takes to fill
     /// ``TextExtractor/textLimit`` with text.
     fileprivate func text(ofTool name: String, _ arguments: [String]) throws -> String {
+        text(of: try markup(ofTool: name, arguments), limit: TextExtractor.textLimit)
+    }
+
+    /// The markup a tool writes, read no further than it takes to fill
+    /// ``TextExtractor/textLimit`` with text (and never past ``TextExtractor/inflatedLimit``).
+    func markup(ofTool name: String, _ arguments: [String]) throws -> [UInt8] {
         let limit = TextExtractor.textLimit
         // Full text stops the parser, so the text of more bytes would be the same; a cut at a
         // character's boundary leaves up to three bytes short of the limit.
-        let markup = try TextExtractor.tool(name, arguments, limit: TextExtractor.inflatedLimit) { self.text(of: $0, limit: limit).utf8.count > limit - 4 }
-        return text(of: markup, limit: limit)
+        return try TextExtractor.tool(name, arguments, limit: TextExtractor.inflatedLimit) { self.text(of: $0, limit: limit).utf8.count > limit - 4 }
     }
 }
 
