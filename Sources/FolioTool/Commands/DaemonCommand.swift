@@ -23,7 +23,20 @@ struct DaemonCommand: AsyncParsableCommand {
     @Option(help: "Port for the browser page on 127.0.0.1 (0: any free port, the default; `off`: no page). `folio browse` opens it.")
     var webPort: String?
 
+    @Flag(help: "Start the daemon in the background and return once it listens; its log goes to $XDG_STATE_HOME/folio/daemon.log.")
+    var background = false
+
+    @Flag(help: "Stop the running daemon (SIGTERM) and wait until it has stopped.")
+    var stop = false
+
     func run() async throws {
+        if stop { return try DaemonControl.stop() }
+        if background {
+            var arguments = ["--log-level", logLevel]
+            if let presenterTimeout { arguments += ["--presenter-timeout", "\(presenterTimeout)"] }
+            if let webPort { arguments += ["--web-port", webPort] }
+            return try DaemonControl.startInBackground(arguments)
+        }
         var logger = Logger(label: "folio.daemon")
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
