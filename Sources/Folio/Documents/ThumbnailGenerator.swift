@@ -15,7 +15,7 @@ import UniformTypes
 /// A thumbnailer reads untrusted files, so it runs with a time limit (and is killed past it), and
 /// inside bubblewrap when the machine has it: the whole file system read-only, no network, only
 /// the output folder writable.
-enum ThumbnailGenerator {
+package enum ThumbnailGenerator {
     /// The pixel size asked for (the largest Apple key is 1024×1024).
     static let size = 1024
     /// How long a thumbnailer may run.
@@ -23,8 +23,8 @@ enum ThumbnailGenerator {
     private static let logger = Logger(label: "folio.thumbnails")
 
     /// One `.thumbnailer` file.
-    struct Thumbnailer: Equatable {
-        var exec: [String]
+    package struct Thumbnailer: Equatable {
+        package var exec: [String]
         var mimeTypes: Set<String>
         var tryExec: String?
 
@@ -52,7 +52,7 @@ enum ThumbnailGenerator {
     }
 
     /// The thumbnailers installed, first found first (the user's folder before the system's).
-    static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Thumbnailer] {
+    package static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) -> [Thumbnailer] {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/share"
         let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share").split(separator: ":").map(String.init)
