@@ -12,7 +12,7 @@ struct FolioCommand: AsyncParsableCommand {
         commandName: "folio",
         abstract: "Folio: Apple's document system for Linux.",
         subcommands: [
-            DaemonCommand.self, StatusCommand.self, DriveCommand.self, CoordinateCommand.self, VersionsCommand.self, BookmarkCommand.self, TypesCommand.self, AppCommand.self, GrantsCommand.self, QueryCommand.self, FindCommand.self, ExtractWorkerCommand.self, SearchCommand.self, RecentsCommand.self, FavoritesCommand.self, IndexCommand.self, TagCommand.self, ProviderCommand.self, PickCommand.self, OpenCommand.self, RunCommand.self, BrowseCommand.self, DoctorCommand.self,
+            DaemonCommand.self, StatusCommand.self, DriveCommand.self, CoordinateCommand.self, VersionsCommand.self, BookmarkCommand.self, TypesCommand.self, AppCommand.self, GrantsCommand.self, QueryCommand.self, FindCommand.self, ExtractWorkerCommand.self, SearchCommand.self, RecentsCommand.self, FavoritesCommand.self, IndexCommand.self, TagCommand.self, ProviderCommand.self, PickCommand.self, OpenCommand.self, RunCommand.self, BrowseCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
             BenchCommand.self, BenchWorkerCommand.self,
         ]
     )
