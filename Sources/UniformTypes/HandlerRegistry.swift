@@ -41,6 +41,9 @@ public final class HandlerRegistry: Sendable {
         case established
         /// It claims the type with the best rank.
         case rank
+        /// A desktop application associated with the type (added in `mimeapps.list`, or declaring
+        /// it: `mimeinfo.cache`), when no Folio app claims it.
+        case desktopAssociation = "desktop-association"
     }
 
     /// The chosen handler for a type, and why.
@@ -74,6 +77,7 @@ public final class HandlerRegistry: Sendable {
     public let types: TypeRegistry
     private let storeFile: String?
     private let mimeApps: MimeAppsList
+    private let paths: FolioPaths?
     private let stored: Mutex<Stored>
     private let logger: Logger
 
@@ -89,7 +93,8 @@ public final class HandlerRegistry: Sendable {
         storeFile = paths.map { $0.configDirectory + "/handlers.json" }
         let desktopNames = desktops
             ?? (ProcessInfo.processInfo.environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map(String.init)
-        mimeApps = paths.map { MimeAppsList(files: MimeAppsList.files(paths: $0, desktops: desktopNames)) } ?? MimeAppsList()
+        mimeApps = paths.map { MimeAppsList(files: MimeAppsList.files(paths: $0, desktops: desktopNames), applicationFolders: DesktopEntry.folders(paths: $0)) } ?? MimeAppsList()
+        self.paths = paths
         var initial = Stored()
         if let file = storeFile, let data = FileManager.default.contents(atPath: file) {
             if let decoded = try? JSONDecoder().decode(Stored.self, from: data) {
@@ -178,7 +183,27 @@ public final class HandlerRegistry: Sendable {
         if let best = candidates(for: type).first(where: { $0.rank != .none }) {
             return Choice(handler: .app(best.bundleIdentifier), reason: .rank, matchedType: best.matchedType)
         }
+        if let (entry, matched) = desktopCandidates(for: type).first {
+            return Choice(handler: .desktopEntry(entry.id), reason: .desktopAssociation, matchedType: matched)
+        }
         return nil
+    }
+
+    /// The desktop applications associated with `type` or a type it conforms to (nearest first;
+    /// for each, the added associations, then the installed applications that declare it), that
+    /// can be found and started.
+    public func desktopCandidates(for type: UTType) -> [(entry: DesktopEntry, matchedType: UTType)] {
+        guard let paths else { return [] }
+        var result: [(DesktopEntry, UTType)] = []
+        var seen = Set<String>()
+        for t in [type] + type.supertypesNearestFirst {
+            for mime in t.tags[.mimeType] ?? [] {
+                for id in mimeApps.associatedEntries(for: mime) where seen.insert(id).inserted {
+                    if let entry = DesktopEntry.find(id, paths: paths) { result.append((entry, t)) }
+                }
+            }
+        }
+        return result
     }
 
     /// Returns the handler for the document at `url`, from its content type.

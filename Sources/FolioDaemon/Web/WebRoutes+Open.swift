@@ -7,8 +7,8 @@ import SystemPackage
 import UniformTypes
 
 extension WebRoutes {
-    /// Open with: the apps that can open a document (the type's candidates, best first) and which
-    /// one opens it by default; making one the default for the type; and opening the document in
+    /// Open with: the apps that can open a document (the type's candidates, best first, then the
+    /// desktop applications associated with it) and which one opens it by default; making one the default for the type; and opening the document in
     /// an app, which runs `folio open` (its grant or Inbox copy, then the app), as the CLI would.
     static func addOpenRoutes(to api: RouterGroup<WebRequestContext>, state: WebState) {
         api.get("handlers") { request, _ in
@@ -22,11 +22,17 @@ extension WebRoutes {
                     let type = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path)).type
                     let choice = registry.choice(for: type)
                     let catalog = state.context.access.catalog
-                    let candidates = registry.candidates(for: type).filter { $0.rank != .none }.map { candidate in
+                    // Folio's apps, then the desktop applications associated with the type.
+                    var candidates = registry.candidates(for: type).filter { $0.rank != .none }.map { candidate in
                         HandlerEntry(app: candidate.bundleIdentifier, name: catalog.manifest(candidate.bundleIdentifier)?.name ?? candidate.bundleIdentifier)
                     }
+                    candidates += registry.desktopCandidates(for: type).map { HandlerEntry(app: $0.entry.id, name: $0.entry.name) }
                     var chosen: HandlerEntry?
-                    if case .app(let app)? = choice?.handler { chosen = HandlerEntry(app: app, name: catalog.manifest(app)?.name ?? app) }
+                    switch choice?.handler {
+                    case .app(let app): chosen = HandlerEntry(app: app, name: catalog.manifest(app)?.name ?? app)
+                    case .desktopEntry(let id): chosen = HandlerEntry(app: id, name: DesktopEntry.find(id, paths: state.paths)?.name ?? id)
+                    case nil: break
+                    }
                     return Handlers(type: type.identifier, typeName: type.localizedDescription ?? type.identifier, handlers: candidates, defaultHandler: chosen)
                 }
                 return WebJSON.response(handlers)
@@ -55,8 +61,8 @@ extension WebRoutes {
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
                     try scope.existing(change.path)
-                    if let app = change.app, state.context.access.catalog.manifest(app) == nil {
-                        throw WebScope.Refusal(status: 404, message: "no app \(app) is registered")
+                    if let app = change.app, app.hasSuffix(".desktop") ? DesktopEntry.find(app, paths: state.paths) == nil : state.context.access.catalog.manifest(app) == nil {
+                        throw WebScope.Refusal(status: 404, message: "no app \(app) is registered or installed")
                     }
                     // `folio open` prepares the document (a grant in place, or a copy in the Inbox)
                     // and starts the app; it runs on after this answer, reaped when it ends.

@@ -29,11 +29,21 @@ struct OpenCommand: ParsableCommand {
             chosen = app
         } else {
             let handlers = HandlerRegistry(types: TypeRegistry.shared, paths: paths)
-            guard case .app(let id)? = try handlers.choice(forItemAt: URL(fileURLWithPath: path))?.handler else {
-                printError("folio open: no registered app opens \(file) (folio types handlers \(file))")
+            switch try handlers.choice(forItemAt: URL(fileURLWithPath: path))?.handler {
+            case .app(let id): chosen = id
+            case .desktopEntry(let id): chosen = id
+            case nil:
+                printError("folio open: no app opens \(file): no Folio app claims its type and no desktop application is associated with it (folio types handlers \(file))")
                 throw ExitCode.failure
             }
-            chosen = id
+        }
+        // A desktop application (`name.desktop`, from mimeapps.list or the installed ones).
+        if chosen.hasSuffix(".desktop") {
+            guard let entry = DesktopEntry.find(chosen, paths: paths) else {
+                printError("folio open: no desktop application \(chosen) (looked in \(DesktopEntry.folders(paths: paths).joined(separator: ", ")))")
+                throw ExitCode.failure
+            }
+            return try DesktopLaunch.open(path, in: entry, noLaunch: noLaunch)
         }
         guard let manifest = AppManifest.registered(chosen, in: paths.appsDirectory) else {
             printError("folio open: no app \(chosen) is registered")
