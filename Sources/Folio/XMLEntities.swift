@@ -50,4 +50,22 @@ package enum XMLEntities {
         guard let text = String(validating: output, as: UTF8.self) else { throw Failure(reason: "text that is not UTF-8", offset: 0) }
         return text
     }
+
+    /// `text` with XML's five special characters escaped, for element text and attribute values.
+    package static func encode(_ text: String) -> String {
+        guard text.contains(where: { "&<>\"'".contains($0) }) else { return text }
+        var output = ""
+        output.reserveCapacity(text.utf8.count + 16)
+        for character in text {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&apos;"
+            default: output.append(character)
+            }
+        }
+        return output
+    }
 }

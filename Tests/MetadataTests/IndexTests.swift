@@ -566,7 +566,9 @@ struct RecentsTests {
         #expect(await eventually { world.daemon.log(after: mark).contains("GTK's recents were not read") }, "\(world.daemon.log.suffix(1000))")
         let afterBroken = try recents()
         #expect(afterBroken == before)
-        // A document opened and saved through Folio.
+        // A document opened and saved through Folio: among the recents, and written back to GTK's
+        // list (a good one again), where GTK apps see it.
+        try Data(rewritten.utf8).write(to: xbel, options: .atomic)
         let notes = try world.dir.write("docs/notes.txt", "hello")
         let document = CoordinationEngine.$override.withValue(world.engine) { NoteDocument(fileURL: notes) }
         #expect(await document.open())
@@ -587,5 +589,11 @@ struct RecentsTests {
         }
         #expect(modified)
         #expect(await document.close())
+        let written = try RecentlyUsedList(bytes: Array(try Data(contentsOf: xbel)))
+        #expect(written.entries.first?.path == notes.path && written.entries.first?.application == "Folio", "\(written.entries.prefix(2))")
+        #expect(written.entries.map(\.path).contains("/home/u/a&b.odt"), "GTK's own entries stay")
+        let listed = try RecentlyUsedListTests.parsedByPython(Array(try Data(contentsOf: xbel)), in: world.dir)
+        #expect(listed[URL(fileURLWithPath: notes.path).absoluteString]?.0 == "text/plain")
+        #expect(listed[URL(fileURLWithPath: notes.path).absoluteString]?.1 == ["Folio": "2"], "opened, then modified")
     }
 }

@@ -75,4 +75,57 @@ struct RecentlyUsedListTests {
         #expect(list.entries.map(\.path) == ["/ok.txt"])
         #expect(throws: RecentlyUsedList.Failure.self) { try RecentlyUsedList(bytes: [UInt8](repeating: 32, count: RecentlyUsedList.maximumBytes + 1)) }
     }
+
+    /// The bookmarks of `bytes` as a real XML parser (Python's) reads them: href → (mime type,
+    /// application name → count).
+    static func parsedByPython(_ bytes: [UInt8], in dir: TemporaryDirectory) throws -> [String: (String?, [String: String])] {
+        let file = dir.child("list-\(UUID().uuidString).xbel")
+        try Data(bytes).write(to: file)
+        let script = """
+            import json, sys, xml.etree.ElementTree as ET
+            ns = {'bookmark': 'http://www.freedesktop.org/standards/desktop-bookmarks', 'mime': 'http://www.freedesktop.org/standards/shared-mime-info'}
+            out = {}
+            for b in ET.parse(sys.argv[1]).getroot().findall('bookmark'):
+                mime = b.find('.//mime:mime-type', ns)
+                apps = {a.get('name'): a.get('count') for a in b.findall('.//bookmark:application', ns)}
+                out[b.get('href')] = [mime.get('type') if mime is not None else None, apps]
+            print(json.dumps(out))
+            """
+        let run = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, file.path])
+        guard run.status == 0, let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [Any]] else {
+            throw TestFailure("Python could not read the list: \(run.stderr)")
+        }
+        return object.mapValues { ($0[0] as? String, ($0[1] as? [String: String]) ?? [:]) }
+    }
+
+    @Test func usesAreWrittenAsGTKWritesThemAndTheRestStays() throws {
+        let dir = try TemporaryDirectory("xbel-write")
+        let date = Date(timeIntervalSince1970: 1_800_000_000.25)
+        // A file GTK already lists: its dates and a new application entry; the rest byte for byte.
+        let cafe = RecentlyUsedList.Use(path: "/home/u/Documents/Café notes.txt", mimeType: "text/plain", application: "Folio", exec: "'folio open %u'", date: date)
+        let once = try RecentlyUsedList.recording(cafe, in: Array(gtkRecents.utf8))
+        let text = String(decoding: once, as: UTF8.self)
+        let tail = gtkRecents[gtkRecents.range(of: "  <bookmark href=\"file:///home/u/a&amp;b.odt\"")!.lowerBound...]
+        #expect(text.hasSuffix(tail), "the other bookmarks changed")
+        #expect(text.contains(#"<bookmark href="file:///home/u/Documents/Caf%C3%A9%20notes.txt" added="2026-11-20T10:00:00.123456Z" modified="2027-01-15T08:00:00.250000Z" visited="2027-01-15T08:00:00.250000Z">"#), "\(text)")
+        let twice = try RecentlyUsedList.recording(cafe, in: once)
+        var parsed = try Self.parsedByPython(twice, in: dir)
+        #expect(parsed["file:///home/u/Documents/Caf%C3%A9%20notes.txt"]?.1 == ["gedit": "2", "Folio": "2"])
+        #expect(parsed.count == 3)
+
+        // A file it does not list: a bookmark at the end, found by GTK's reader and ours.
+        let odd = RecentlyUsedList.Use(path: "/tmp/x&y <z>.md", mimeType: "text/markdown", application: "com.example.Editor", exec: "'folio open --app com.example.Editor %u'", date: date + 60)
+        let added = try RecentlyUsedList.recording(odd, in: twice)
+        parsed = try Self.parsedByPython(added, in: dir)
+        #expect(parsed["file:///tmp/x&y%20%3Cz%3E.md"]?.0 == "text/markdown" && parsed["file:///tmp/x&y%20%3Cz%3E.md"]?.1 == ["com.example.Editor": "1"], "\(parsed.keys)")
+        let list = try RecentlyUsedList(bytes: added)
+        #expect(list.entries.first?.path == "/tmp/x&y <z>.md" && list.entries.first?.application == "com.example.Editor")
+        #expect(list.entries.first?.date == date + 60)
+
+        // No list yet: one is made; a list that does not read is never rewritten.
+        let fresh = try RecentlyUsedList.recording(odd, in: [])
+        #expect(try RecentlyUsedList(bytes: fresh).entries.map(\.path) == ["/tmp/x&y <z>.md"])
+        #expect(try Self.parsedByPython(fresh, in: dir).count == 1)
+        #expect(throws: RecentlyUsedList.Failure.self) { try RecentlyUsedList.recording(odd, in: Array("<xbel><bookmark href='file:///x".utf8)) }
+    }
 }

@@ -12,6 +12,13 @@ public enum MetadataFuzzing {
             precondition(entry.path.hasPrefix("/") && !entry.path.utf8.contains(0), "a bad path was read: \(entry.path)")
             if index > 0 { precondition(list.entries[index - 1].date >= entry.date, "entries out of order") }
         }
+        // Recording a use (of a file listed, and of one not) leaves a list that reads, with it.
+        let date = (list.entries.first?.date ?? Date(timeIntervalSince1970: 0)) + 1
+        for path in [list.entries.last?.path, "/fuzz/new & <file>.txt"].compactMap({ $0 }) {
+            let use = RecentlyUsedList.Use(path: path, mimeType: "text/plain", application: "Folio", exec: "'folio open %u'", date: date)
+            guard let written = try? RecentlyUsedList.recording(use, in: bytes) else { continue }
+            precondition((try? RecentlyUsedList(bytes: written))?.entries.contains { $0.path == path } == true, "a recorded use does not read back")
+        }
     }
 }
 

@@ -1,5 +1,8 @@
 import Folio
 import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import GRDB
 import Logging
 
@@ -7,9 +10,11 @@ extension MetadataIndex {
     /// How many recents are kept (the oldest go).
     static let recentsKept = 1000
 
-    /// Records that `path` was opened, created or modified now (by `app`, or the user's tools).
+    /// Records that `path` was opened, created or modified now (by `app`, or the user's tools),
+    /// in the recents and in GTK's list, where GTK apps see it.
     func recordUse(_ path: String, event: String, app: String?, source: String = "folio", at date: Date = Date()) throws {
         dispatchPrecondition(condition: .onQueue(work))
+        defer { if source == "folio" { writeRecentlyUsed(path, app: app, at: date) } }
         do {
             var changes = IndexChanges()
             try write { db in
@@ -26,6 +31,30 @@ extension MetadataIndex {
                 if let record = try writer.record(at: path, db) { changes.wrote(record) }
             }
             publish(changes)
+        }
+    }
+
+    /// Adds the use to GTK's `recently-used.xbel` (read, changed, written whole through a
+    /// temporary file). A list that does not read is left alone, with the reason logged.
+    private func writeRecentlyUsed(_ path: String, app: String?, at date: Date) {
+        let mimeType = (try? pool.read { db in try writer.record(at: path, db) }).flatMap { UTType($0.type)?.preferredMIMEType }
+            ?? UTType.types(tag: (path as NSString).pathExtension, tagClass: .filenameExtension, conformingTo: nil).first?.preferredMIMEType
+            ?? "application/octet-stream"
+        let use = RecentlyUsedList.Use(
+            path: path, mimeType: mimeType, application: app ?? "Folio", exec: "'folio open \(app.map { "--app \($0) " } ?? "")%u'", date: date)
+        let existing = FileManager.default.contents(atPath: recentlyUsedPath).map(Array.init) ?? []
+        do {
+            let bytes = try RecentlyUsedList.recording(use, in: existing)
+            // The user's alone, as GTK keeps it; whole or not at all.
+            let temporary = recentlyUsedPath + ".folio-\(getpid())"
+            guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]),
+                rename(temporary, recentlyUsedPath) == 0
+            else {
+                unlink(temporary)
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: recentlyUsedPath])
+            }
+        } catch {
+            logger.warning("GTK's recents were not written", metadata: ["path": "\(recentlyUsedPath)", "reason": "\(error)"])
         }
     }
 

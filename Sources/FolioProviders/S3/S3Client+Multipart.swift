@@ -38,7 +38,7 @@ extension S3Client {
                 }
             }
             let body = "<CompleteMultipartUpload>"
-                + tags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(Self.escaped($0.element))</ETag></Part>" }.joined()
+                + tags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(XMLEntities.encode($0.element))</ETag></Part>" }.joined()
                 + "</CompleteMultipartUpload>"
             let completed = try await send(
                 "POST", key, query: [("uploadId", uploadID)], headers: headers + [("Content-Type", "application/xml")], body: Array(body.utf8),
@@ -64,11 +64,5 @@ extension S3Client {
             "PUT", key, query: [("partNumber", "\(number)"), ("uploadId", uploadID)], body: bytes, timeout: .minutes(10))
         guard reply.status == 200, let tag = reply.header("ETag") else { throw Self.statusError(reply.status, reply.body, "PUT part \(number)", key) }
         return tag
-    }
-
-    /// `text` with XML's special characters escaped.
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
