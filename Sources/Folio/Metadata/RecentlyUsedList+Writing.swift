@@ -31,7 +31,9 @@ extension RecentlyUsedList {
         // What is written must read back with the use in it (a crafted list could fool the edit:
         // it is then left alone rather than broken).
         let reread = try RecentlyUsedList(bytes: written)
-        guard reread.entries.contains(where: { $0.path == use.path && $0.date >= use.date }) else {
+        // As dated in the list: to the microsecond.
+        let dated = Self.date(Self.stamp(use.date)) ?? use.date
+        guard reread.entries.contains(where: { $0.path == use.path && $0.date >= dated }) else {
             throw Failure(reason: "the use could not be recorded in this list", offset: 0)
         }
         return written
