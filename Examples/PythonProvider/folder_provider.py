@@ -28,7 +28,7 @@ PAGE_SIZE = 50
 FOLDER, DATA = "public.folder", "public.data"
 
 # Apple's NSFileProviderErrorDomain codes, and two of Cocoa's.
-NOT_FOUND, COLLISION, EXPIRED, NOT_EMPTY, VERSION_GONE, MISMATCH = -1005, -1001, -1002, -1007, -2009, -3001
+NOT_FOUND, COLLISION, EXPIRED, NOT_EMPTY, VERSION_GONE, MISMATCH = -1005, -1001, -1002, -1007, -2009, -2015
 PROVIDER, COCOA = "NSFileProviderErrorDomain", "NSCocoaErrorDomain"
 INVALID_NAME, CANCELLED = 514, 3072
 

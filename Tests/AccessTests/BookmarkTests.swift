@@ -37,6 +37,13 @@ struct BookmarkTests {
 
             let fresh = try afterMove.bookmarkData()
             #expect(try URL(resolvingBookmarkData: fresh, bookmarkDataIsStale: &stale).path == moved.path && !stale)
+
+            // Kept in a file of its own and read back, as Apple's alias files are.
+            let file = dir.child("report.bookmark")
+            try URL.writeBookmarkData(fresh, to: file)
+            #expect(try URL.bookmarkData(withContentsOf: file) == fresh)
+            try dir.write("not-a-bookmark", "plain text")
+            #expect(throws: CocoaError.self) { try URL.bookmarkData(withContentsOf: dir.child("not-a-bookmark")) }
         }
     }
 

@@ -72,6 +72,16 @@ struct DocumentScenarioTests {
     }
 
     /// 24. A flat file loads as Data, a package as a FileWrapper; the type comes from the extension.
+    /// The save's type and extension, as UIDocument's defaults give them.
+    @Test func savingTypeAndExtension() throws {
+        let world = try DocumentWorld()
+        let document = world.document(try world.file("note.txt", "hello"))
+        #expect(document.savingFileType() == "public.plain-text")
+        #expect(document.fileNameExtension(forType: "public.json", saveOperation: .forCreating) == "json")
+        #expect(document.fileNameExtension(forType: nil, saveOperation: .forOverwriting) == "txt")
+        #expect(document.progress == nil)
+    }
+
     @Test func loadGetsDataOrAFileWrapper() async throws {
         let world = try DocumentWorld()
         let flat = world.document(try world.file("note.txt", "hello"))

@@ -45,18 +45,32 @@ struct FileVersionTests {
             let moved = URL(fileURLWithPath: world.directory.path + "/renamed.txt")
             try FileManager.default.moveItem(at: url, to: moved)
             let others = try #require(FileVersion.otherVersionsOfItem(at: moved))
-            #expect(others.map(\.persistentIdentifier) == [first.persistentIdentifier, second.persistentIdentifier])
+            #expect(others.map(\.identifier) == [first.identifier, second.identifier])
             #expect(try String(contentsOf: others[0].url, encoding: .utf8) == "first")
             #expect(others[0].localizedName == "essay.txt")
             #expect(others[0].localizedNameOfSavingComputer?.isEmpty == false)
             let found = FileVersion.version(itemAt: moved, forPersistentIdentifier: first.persistentIdentifier)
             #expect(found == first)
+            // Archived and read back, as Apple's samples keep it.
+            let archived = try NSKeyedArchiver.archivedData(withRootObject: first.persistentIdentifier, requiringSecureCoding: true)
+            let unarchived = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSString.self, from: archived))
+            #expect(FileVersion.version(itemAt: moved, forPersistentIdentifier: unarchived) == first)
+            #expect(first.isDiscardable && !first.hasThumbnail && first.originatorNameComponents == nil)
             let current = try #require(FileVersion.currentVersionOfItem(at: moved))
             #expect(current.url.path == moved.path)
             #expect(FileVersion.version(itemAt: moved, forPersistentIdentifier: current.persistentIdentifier) == current)
             #expect(FileVersion.currentVersionOfItem(at: URL(fileURLWithPath: world.directory.path + "/none")) == nil)
             #expect(FileVersion.otherVersionsOfItem(at: URL(fileURLWithPath: world.directory.path + "/none")) == nil)
         }
+    }
+
+    /// Versions on other devices: none, Folio keeps them all here; the handler is called once.
+    @Test func nonlocalVersionsAreNone() async {
+        let url = URL(fileURLWithPath: "/tmp/any-document.txt")
+        let nonlocal = await withCheckedContinuation { done in
+            FileVersion.getNonlocalVersionsOfItem(at: url) { versions, error in done.resume(returning: (versions?.count, error == nil)) }
+        }
+        #expect(nonlocal == (0, true))
     }
 
     @Test func conflictsResolveAndVersionsGo() throws {
@@ -66,6 +80,10 @@ struct FileVersionTests {
             try world.store.addVersion(ofItemAt: url.path, data: Data("theirs".utf8), kind: .conflict, isConflict: true)
             let conflicts = try #require(FileVersion.unresolvedConflictVersionsOfItem(at: url))
             #expect(conflicts.count == 1 && conflicts[0].isConflict && !conflicts[0].isResolved)
+            // An unresolved conflict is not discardable until an app says so.
+            #expect(!conflicts[0].isDiscardable)
+            conflicts[0].isDiscardable = true
+            #expect(conflicts[0].isDiscardable)
             // The canonical flow: pick the winner, remove the others, mark resolved.
             try conflicts[0].replaceItem(at: url)
             #expect(try String(contentsOf: url, encoding: .utf8) == "theirs")

@@ -18,6 +18,7 @@ struct ProviderModelTests {
             .serverUnreachable: -1004, .noSuchItem: -1005, .deletionRejected: -1006, .directoryNotEmpty: -1007, .providerNotFound: -2001,
             .cannotSynchronize: -2005, .nonEvictableChildren: -2006, .unsyncedEdits: -2007, .nonEvictable: -2008,
             .versionNoLongerAvailable: -2009, .excludedFromSync: -2010, .applicationExtensionNotFound: -2014,
+            .localVersionConflictingWithServer: -2015,
         ]
         for (code, number) in expected { #expect(code.rawValue == number, "\(code)") }
         #expect(FileProviderError.Code.pageExpired == .syncAnchorExpired)
@@ -26,6 +27,10 @@ struct ProviderModelTests {
         #expect(bridged.domain == "NSFileProviderErrorDomain")
         #expect(bridged.code == -1001)
         #expect(bridged.userInfo["NSFileProviderErrorCollidingItem"] as? String == "x")
+        #expect(FileProviderModifyItemOptions.failOnConflict.rawValue == 1 << 1)
+        // -3001, Folio's code before Apple defined -2015, is still read from provider programs.
+        let legacy = ProviderWire.error(["domain": "NSFileProviderErrorDomain", "code": -3001, "message": "changed"], context: "test")
+        #expect((legacy as? FileProviderError)?.code == .localVersionConflictingWithServer)
     }
 
     @Test func systemReactionsFollowApple() {
@@ -36,7 +41,7 @@ struct ProviderModelTests {
         #expect(FileProviderError(.insufficientQuota).reaction == .backOff)
         #expect(FileProviderError(.syncAnchorExpired).reaction == .enumerateAgain)
         #expect(FileProviderError(.deletionRejected).reaction == .recreate)
-        #expect(FileProviderError(.baseVersionMismatch).reaction == .keepBoth)
+        #expect(FileProviderError(.localVersionConflictingWithServer).reaction == .keepBoth)
         #expect(FileProviderError(.excludedFromSync).reaction == .exclude)
         #expect(FileProviderError(.cannotSynchronize).reaction == .stop)
     }
@@ -47,6 +52,7 @@ struct ProviderModelTests {
         #expect(FileProviderItemCapabilities.allowsContentEnumerating == .allowsReading)
         #expect(FileProviderItemFields.contentModificationDate.rawValue == 128)
         #expect(FileProviderItemFields.extendedAttributes.rawValue == 512)
+        #expect(FileProviderItemFields.typeAndCreator.rawValue == 1024)
     }
 
     @Test func anItemTypeNeedsOnlyTheRequiredProperties() {

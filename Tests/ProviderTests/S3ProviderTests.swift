@@ -245,7 +245,7 @@ struct S3ProviderTests {
         let stale = await #expect(throws: FileProviderError.self) {
             try await provider.modifyItem(created, baseVersion: created.itemVersion, changedFields: .contents, contents: source, options: [], request: request)
         }
-        #expect(stale?.code == .baseVersionMismatch)
+        #expect(stale?.code == .localVersionConflictingWithServer)
         let now = try await provider.fetchContents(for: created.itemIdentifier, version: nil, request: request, progress: Progress(totalUnitCount: 0))
         #expect(try String(contentsOf: now.contents, encoding: .utf8) == "now small")
     }

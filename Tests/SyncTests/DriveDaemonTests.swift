@@ -345,6 +345,9 @@ struct DriveDaemonTests {
         // Pinned by another process: the daemon's next pass tells the index.
         #expect(try ProcessRunner.folio(["drive", "pin", drive + "/sent.txt"], environment: environment).status == 0)
         #expect(await eventually { found("FolioUbiquitousItemIsPinnedKey == YES") == ["sent.txt"] })
+        // Apple's "download requested" for what is kept downloaded; nothing is shared.
+        #expect(found("NSMetadataUbiquitousItemDownloadRequestedKey == YES") == ["sent.txt"])
+        #expect(found("NSMetadataUbiquitousItemIsSharedKey == YES").isEmpty && found("NSMetadataUbiquitousItemIsSharedKey == NO").contains("sent.txt"))
 
         // Downloading while a coordinated read waits for the content (held at the proxy).
         let gate = FaultProxy.Gate()

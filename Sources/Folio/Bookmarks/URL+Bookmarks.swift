@@ -99,6 +99,23 @@ extension URL {
 
     /// The resource values stored in bookmark data when it was made, without resolving it; nil for
     /// data that is not valid.
+    /// Writes bookmark data to a file at `bookmarkFileURL` (Apple writes an alias file; Folio, the
+    /// data as it is, replacing the file whole), to read back with ``bookmarkData(withContentsOf:)``.
+    public static func writeBookmarkData(_ bookmarkData: Data, to bookmarkFileURL: URL) throws {
+        try bookmarkData.write(to: bookmarkFileURL, options: .atomic)
+    }
+
+    /// The bookmark data in the file at `bookmarkFileURL` (written by ``writeBookmarkData(_:to:)``).
+    ///
+    /// - Throws: the read's error; `CocoaError.fileReadCorruptFile` when the file holds no bookmark.
+    public static func bookmarkData(withContentsOf bookmarkFileURL: URL) throws -> Data {
+        let data = try Data(contentsOf: bookmarkFileURL)
+        guard data.starts(with: Bookmark.magic), data.count <= Bookmark.maximumPayload + 256 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSURLErrorKey: bookmarkFileURL, NSLocalizedDescriptionKey: "\(bookmarkFileURL.path) holds no bookmark"])
+        }
+        return data
+    }
+
     public static func resourceValues(forKeys keys: Set<URLResourceKey>, fromBookmarkData data: Data) -> ItemResourceValues? {
         let stored: [String: WireValue]?
         if let daemon = AccessClient.daemon {

@@ -107,7 +107,7 @@ extension Document {
             fstat(fd, &status)
             let made = Progress(totalUnitCount: Int64(status.st_size))
             progress = made
-            self.progress = made
+            setProgress(made)
             updateState { $0.insert(.progressAvailable) }
         }
         defer { if progress != nil { updateState { $0.remove(.progressAvailable) } } }

@@ -11,6 +11,12 @@ import UniformTypes
 ///
 /// Beyond Apple: content the document knew is kept as a `FileVersion` when another writer replaces
 /// it — even one that did not coordinate — so no writer can destroy the only copy of a saved document.
+///
+/// Porting: declare a subclass `class MyDocument: Document, @unchecked Sendable`. `Document` is
+/// `Sendable` (its state is behind a lock, and it is used from its own queues), and Swift asks a
+/// subclass of an `@unchecked Sendable` class to restate it (a warning in Swift 5 and 6 modes,
+/// not an error); on iOS, where `UIDocument` is main-actor isolated instead, the restatement is
+/// harmless.
 open class Document: FilePresenter, @unchecked Sendable {
     /// The document's state (Apple's `UIDocument.State`, same bits).
     public struct State: OptionSet, Sendable, Hashable {
@@ -130,12 +136,20 @@ open class Document: FilePresenter, @unchecked Sendable {
 
     /// Progress of a long load (files of 4 MiB and up), valid while `documentState` contains
     /// `.progressAvailable`; cancelling it stops the open, which then fails with
-    /// `CocoaError.userCancelled`.
-    open var progress: Progress? {
-        get { lock.withLock { currentProgress } }
-        set { lock.withLock { currentProgress = newValue } }
-    }
+    /// `CocoaError.userCancelled`. Read-only, as UIDocument's.
+    open var progress: Progress? { lock.withLock { currentProgress } }
     private var currentProgress: Progress?
+
+    func setProgress(_ progress: Progress?) { lock.withLock { currentProgress = progress } }
+
+    /// The type a save writes: the document's own (`fileType`).
+    open func savingFileType() -> String? { fileType }
+
+    /// The extension for a file of `typeName` (a uniform type identifier), for a save of
+    /// `saveOperation`: the type's preferred one, else the file's own.
+    open func fileNameExtension(forType typeName: String?, saveOperation: SaveOperation) -> String {
+        typeName.flatMap { UTType($0)?.preferredFilenameExtension } ?? fileURL.pathExtension
+    }
 
     /// The document's state.
     public var documentState: State { lock.withLock { state } }
@@ -212,6 +226,10 @@ open class Document: FilePresenter, @unchecked Sendable {
 
     /// Overriders of `handleError` call this when done.
     open func finishedHandlingError(_ error: any Error, recovered: Bool) {}
+
+    /// Called when an error could not be shown because the user could not be asked (the
+    /// default does nothing, as UIDocument's).
+    open func userInteractionNoLongerPermitted(forError error: any Error) {}
 
     /// Runs `block` on the document's file-access queue, after any file access before it.
     open func performAsynchronousFileAccess(_ block: @escaping @Sendable () -> Void) {

@@ -58,6 +58,10 @@ public struct MetadataAttribute: Sendable, Hashable {
     public static let uploadingError = MetadataAttribute(name: "NSMetadataUbiquitousItemUploadingErrorKey", kind: .string)
     /// Why the last try to download it failed (Apple's value is an `NSError`; Folio's, the reason).
     public static let downloadingError = MetadataAttribute(name: "NSMetadataUbiquitousItemDownloadingErrorKey", kind: .string)
+    /// A download was requested (it runs, or the item is pinned).
+    public static let downloadRequested = MetadataAttribute(name: "NSMetadataUbiquitousItemDownloadRequestedKey", kind: .bool)
+    /// Shared with other people (never, in Folio's drive).
+    public static let isShared = MetadataAttribute(name: "NSMetadataUbiquitousItemIsSharedKey", kind: .bool)
     /// Kept downloaded: it, or a folder above it, is pinned (`folio drive pin`). Folio's own key.
     public static let isPinned = MetadataAttribute(name: "FolioUbiquitousItemIsPinnedKey", kind: .bool)
     /// Outside the app's container.
@@ -73,7 +77,7 @@ public struct MetadataAttribute: Sendable, Hashable {
             fsName, displayName, url, path, fsSize, fsCreationDate, fsContentChangeDate, contentType, contentTypeTree, textContent, userTags,
             lastUsedDate, favoriteRank, isUbiquitous, hasUnresolvedConflicts, isDownloading, isUploaded, isUploading,
             percentDownloaded, percentUploaded, downloadingStatus, uploadingError, downloadingError, isPinned, isExternalDocument,
-            containerDisplayName, urlInLocalContainer,
+            containerDisplayName, urlInLocalContainer, downloadRequested, isShared,
         ].map { ($0.name, $0) })
 
     /// The attribute named `name`, or nil.

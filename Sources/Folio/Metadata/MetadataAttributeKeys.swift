@@ -51,4 +51,8 @@ public let NSMetadataUbiquitousItemURLInLocalContainerKey = "NSMetadataUbiquitou
 public let NSMetadataUbiquitousItemUploadingErrorKey = "NSMetadataUbiquitousItemUploadingErrorKey"
 /// Why the last try to download the item failed: an `NSError` (`MetadataItem.value(forAttribute:)`).
 public let NSMetadataUbiquitousItemDownloadingErrorKey = "NSMetadataUbiquitousItemDownloadingErrorKey"
+/// Whether a download of the item was requested (it runs, or the item is kept downloaded).
+public let NSMetadataUbiquitousItemDownloadRequestedKey = "NSMetadataUbiquitousItemDownloadRequestedKey"
+/// Whether the item is shared with other people (never, in Folio's drive).
+public let NSMetadataUbiquitousItemIsSharedKey = "NSMetadataUbiquitousItemIsSharedKey"
 #endif

@@ -154,7 +154,7 @@ package struct MetadataFacts: Sendable, Equatable {
     static let fileAttributes: [MetadataAttribute] = [
         .fsName, .displayName, .path, .url, .fsSize, .fsContentChangeDate, .fsCreationDate, .contentType, .contentTypeTree, .userTags,
         .lastUsedDate, .favoriteRank, .downloadingStatus, .isUbiquitous, .isUploaded, .isUploading, .isDownloading, .isPinned,
-        .uploadingError, .downloadingError, .percentDownloaded, .percentUploaded,
+        .uploadingError, .downloadingError, .percentDownloaded, .percentUploaded, .downloadRequested, .isShared,
     ]
 
     /// One attribute, computed only when asked (a predicate on the name never pays for the type
@@ -179,6 +179,10 @@ package struct MetadataFacts: Sendable, Equatable {
         case .isUploading: return sync.map { .bool(!$0.isUploaded) }
         case .isDownloading: return sync.map { .bool($0.isDownloading) }
         case .isPinned: return sync.map { .bool($0.isPinned) }
+        // A download was asked for: it runs, or the item is kept downloaded (pinned).
+        case .downloadRequested: return sync.map { .bool($0.isDownloading || $0.isPinned) }
+        // Folio's drive shares nothing with other people.
+        case .isShared: return downloadingStatus == nil ? nil : .bool(false)
         case .uploadingError: return sync.flatMap { $0.isUploaded ? nil : $0.error.map { .string($0) } }
         case .downloadingError: return sync.flatMap { $0.isUploaded ? $0.error.map { .string($0) } : nil }
         // As Apple's: how far the download is while it runs, else 100 for what is here and 0 for a

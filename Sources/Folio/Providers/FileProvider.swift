@@ -48,14 +48,14 @@ public protocol FileProvider: Sendable {
 
     /// Changes `changedFields` of `item` (the identifier names the provider's item), made against
     /// `baseVersion`. When the content changed on the provider since then, throws
-    /// ``FileProviderError/Code/baseVersionMismatch`` and writes nothing.
+    /// ``FileProviderError/Code/localVersionConflictingWithServer`` and writes nothing.
     func modifyItem(
         _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, contents: URL?,
         options: FileProviderModifyItemOptions, request: FileProviderRequest
     ) async throws -> FileProviderItemResult
 
     /// Deletes `identifier`, made against `baseVersion`: an unknown item is success, a changed one
-    /// throws ``FileProviderError/Code/baseVersionMismatch``, a folder with children needs `.recursive`.
+    /// throws ``FileProviderError/Code/localVersionConflictingWithServer``, a folder with children needs `.recursive`.
     func deleteItem(
         identifier: FileProviderItemIdentifier, baseVersion: FileProviderItemVersion, options: FileProviderDeleteItemOptions,
         request: FileProviderRequest

@@ -6,7 +6,7 @@ public import Foundation
 /// item is deleted only after the system confirmed it is gone, an unreachable server or bad
 /// credentials back off until the domain recovers, and any code not listed for a call is retried.
 public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, CustomStringConvertible {
-    /// Apple's error codes, plus Folio's ``baseVersionMismatch``.
+    /// Apple's error codes.
     public enum Code: Int, Sendable, Codable, CaseIterable {
         /// The credentials were refused. The system backs off until the error is resolved.
         case notAuthenticated = -1000
@@ -52,12 +52,20 @@ public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, Custo
         case providerDomainNotFound = -2013
         /// The provider's executable was not found.
         case applicationExtensionNotFound = -2014
-        /// Folio: the item changed on the provider since the base version the change was made
-        /// against; nothing was written. The system keeps both sides.
-        case baseVersionMismatch = -3001
+        /// The item changed on the provider since the base version the change was made against;
+        /// nothing was written, and the system keeps both sides. Apple's providers return it when
+        /// the system passes `.failOnConflict`; Folio's always check the base version (see
+        /// ``FileProvider/modifyItem(_:baseVersion:changedFields:contents:options:request:)``).
+        case localVersionConflictingWithServer = -2015
 
         /// Apple's other name for ``syncAnchorExpired``.
         public static let pageExpired = Code.syncAnchorExpired
+        /// Folio's earlier name for ``localVersionConflictingWithServer`` (code -3001 before Apple
+        /// had one; provider programs may still send -3001, read as -2015).
+        @available(*, deprecated, renamed: "localVersionConflictingWithServer")
+        public static let baseVersionMismatch = Code.localVersionConflictingWithServer
+        /// The code Folio used before Apple defined -2015, still accepted from provider programs.
+        package static let legacyBaseVersionMismatch = -3001
     }
 
     /// How the system reacts to an error.
@@ -137,7 +145,7 @@ public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, Custo
         case .notAuthenticated, .serverUnreachable, .insufficientQuota, .domainDisabled, .providerDomainTemporarilyUnavailable: .backOff
         case .noSuchItem: .confirmAbsence
         case .deletionRejected, .directoryNotEmpty: .recreate
-        case .baseVersionMismatch: .keepBoth
+        case .localVersionConflictingWithServer: .keepBoth
         case .excludedFromSync: .exclude
         case .cannotSynchronize, .providerNotFound, .providerTranslocated, .olderExtensionVersionRunning, .newerExtensionVersionFound,
             .providerDomainNotFound, .applicationExtensionNotFound, .nonEvictable, .nonEvictableChildren, .unsyncedEdits:
@@ -173,7 +181,7 @@ extension FileProviderError.Code: CustomStringConvertible {
         case .providerDomainTemporarilyUnavailable: "providerDomainTemporarilyUnavailable"
         case .providerDomainNotFound: "providerDomainNotFound"
         case .applicationExtensionNotFound: "applicationExtensionNotFound"
-        case .baseVersionMismatch: "baseVersionMismatch"
+        case .localVersionConflictingWithServer: "localVersionConflictingWithServer"
         }
     }
 }

@@ -25,6 +25,9 @@ public struct FileProviderItemFields: OptionSet, Hashable, Sendable, Codable {
     public static let fileSystemFlags = FileProviderItemFields(rawValue: 1 << 8)
     /// The extended attributes.
     public static let extendedAttributes = FileProviderItemFields(rawValue: 1 << 9)
+    /// The classic Mac type and creator codes (Apple's; no Linux file has them, so no provider
+    /// here sees a change of them).
+    public static let typeAndCreator = FileProviderItemFields(rawValue: 1 << 10)
 }
 
 /// Options of `createItem` (Apple's `NSFileProviderCreateItemOptions`).
@@ -47,6 +50,10 @@ public struct FileProviderModifyItemOptions: OptionSet, Hashable, Sendable, Coda
     public init(rawValue: UInt) { self.rawValue = rawValue }
     /// The change may already be on the provider (a re-import).
     public static let mayAlreadyExist = FileProviderModifyItemOptions(rawValue: 1 << 0)
+    /// Fail with ``FileProviderError/Code/localVersionConflictingWithServer`` when the base
+    /// version is not the provider's current one. Folio's providers always check (the option is
+    /// accepted and changes nothing); Apple's check only when the system passes it.
+    public static let failOnConflict = FileProviderModifyItemOptions(rawValue: 1 << 1)
 }
 
 /// Options of `deleteItem` (Apple's `NSFileProviderDeleteItemOptions`).

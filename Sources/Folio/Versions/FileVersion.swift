@@ -36,6 +36,7 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     let record: VersionRecord?
     private let lock = NSLock()
     private var resolved: Bool
+    private var markedDiscardable = false
 
     init(store: VersionStore, identity: String, itemPath: String, record: VersionRecord?) {
         self.store = store
@@ -70,11 +71,19 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         (try? versions(ofItemAt: url, store: store))?.filter { $0.isConflict && !$0.isResolved }
     }
 
-    /// The version with `persistentIdentifier` (as archived from `persistentIdentifier`), or nil.
+    /// The version with `persistentIdentifier` (as archived from `persistentIdentifier`: an
+    /// `NSString`, or a `String`), or nil.
     public class func version(itemAt url: URL, forPersistentIdentifier persistentIdentifier: Any) -> FileVersion? {
-        guard let wanted = persistentIdentifier as? String else { return nil }
-        if let current = currentVersionOfItem(at: url), current.persistentIdentifier == wanted { return current }
-        return (try? versions(ofItemAt: url))?.first { $0.persistentIdentifier == wanted }
+        guard let wanted = (persistentIdentifier as? String) ?? (persistentIdentifier as? NSString).map({ String(describing: $0) }) else { return nil }
+        if let current = currentVersionOfItem(at: url), current.identifier == wanted { return current }
+        return (try? versions(ofItemAt: url))?.first { $0.identifier == wanted }
+    }
+
+    /// The versions of the item kept on other devices that are not here (Apple's reach iCloud's
+    /// servers). Folio keeps every version locally (the Drive brings conflicts here as versions),
+    /// so the handler gets an empty list, on a queue of its own.
+    public class func getNonlocalVersionsOfItem(at url: URL, completionHandler: @escaping @Sendable ([FileVersion]?, (any Error)?) -> Void) {
+        DispatchQueue(label: "folio.versions.nonlocal").async { completionHandler([], nil) }
     }
 
     /// Every version except the current one, oldest first — throwing instead of returning nil, so a
@@ -151,8 +160,12 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         return (try? FileManager.default.attributesOfItem(atPath: itemPath))?[.modificationDate] as? Date
     }
 
-    /// A stable identifier, suitable for archiving, of this version of this item.
-    public var persistentIdentifier: String { record?.id ?? "current-" + identity }
+    /// A stable identifier, suitable for archiving (`NSKeyedArchiver`), of this version of this
+    /// item: an `NSString`, as Apple's is an object that conforms to `NSCoding`.
+    public var persistentIdentifier: any NSCoding { NSString(string: identifier) }
+
+    /// Folio: ``persistentIdentifier`` as a `String`, for Swift code that needs no archiving.
+    public var identifier: String { record?.id ?? "current-" + identity }
 
     /// Why Folio kept the version: `current`, `manual`, `saved`, `conflict` or `external`
     /// (contents another writer replaced).
@@ -180,11 +193,27 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         }
     }
 
-    /// Whether the version may be discarded by the system to free space (local versions may).
-    public var isDiscardable: Bool { record.map { !$0.isConflict || $0.isResolved } ?? false }
+    /// Whether the version may be discarded by the system to free space: local versions and
+    /// resolved conflicts may, and so may a version an app marks so (true only: setting it to
+    /// false is a programming error, as Apple raises an exception). The mark lasts as long as
+    /// this object (Folio's store keeps versions until they are removed).
+    public var isDiscardable: Bool {
+        get { lock.withLock { markedDiscardable } || (record.map { !$0.isConflict || $0.isResolved } ?? false) }
+        set {
+            precondition(newValue, "FileVersion.isDiscardable can only be set to true")
+            lock.withLock { markedDiscardable = true }
+        }
+    }
 
     /// Whether the contents are on this machine (always, for now: versions are stored locally).
     public var hasLocalContents: Bool { true }
+
+    /// Whether a thumbnail is kept with the version (never: Folio keeps a document's thumbnail
+    /// with the document).
+    public var hasThumbnail: Bool { false }
+
+    /// Who made the version, when another person did (nil: Folio's versions are this user's).
+    public var originatorNameComponents: PersonNameComponents? { nil }
 
     /// Puts this version's contents in place of the item at `url` (safely, keeping the item's
     /// identity and attributes) and returns the item's URL. `.byMoving` removes the version.
@@ -212,15 +241,15 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     // MARK: Equality
 
     public static func == (lhs: FileVersion, rhs: FileVersion) -> Bool {
-        lhs.identity == rhs.identity && lhs.persistentIdentifier == rhs.persistentIdentifier
+        lhs.identity == rhs.identity && lhs.identifier == rhs.identifier
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(identity)
-        hasher.combine(persistentIdentifier)
+        hasher.combine(identifier)
     }
 
     public var description: String {
-        "FileVersion(\(persistentIdentifier), \(localizedName ?? "?")\(isConflict ? ", conflict" : "")\(isResolved ? ", resolved" : ""))"
+        "FileVersion(\(identifier), \(localizedName ?? "?")\(isConflict ? ", conflict" : "")\(isResolved ? ", resolved" : ""))"
     }
 }

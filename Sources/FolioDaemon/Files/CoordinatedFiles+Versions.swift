@@ -11,7 +11,7 @@ extension CoordinatedFiles {
 
     /// The version `id` of the document at `path`.
     func version(_ id: String, of path: String) throws(CoordinationFailure) -> FileVersion {
-        guard let version = try versions(of: path).first(where: { $0.persistentIdentifier == id }) else {
+        guard let version = try versions(of: path).first(where: { $0.identifier == id }) else {
             throw CoordinationFailure(kind: .notFound, message: "no version \(id) of \(path)")
         }
         return version
@@ -51,7 +51,7 @@ extension CoordinatedFiles {
                 _ = try winner.replaceItem(at: url)
             }
             if keepBoth {
-                for conflict in conflicts where conflict.persistentIdentifier != winner?.persistentIdentifier {
+                for conflict in conflicts where conflict.identifier != winner?.identifier {
                     try keepCopy(of: conflict.url, from: conflict.localizedNameOfSavingComputer ?? "another computer")
                 }
             }

@@ -20,7 +20,7 @@ extension WebRoutes {
                     let textual = UTType(filenameExtension: (path as NSString).pathExtension)?.conforms(to: .text) ?? false
                     let versions = try state.files.versions(of: path).map { version in
                         VersionEntry(
-                            id: version.persistentIdentifier, kind: version.kindName, modified: version.modificationDate?.timeIntervalSince1970,
+                            id: version.identifier, kind: version.kindName, modified: version.modificationDate?.timeIntervalSince1970,
                             conflict: version.isConflict, resolved: version.isResolved, computer: version.localizedNameOfSavingComputer,
                             size: (try? FileStatus(path: FilePath(version.url.path)))?.size ?? 0, text: textual ? Self.text(at: version.url.path) : nil)
                     }

@@ -18,7 +18,7 @@ enum HTTPStatusError {
         case 403: return FileProviderError(.cannotSynchronize, message: "the server forbids it: \(what)")
         case 404, 410: return FileProviderError(.noSuchItem, message: what)
         case 409: return FileProviderError(.noSuchItem, message: "its folder is missing on the server: \(what)")
-        case 412: return FileProviderError(.baseVersionMismatch, message: what)
+        case 412: return FileProviderError(.localVersionConflictingWithServer, message: what)
         case 400 where namesAnItem, 414 where namesAnItem:
             return FileProviderError(.excludedFromSync, message: "the server refuses the name “\(name)”: \(what)")
         case 400: return FileProviderError(.cannotSynchronize, message: "the server refused the request: \(what)")

@@ -62,7 +62,7 @@ extension LocalFolderProvider {
                 if baseVersion.contentVersion != FileProviderItemVersion.beforeFirstSyncComponent, baseVersion.contentVersion != current,
                     !options.contains(.mayAlreadyExist)
                 {
-                    throw FileProviderError(.baseVersionMismatch, message: "“\(entry.name)” changed since the base version")
+                    throw FileProviderError(.localVersionConflictingWithServer, message: "“\(entry.name)” changed since the base version")
                 }
                 let folder = String(entry.path.dropLast(entry.name.utf8.count + 1))
                 let temporary = try self.stage(contents, in: folder, executable: entry.status.mode & 0o100 != 0)
@@ -129,7 +129,7 @@ extension LocalFolderProvider {
             if entry.status.kind == .regular, baseVersion.contentVersion != FileProviderItemVersion.beforeFirstSyncComponent,
                 try self.record(entry).itemVersion.contentVersion != baseVersion.contentVersion
             {
-                throw FileProviderError(.baseVersionMismatch, message: "“\(entry.name)” changed since the base version")
+                throw FileProviderError(.localVersionConflictingWithServer, message: "“\(entry.name)” changed since the base version")
             }
             if entry.status.kind == .directory {
                 var empty = true

@@ -164,7 +164,7 @@ struct S3Client: Sendable {
         case (403, "SignatureDoesNotMatch"): return FileProviderError(.notAuthenticated, message: "the server refused the secret key: \(what)")
         case (403, "InvalidAccessKeyId"): return FileProviderError(.notAuthenticated, message: "the server does not know the access key: \(what)")
         case (403, "AccessDenied"): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")
-        case (409, "ConditionalRequestConflict"): return FileProviderError(.baseVersionMismatch, message: what)
+        case (409, "ConditionalRequestConflict"): return FileProviderError(.localVersionConflictingWithServer, message: what)
         case (_, "EntityTooLarge"): return FileProviderError(.cannotSynchronize, message: "the server refuses a file this large: \(what)")
         case (_, "QuotaExceeded"): return FileProviderError(.insufficientQuota, message: "the account is out of space: \(what)")
         case (403, _): return FileProviderError(.notAuthenticated, message: "the server does not let this account in: \(what)")

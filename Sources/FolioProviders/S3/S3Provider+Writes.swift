@@ -43,7 +43,7 @@ extension S3Provider {
                 current = try await put(relative, from: contents, condition: nil)
             } else {
                 guard ETag.isServerTag(base) else {
-                    throw FileProviderError(.baseVersionMismatch, message: "\(relative): the base version is not one of the server's")
+                    throw FileProviderError(.localVersionConflictingWithServer, message: "\(relative): the base version is not one of the server's")
                 }
                 var size: Int64 = 0
                 if let contents { size = (try? await HTTPTransfer.size(of: contents.path)) ?? 0 }
@@ -128,7 +128,7 @@ extension S3Provider {
     func checkBase(_ relative: String, _ base: String) async throws {
         let now = try await current(relative)
         guard String(decoding: now.itemVersion.contentVersion, as: UTF8.self) == base else {
-            throw FileProviderError(.baseVersionMismatch, message: "\(relative) changed since the base version")
+            throw FileProviderError(.localVersionConflictingWithServer, message: "\(relative) changed since the base version")
         }
     }
 

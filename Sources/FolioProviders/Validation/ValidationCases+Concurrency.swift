@@ -18,7 +18,7 @@ extension ProviderValidation {
             try expect(succeeded == 1, "both edits from one base were stored: one was lost")
             for outcome in outcomes {
                 if case .failure(let error) = outcome {
-                    try expect((error as? FileProviderError)?.code == .baseVersionMismatch, "the losing edit failed with \(error), not baseVersionMismatch")
+                    try expect((error as? FileProviderError)?.code == .localVersionConflictingWithServer, "the losing edit failed with \(error), not localVersionConflictingWithServer")
                 }
             }
             let final = try await context.content(of: file.itemIdentifier)

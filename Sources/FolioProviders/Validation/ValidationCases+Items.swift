@@ -29,11 +29,11 @@ extension ProviderValidation {
         Case(name: "a stale base version is refused and writes nothing") { context in
             let file = try await context.makeFile("stale.txt", Data("one".utf8))
             _ = try await context.write(Data("two!".utf8), to: file, base: file.itemVersion)
-            try await context.expectError(.baseVersionMismatch, "writing against the first version") {
+            try await context.expectError(.localVersionConflictingWithServer, "writing against the first version") {
                 try await context.write(Data("three".utf8), to: file, base: file.itemVersion)
             }
             try expect(try await context.content(of: file.itemIdentifier) == Data("two!".utf8), "a refused write changed the content")
-            try await context.expectError(.baseVersionMismatch, "deleting against the first version") {
+            try await context.expectError(.localVersionConflictingWithServer, "deleting against the first version") {
                 try await context.provider.deleteItem(identifier: file.itemIdentifier, baseVersion: file.itemVersion, options: [], request: context.request)
             }
             try expect(try await context.names().contains("stale.txt"), "a refused delete removed the file")

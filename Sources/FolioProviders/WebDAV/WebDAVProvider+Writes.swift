@@ -189,7 +189,7 @@ extension WebDAVProvider {
     func checkBase(_ relative: String, _ base: String) async throws {
         let now = try await current(relative)
         guard String(decoding: now.itemVersion.contentVersion, as: UTF8.self) == base else {
-            throw FileProviderError(.baseVersionMismatch, message: "/\(relative) changed since the base version")
+            throw FileProviderError(.localVersionConflictingWithServer, message: "/\(relative) changed since the base version")
         }
     }
 
@@ -207,7 +207,7 @@ extension WebDAVProvider {
             try await checkBase(relative, base)
             try await Task.sleep(for: .milliseconds(1100))
         }
-        throw FileProviderError(.baseVersionMismatch, message: "\(method) /\(relative): the server kept refusing the base version")
+        throw FileProviderError(.localVersionConflictingWithServer, message: "\(method) /\(relative): the server kept refusing the base version")
     }
 
     /// Uploads to a temporary name beside `target`, then MOVEs it into place: for servers that ignore

@@ -112,7 +112,7 @@ extension SyncEngine {
             guard item.contentType != .folder else { return .deferred("a folder took its name on the server") }
             let entry = RemoteEntry(identifier: existing.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: item.documentSize.map { $0.int64Value })
             return try await download(path, entry, run, conflict: true)
-        } catch let error as FileProviderError where [.filenameCollision, .baseVersionMismatch, .noSuchItem].contains(error.code) {
+        } catch let error as FileProviderError where [.filenameCollision, .localVersionConflictingWithServer, .noSuchItem].contains(error.code) {
             // The server changed since the listing: the next pass compares the contents.
             return .deferred("\(error)")
         }

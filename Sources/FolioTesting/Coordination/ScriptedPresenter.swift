@@ -121,9 +121,9 @@ extension ScriptedPresenting {
         script.log("didMove", ["to": .string(newURL.path)])
     }
     func presentedItemDidChange() { script.log("didChange") }
-    func presentedItemDidGain(_ version: FileVersion) { script.log("didGain", ["version": .string(version.persistentIdentifier)]) }
-    func presentedItemDidLose(_ version: FileVersion) { script.log("didLose", ["version": .string(version.persistentIdentifier)]) }
-    func presentedItemDidResolveConflict(_ version: FileVersion) { script.log("didResolve", ["version": .string(version.persistentIdentifier)]) }
+    func presentedItemDidGain(_ version: FileVersion) { script.log("didGain", ["version": .string(version.identifier)]) }
+    func presentedItemDidLose(_ version: FileVersion) { script.log("didLose", ["version": .string(version.identifier)]) }
+    func presentedItemDidResolveConflict(_ version: FileVersion) { script.log("didResolve", ["version": .string(version.identifier)]) }
 }
 
 /// A presenter of a file, driven by a script: it has no subitem methods, so Apple's fallbacks apply.
@@ -147,12 +147,12 @@ final class ScriptedDirectoryPresenter: ScriptedPresenting, @unchecked Sendable 
         script.log("subitemDidMove", ["path": .string(oldURL.path), "to": .string(newURL.path)])
     }
     func presentedSubitem(at url: URL, didGain version: FileVersion) {
-        script.log("subitemDidGain", ["path": .string(url.path), "version": .string(version.persistentIdentifier)])
+        script.log("subitemDidGain", ["path": .string(url.path), "version": .string(version.identifier)])
     }
     func presentedSubitem(at url: URL, didLose version: FileVersion) {
-        script.log("subitemDidLose", ["path": .string(url.path), "version": .string(version.persistentIdentifier)])
+        script.log("subitemDidLose", ["path": .string(url.path), "version": .string(version.identifier)])
     }
     func presentedSubitem(at url: URL, didResolve version: FileVersion) {
-        script.log("subitemDidResolve", ["path": .string(url.path), "version": .string(version.persistentIdentifier)])
+        script.log("subitemDidResolve", ["path": .string(url.path), "version": .string(version.identifier)])
     }
 }

@@ -176,7 +176,7 @@ public actor InMemoryFileProvider: FileProvider {
             baseVersion.contentVersion != FileProviderItemVersion.beforeFirstSyncComponent,
             baseVersion.contentVersion != node.record.itemVersion.contentVersion, !options.contains(.mayAlreadyExist)
         {
-            throw FileProviderError(.baseVersionMismatch, message: "\(node.record.filename) changed since the base version")
+            throw FileProviderError(.localVersionConflictingWithServer, message: "\(node.record.filename) changed since the base version")
         }
         if changedFields.contains(.filename) || changedFields.contains(.parentItemIdentifier) {
             let name = changedFields.contains(.filename) ? item.filename : node.record.filename
@@ -215,7 +215,7 @@ public actor InMemoryFileProvider: FileProvider {
         if !node.record.isFolder, baseVersion.contentVersion != FileProviderItemVersion.beforeFirstSyncComponent,
             baseVersion.contentVersion != node.record.itemVersion.contentVersion
         {
-            throw FileProviderError(.baseVersionMismatch, message: "\(node.record.filename) changed since the base version")
+            throw FileProviderError(.localVersionConflictingWithServer, message: "\(node.record.filename) changed since the base version")
         }
         if node.record.isFolder, !options.contains(.recursive), !children(of: identifier).isEmpty {
             throw FileProviderError(.directoryNotEmpty)

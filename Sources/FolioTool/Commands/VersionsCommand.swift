@@ -21,7 +21,7 @@ struct VersionsCommand: ParsableCommand {
             if json {
                 let rows: [WireValue] = versions.map { version in
                     [
-                        "id": .string(version.persistentIdentifier), "kind": .string(version.kindName),
+                        "id": .string(version.identifier), "kind": .string(version.kindName),
                         "modified": .double(version.modificationDate?.timeIntervalSince1970 ?? 0),
                         "conflict": .bool(version.isConflict), "resolved": .bool(version.isResolved),
                         "computer": .string(version.localizedNameOfSavingComputer ?? ""), "name": .string(version.localizedName ?? ""),
@@ -44,7 +44,7 @@ struct VersionsCommand: ParsableCommand {
                 var flags = version.kindName
                 if version.isConflict { flags += version.isResolved ? ", resolved conflict" : ", UNRESOLVED CONFLICT" }
                 let date = version.modificationDate.map { formatter.string(from: $0) } ?? "?"
-                print("\(version.persistentIdentifier)  \(date)  \(version.localizedName ?? "?") from \(version.localizedNameOfSavingComputer ?? "?")  (\(flags))")
+                print("\(version.identifier)  \(date)  \(version.localizedName ?? "?") from \(version.localizedNameOfSavingComputer ?? "?")  (\(flags))")
             }
         }
     }
@@ -125,7 +125,7 @@ private func loadVersions(_ url: URL) throws -> [FileVersion] {
 }
 
 private func find(_ url: URL, _ id: String) throws -> FileVersion {
-    guard let version = try loadVersions(url).first(where: { $0.persistentIdentifier == id }) else {
+    guard let version = try loadVersions(url).first(where: { $0.identifier == id }) else {
         throw failure("no version \(id) of \(url.path); `folio versions list` shows them")
     }
     return version

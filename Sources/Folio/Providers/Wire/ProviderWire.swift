@@ -189,7 +189,8 @@ package enum ProviderWire {
         let domain = value?["domain"]?.stringValue ?? "unknown"
         let code = value?["code"]?.intValue ?? 0
         let message = String((value?["message"]?.stringValue ?? "no message").prefix(1000))
-        if domain == FileProviderError.errorDomain, let known = FileProviderError.Code(rawValue: Int(code)) {
+        let number = Int(code) == FileProviderError.Code.legacyBaseVersionMismatch ? FileProviderError.Code.localVersionConflictingWithServer.rawValue : Int(code)
+        if domain == FileProviderError.errorDomain, let known = FileProviderError.Code(rawValue: number) {
             var error = FileProviderError(known, message: message)
             if let colliding = value?["collidingItem"]?.stringValue { error.collidingItemIdentifier = FileProviderItemIdentifier(colliding) }
             return error
