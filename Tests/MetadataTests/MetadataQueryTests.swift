@@ -207,6 +207,52 @@ struct MetadataQueryTests {
         query.stop()
     }
 
+    /// Apple's delegate replaces results and values; `searchItems` limits the results to some
+    /// items and folders; `enumerateResults` walks them, in reverse too, and stops when asked.
+    @Test func delegateSearchItemsAndEnumeration() async throws {
+        let dir = try TemporaryDirectory("query-delegate")
+        try dir.write("a.txt", "aaaa")
+        try dir.write("b.txt", "bb")
+        try dir.write("sub/c.txt", "c")
+        try dir.write("sub/deeper/d.txt", "d")
+        try dir.write("other/e.txt", "e")
+        final class Names: MetadataQueryDelegate {
+            func metadataQuery(_ query: MetadataQuery, replacementObjectForResultObject result: MetadataItem) -> Any {
+                (result.value(forAttribute: NSMetadataItemFSNameKey) as? String ?? "?") as NSString
+            }
+            func metadataQuery(_ query: MetadataQuery, replacementValueForAttribute attrName: String, value attrValue: Any) -> Any {
+                attrName == NSMetadataItemFSSizeKey ? "\(attrValue) bytes" : attrValue
+            }
+        }
+        let query = try makeQuery(dir)
+        query.sortDescriptors = [MetadataSortDescriptor(key: NSMetadataItemFSNameKey)]
+        query.searchItems = [dir.child("a.txt"), dir.child("sub").path]
+        let names = Names()
+        query.delegate = names
+        let recorder = QueryRecorder(query)
+        #expect(query.start())
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        #expect((query.results as? [NSString])?.map { String(describing: $0) } == ["a.txt", "c.txt", "d.txt"])
+        #expect(query.value(ofAttribute: NSMetadataItemFSSizeKey, forResultAt: 0) as? String == "4 bytes")
+        let second = query.result(at: 1)
+        #expect(query.index(ofResult: second) == 1)
+        var seen: [String] = []
+        query.enumerateResults(options: .reverse) { result, index, stop in
+            seen.append("\(index):\(result)")
+            if index == 1 { stop.pointee = true }
+        }
+        #expect(seen == ["2:d.txt", "1:c.txt"])
+        // A file made outside the items is not a result; one inside is.
+        try dir.write("outside.txt", "x")
+        try dir.write("sub/new.txt", "x")
+        #expect(await recorder.wait { query.resultCount == 4 })
+        #expect((query.results as? [NSString])?.map { String(describing: $0) } == ["a.txt", "c.txt", "d.txt", "new.txt"])
+        query.delegate = nil
+        #expect(query.result(at: 0) is MetadataItem)
+        query.stop()
+        _ = names
+    }
+
     /// Uncoordinated create, modify, rename and delete are seen live (through inotify), and a lost
     /// queue (overflow) is recovered by a rescan.
     @Test func uncoordinatedChangesAreSeenLive() async throws {

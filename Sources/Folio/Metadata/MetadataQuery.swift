@@ -46,6 +46,32 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     }
     private var storedScopes: [Any] = []
 
+    /// Items the search is limited to (file URLs, paths or `MetadataItem`s): a result is one of
+    /// them or inside one of them. Nil, the default: no limit. Read at `start()`.
+    open var searchItems: [Any]? {
+        get { lock.withLock { storedSearchItems } }
+        set { lock.withLock { storedSearchItems = newValue } }
+    }
+    private var storedSearchItems: [Any]?
+    /// The paths of `searchItems` as the running query took them.
+    private var limitPaths: [String]?
+
+    /// Asked for the objects `results` gives and for attribute values (Apple's
+    /// `NSMetadataQueryDelegate`); not retained.
+    open weak var delegate: (any MetadataQueryDelegate)? {
+        get { lock.withLock { storedDelegate } }
+        set {
+            lock.withLock {
+                storedDelegate = newValue
+                replacements = [:]
+            }
+        }
+    }
+    private weak var storedDelegate: (any MetadataQueryDelegate)?
+    /// The delegate's replacement of each result, asked once per result (as Apple's query keeps
+    /// them), so a replacement is found again by `index(ofResult:)`.
+    private var replacements: [ObjectIdentifier: Any] = [:]
+
     /// How results are ordered; unordered when empty.
     open var sortDescriptors: [MetadataSortDescriptor] {
         get { lock.withLock { storedSortDescriptors } }
@@ -132,7 +158,9 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
             }()
             state = .started
             gathering = true
+            limitPaths = storedSearchItems.map { $0.compactMap(Self.path(ofSearchItem:)) }
             items = [:]
+            replacements = [:]
             order = nil
             pending = MetadataChanges()
             delivery = queue
@@ -183,21 +211,69 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     /// The number of results.
     open var resultCount: Int { lock.withLock { items.count } }
 
-    /// The result at `index` (a `MetadataItem`), in `sortDescriptors` order.
-    open func result(at index: Int) -> Any { sortedResults()[index] }
+    /// The result at `index` (a `MetadataItem`, or the delegate's replacement), in
+    /// `sortDescriptors` order.
+    open func result(at index: Int) -> Any { replacement(sortedResults()[index]) }
 
-    /// The results (`MetadataItem`s), in `sortDescriptors` order.
-    open var results: [Any] { sortedResults() }
+    /// The results (`MetadataItem`s, or the delegate's replacements), in `sortDescriptors` order.
+    open var results: [Any] { sortedResults().map(replacement) }
 
-    /// The index of `result`, or `NSNotFound`.
+    /// The index of `result` (an item, or a replacement object the delegate gave), or `NSNotFound`.
     open func index(ofResult result: Any) -> Int {
-        guard let item = result as? MetadataItem else { return NSNotFound }
-        return sortedResults().firstIndex { $0 === item } ?? NSNotFound
+        let results = sortedResults()
+        if let item = result as? MetadataItem, let found = results.firstIndex(where: { $0 === item }) { return found }
+        guard delegate != nil, let object = result as AnyObject? else { return NSNotFound }
+        return results.firstIndex { replacement($0) as AnyObject === object } ?? NSNotFound
     }
 
-    /// One attribute of the result at `index`.
+    /// One attribute of the result at `index` (or the delegate's replacement value).
     open func value(ofAttribute attribute: String, forResultAt index: Int) -> Any? {
-        sortedResults()[index].value(forAttribute: attribute)
+        guard let value = sortedResults()[index].value(forAttribute: attribute) else { return nil }
+        return delegate.map { $0.metadataQuery(self, replacementValueForAttribute: attribute, value: value) } ?? value
+    }
+
+    /// Calls `block` with each result, its index and a flag that stops the enumeration.
+    open func enumerateResults(_ block: (Any, Int, UnsafeMutablePointer<ObjCBool>) -> Void) {
+        enumerateResults(options: [], using: block)
+    }
+
+    /// Calls `block` with each result (in reverse with `.reverse`; `.concurrent` runs them in
+    /// order, one at a time), its index and a flag that stops the enumeration.
+    open func enumerateResults(options: NSEnumerationOptions = [], using block: (Any, Int, UnsafeMutablePointer<ObjCBool>) -> Void) {
+        let results = sortedResults()
+        var stop: ObjCBool = false
+        let indices = options.contains(.reverse) ? Array(results.indices.reversed()) : Array(results.indices)
+        for index in indices {
+            block(replacement(results[index]), index, &stop)
+            if stop.boolValue { return }
+        }
+    }
+
+    /// The delegate's replacement for `item` (asked once), or the item.
+    private func replacement(_ item: MetadataItem) -> Any {
+        let key = ObjectIdentifier(item)
+        guard let delegate else { return item }
+        if let known = lock.withLock({ replacements[key] }) { return known }
+        let made = delegate.metadataQuery(self, replacementObjectForResultObject: item)
+        lock.withLock { replacements[key] = made }
+        return made
+    }
+
+    /// The path of one of `searchItems`: a file URL, a path, or an item.
+    private static func path(ofSearchItem item: Any) -> String? {
+        switch item {
+        case let url as URL where url.isFileURL: CoordinationPath.normalize(url.path)
+        case let url as NSURL: url.path.map { CoordinationPath.normalize($0) }
+        case let path as String where path.hasPrefix("/"): CoordinationPath.normalize(path)
+        case let item as MetadataItem: (item.value(forAttribute: NSMetadataItemPathKey) as? String).map { CoordinationPath.normalize($0) }
+        default: nil
+        }
+    }
+
+    /// Whether `path` is within the running query's `searchItems` (always, without them).
+    private func withinSearchItems(_ path: String) -> Bool {
+        guard let limitPaths else { return true }
+        return limitPaths.contains { path == $0 || path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
     }
 
     /// For each of `valueListAttributes`, its distinct values among the results and their counts.
@@ -300,7 +376,7 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
     func gathered(_ found: [String: MetadataFacts], final: Bool) {
         let count = lock.withLock { () -> Int? in
             guard state == .started else { return nil }
-            for (path, facts) in found where items[path] == nil { items[path] = MetadataItem(facts: facts) }
+            for (path, facts) in found where items[path] == nil && withinSearchItems(path) { items[path] = MetadataItem(facts: facts) }
             order = nil
             if final { gathering = false }
             return items.count
@@ -319,7 +395,8 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
             let changes = pending
             pending = MetadataChanges()
             var added: [MetadataItem] = [], changed: [MetadataItem] = [], removed: [MetadataItem] = []
-            for (path, value) in changes.values {
+            for (path, change) in changes.values {
+                let value = withinSearchItems(path) ? change : nil
                 switch (items[path], value) {
                 case (nil, let value?):
                     let item = MetadataItem(facts: value)
@@ -329,6 +406,7 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
                     if item.update(value) { changed.append(item) }
                 case (let item?, nil):
                     items[path] = nil
+                    replacements[ObjectIdentifier(item)] = nil
                     removed.append(item)
                 case (nil, nil):
                     break
