@@ -188,10 +188,10 @@ struct ConflictResolutionSampleTests {
     }
 
     /// "Latest wins" under a coordinated write for metadata: the newer version replaces the
-    /// file, and the caller is told to revert. The sample resolves on a global queue, where a
+    /// file, the caller is told to revert, and no conflict is left. The sample resolves on a global queue, where a
     /// test's task-local version store does not reach: this test uses the process's own store
     /// (the resolution removes the versions it added).
-    @Test(.disabled("issue 21, open: after the sample's resolution and the revert, otherVersionsOfItem still lists a version (the content the document knew, kept at the revert?); not yet traced"))
+    @Test
     func latestWinsUnderCoordination() async throws {
         let world = try PortWorld("latest-coordinated")
         let url = world.url("Latest.sicd")
@@ -214,7 +214,14 @@ struct ConflictResolutionSampleTests {
         #expect(told.lock.withLock { told.shouldRevert } == true)
         #expect(await document.revert(toContentsOf: document.fileURL))
         #expect(document.documentText == "newer")
-        #expect(NSFileVersion.otherVersionsOfItem(at: url)?.isEmpty ?? true)
+        // No conflict version is left. Beyond Apple, the content the open document knew ("mine")
+        // may be kept as an ordinary version, since a writer other than the document replaced
+        // it (Folio's guarantee; whether it is made before or after the sample's
+        // removeOtherVersionsOfItem depends on when the document hears of the change).
+        let left = NSFileVersion.otherVersionsOfItem(at: url) ?? []
+        #expect(left.allSatisfy { !$0.isConflict && $0.kindName == "external" && (try? String(contentsOf: $0.url, encoding: .utf8)) == "mine" },
+            "\(left.map { "\($0.identifier) \($0.kindName) conflict=\($0.isConflict) resolved=\($0.isResolved) \((try? String(contentsOf: $0.url, encoding: .utf8)) ?? "?")" })")
+        #expect(NSFileVersion.unresolvedConflictVersionsOfItem(at: url)?.isEmpty ?? true)
         #expect(await world.wait { !document.documentState.contains(.inConflict) })
         #expect(await document.close())
     }
