@@ -74,11 +74,29 @@ struct SimpleiCloudDocumentOverrideTests {
             #expect(await world.wait { document.data == Data("from another device".utf8) })
             #expect(document.revertCount == 1, "UIDocument reverts through revert(toContentsOf:)")
 
-            // Not yet checked here: the override's close inside accommodatePresentedItemDeletion.
-            // Folio asks a presenter to relinquish to the deleting writer before it asks it to
-            // accommodate the deletion, so the close waits behind the writer until the presenter
-            // times out (docs/apple-api.md, item 22).
             #expect(await document.close())
+        }
+    }
+
+    /// A deleting writer: the override closes the document inside
+    /// `accommodatePresentedItemDeletion`, then the deletion goes ahead at once (not after the
+    /// presenter timeout, which a close waiting behind its own relinquishment used to cost).
+    @Test func closesWhenTheFileIsDeleted() async throws {
+        let world = try PortWorld("synced-deleted")
+        try await world.run {
+            let url = world.url("Gone.sicd")
+            try Data("soon gone".utf8).write(to: url)
+            let document = WatchedSyncedDocument(fileURL: url)
+            #expect(await document.open())
+            let started = ContinuousClock.now
+            var failure: NSError?
+            NSFileCoordinator().coordinate(writingItemAt: url, options: .forDeleting, error: &failure) { newURL in
+                try? FileManager.default.removeItem(at: newURL)
+            }
+            #expect(failure == nil, "\(String(describing: failure))")
+            #expect(ContinuousClock.now - started < .seconds(10), "the deletion waited for a presenter timeout")
+            #expect(await world.wait { document.documentState.contains(.closed) })
+            #expect(!FileManager.default.fileExists(atPath: url.path))
         }
     }
 }

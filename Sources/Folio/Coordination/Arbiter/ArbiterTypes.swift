@@ -94,14 +94,18 @@ package enum PresenterMessage: Sendable, Equatable {
 
     var isRelinquish: Bool { self == .relinquishToReader || self == .relinquishToWriter }
 
-    /// The order in which one presenter receives the messages of one claim.
+    /// The order in which one presenter receives the messages of one claim. A deletion is
+    /// accommodated before the presenter relinquishes to the deleting writer: a document closes
+    /// in `accommodatePresentedItemDeletion` (UIDocument's and NSDocument's way, and Apple's
+    /// samples'), which it could not do while relinquishing holds its file-access queue until the
+    /// writer is done; once closed, it is asked nothing more.
     var rank: Int {
         switch self {
         case .savePresentedItemChanges: 0
         case .relinquishToReader: 1
-        case .relinquishToWriter: 2
-        case .accommodateDeletion: 3
-        case .accommodateSubitemDeletion: 4
+        case .accommodateDeletion: 2
+        case .accommodateSubitemDeletion: 3
+        case .relinquishToWriter: 4
         default: 5
         }
     }
