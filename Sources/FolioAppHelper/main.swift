@@ -24,6 +24,11 @@
 //   hold <n>                                    opens n connections, sends each the start of a
 //                                               frame, prints "held <n>", and keeps them until
 //                                               stdin ends (slowloris, from inside the sandbox)
+//   keep-open <path>                            opens the Document subclass, prints "opened",
+//                                               then "closed" once something closes it (an
+//                                               eviction, a deletion), within a minute
+//   present <path>                              a plain presenter of the file (it accommodates
+//                                               no eviction), kept until stdin ends
 //   <absolute path>                             as started by `folio open`: read it
 import FolioSystem
 import Folio
@@ -268,6 +273,27 @@ case "check":
         let reply = try AccessClient.send(daemon, AccessCheck(path: rest[0], write: rest.contains("--write")))
         emit(["ok": true, "allowed": .bool(reply.allowed), "reason": .string(reply.reason)])
     } catch { emit(failure(error)) }
+case "keep-open":
+    let document = NoteDocument(fileURL: URL(fileURLWithPath: rest[0]))
+    guard waitFor({ done in document.open(completionHandler: done) }) else {
+        emit(["ok": false])
+        break
+    }
+    emit(["ok": true, "opened": .string(rest[0])])
+    let deadline = Date().addingTimeInterval(60)
+    while !document.documentState.contains(.closed), Date() < deadline { usleep(20_000) }
+    emit(["closed": .bool(document.documentState.contains(.closed))])
+case "present":
+    final class PlainPresenter: NSObject, FilePresenter, @unchecked Sendable {
+        let presentedItemURL: URL?
+        let presentedItemOperationQueue = OperationQueue()
+        init(_ url: URL) { presentedItemURL = url }
+    }
+    let presenter = PlainPresenter(URL(fileURLWithPath: rest[0]))
+    FileCoordinator.addFilePresenter(presenter)
+    emit(["ok": true, "presenting": .string(rest[0])])
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    FileCoordinator.removeFilePresenter(presenter)
 case "relay":
     relay(to: FolioPaths().socketPath)
 case "hold":

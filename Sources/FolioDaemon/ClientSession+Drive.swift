@@ -51,7 +51,7 @@ extension ClientSession {
         let replyID = id.map { WireValue.int($0) } ?? .null
         Task {
             do {
-                let (evicted, refused) = try await drive.evict([try drive.drivePath(path)])
+                let (evicted, refused) = try await context.evictCoordinated([try drive.drivePath(path)], drive: drive, driveDirectory: service.paths.driveDirectory)
                 if let (_, error) = refused.first { throw error }
                 if id != nil { write([WireFrame.result(replyID, try WireValueEncoder().encode(DriveEvictReply(evicted: evicted)))]) }
             } catch {

@@ -394,6 +394,38 @@ struct DriveDaemonTests {
     /// A drive set up on a folder `server` (the local folder provider) under a fresh scratch folder,
     /// whose daemon passes every `interval` seconds and is started logging at the info level (each
     /// pass that did something is logged, "drive synced").
+    /// Eviction asks the file's presenters in other processes first (Apple's
+    /// `accommodatePresentedItemEviction`): a presenter that does not accommodate it keeps the
+    /// file downloaded; an open document closes and lets it go.
+    @Test func evictionAsksThePresentersFirst() async throws {
+        let (dir, environment, server, daemon) = try Self.driveOnFolder("drive-daemon-evict", interval: 3600)
+        defer { daemon.stop() }
+        let drive = dir.child("data/folio/Drive").path
+        let file = drive + "/kept.txt"
+        let wrote = try ProcessRunner.folio(["coordinate", "write", file, "--", "sh", "-c", "echo 'kept here' > '\(file)'"], environment: environment)
+        #expect(wrote.status == 0, "\(wrote.stderr)")
+        #expect(try ProcessRunner.folio(["drive", "sync"], environment: environment).status == 0)
+        #expect(FileManager.default.contents(atPath: server + "/kept.txt") == Data("kept here\n".utf8))
+
+        // A plain presenter in another process: the eviction is refused, the file stays.
+        let plain = try HelperProcess(["present", file], environment: environment)
+        defer { plain.stop() }
+        #expect(await eventually { plain.output.contains("\"presenting\"") }, "\(plain.output)")
+        let refused = try ProcessRunner.folio(["drive", "evict", file], environment: environment)
+        #expect(refused.status == 6 && refused.stderr.contains("did not let it go"), "\(refused.stdout) \(refused.stderr)")
+        #expect(FileManager.default.fileExists(atPath: file) && !FileManager.default.fileExists(atPath: file + ".folio-cloud"))
+        plain.stop()
+
+        // An open document in another process closes, and the file becomes a placeholder.
+        let document = try HelperProcess(["keep-open", file], environment: environment)
+        defer { document.stop() }
+        #expect(await eventually { document.output.contains("\"opened\"") }, "\(document.output)")
+        let evicted = try ProcessRunner.folio(["drive", "evict", file], environment: environment)
+        #expect(evicted.status == 0 && evicted.stdout.contains("evicted: kept.txt"), "\(evicted.stdout) \(evicted.stderr)")
+        #expect(await eventually { document.output.contains("\"closed\":true") }, "\(document.output)")
+        #expect(!FileManager.default.fileExists(atPath: file) && FileManager.default.fileExists(atPath: file + ".folio-cloud"))
+    }
+
     private static func driveOnFolder(_ name: String, interval: Int, server: String = "server") throws -> (TemporaryDirectory, [String: String], String, DaemonProcess) {
         let dir = try TemporaryDirectory(name)
         var environment = dir.xdgEnvironment()
@@ -559,5 +591,43 @@ final class UbiquityPresenter: FilePresenter, @unchecked Sendable {
 
     func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {
         lock.withLock { reports.append(attributes) }
+    }
+}
+
+/// A `FolioAppHelper` command that runs on (a presenter, an open document): its output as it
+/// comes, read by a thread of its own; stopped by closing its input, then killed.
+final class HelperProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let lock = NSLock()
+    private var text = ""
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        let output = Pipe()
+        process.executableURL = ProcessRunner.builtExecutable("FolioAppHelper")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { text += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+    }
+
+    /// What it printed so far.
+    var output: String { lock.withLock { text } }
+
+    /// Ends it: its input closed, then SIGKILL if it still runs.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }

@@ -44,5 +44,9 @@ extension FileCoordinator {
         static let structural: WritingOptions = [.forDeleting, .forMoving, .forReplacing]
         /// The options that make a write a deletion for presenters.
         static let deleting: WritingOptions = [.forDeleting, .forReplacing]
+        /// The daemon's own: the write evicts the item's local copy (the Drive keeps it on the
+        /// server). Its presenters are asked to accommodate the eviction instead of relinquishing;
+        /// never sent by an app (the wire takes only Apple's bits).
+        package static let forEvicting = WritingOptions(rawValue: 1 << 20)
     }
 }

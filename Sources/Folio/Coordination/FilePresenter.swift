@@ -32,6 +32,11 @@ public protocol FilePresenter: AnyObject {
     /// The item is about to be deleted: prepare (a document closes), then call the handler; an
     /// error aborts the deletion.
     func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
+    /// The Drive is about to evict the item's local copy (it stays on the server): make sure the
+    /// eviction can succeed — this includes `FileCoordinator.removeFilePresenter(_:)` — then call
+    /// the handler; an error prevents the eviction. A presenter that does not implement it
+    /// prevents it, as on Apple's systems.
+    func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void)
     /// The item, or a folder containing it, moved; `presentedItemURL` should now return `newURL`.
     func presentedItemDidMove(to newURL: URL)
     /// The item's contents or attributes changed (files and packages).
@@ -82,6 +87,10 @@ extension FilePresenter {
     /// Lets the deletion go ahead.
     public func accommodatePresentedItemDeletion(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
         completionHandler(nil)
+    }
+    /// Prevents the eviction (Apple: "If this method is not implemented, eviction will fail").
+    public func accommodatePresentedItemEviction(completionHandler: @escaping @Sendable ((any Error)?) -> Void) {
+        completionHandler(CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "a presenter of the item does not accommodate its eviction"]))
     }
     /// Ignores the move.
     public func presentedItemDidMove(to newURL: URL) {}

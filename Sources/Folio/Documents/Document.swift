@@ -351,6 +351,12 @@ open class Document: FilePresenter, @unchecked Sendable {
         presenterAccommodateDeletion(Self.handing(completionHandler))
     }
 
+    /// The Drive is about to evict the file's local copy: the document closes, as for a deletion
+    /// (its content is saved first, and stays on the server).
+    open func accommodatePresentedItemEviction(completionHandler: @escaping ((any Error)?) -> Void) {
+        presenterAccommodateDeletion(Self.handing(completionHandler))
+    }
+
     /// The file moved: `fileURL` follows.
     open func presentedItemDidMove(to newURL: URL) {
         setFileURL(newURL)

@@ -46,6 +46,7 @@ package enum CoordinationWire {
         case .relinquishToReader: event["message"] = "relinquish-reader"
         case .relinquishToWriter: event["message"] = "relinquish-writer"
         case .accommodateDeletion: event["message"] = "accommodate-deletion"
+        case .accommodateEviction: event["message"] = "accommodate-eviction"
         case .accommodateSubitemDeletion(let path):
             event["message"] = "accommodate-subitem-deletion"
             event["path"] = .string(path)
@@ -87,6 +88,7 @@ package enum CoordinationWire {
         case "relinquish-reader": message = .relinquishToReader
         case "relinquish-writer": message = .relinquishToWriter
         case "accommodate-deletion": message = .accommodateDeletion
+        case "accommodate-eviction": message = .accommodateEviction
         case "accommodate-subitem-deletion": message = .accommodateSubitemDeletion(path: try path(event, "path"))
         case "reacquire": message = .reacquire(token: try number(event, "relinquished"))
         case "did-change": message = .didChange

@@ -94,7 +94,7 @@ extension WebRoutes {
                 let change = try await body(ItemPaths.self, of: request)
                 guard let service = state.context.drive, let drive = try await service.drive() else { throw WebScope.Refusal(status: 409, message: "no drive is set up") }
                 let relative = try change.paths.map(drive.drivePath)
-                let (evicted, refused) = try await drive.evict(relative)
+                let (evicted, refused) = try await state.context.evictCoordinated(relative, drive: drive, driveDirectory: service.paths.driveDirectory)
                 service.refreshStates()
                 return WebJSON.response(["evicted": evicted, "refused": refused.map { "\($0.0): \($0.1.localizedDescription)" }])
             }

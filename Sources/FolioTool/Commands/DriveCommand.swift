@@ -280,6 +280,22 @@ struct DriveCommand: AsyncParsableCommand {
         @Argument(help: "Files or folders in the drive.") var paths: [String]
 
         func run() async throws {
+            // Through the daemon when one runs: apps presenting the files are asked first.
+            if let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) {
+                defer { daemon.disconnect() }
+                var failed = false
+                for path in paths {
+                    do throws(CoordinationFailure) {
+                        let reply = try await daemon.send(DriveEvictRequest(path: URL(fileURLWithPath: path).standardizedFileURL.path), deadline: .after(Sync.daemonDeadline))
+                        for evicted in reply.evicted { print("evicted: \(evicted)") }
+                    } catch {
+                        printError("not evicted: \(path): \(error.message)")
+                        failed = true
+                    }
+                }
+                if failed { throw ExitCode(6) }
+                return
+            }
             let drive = try await DriveCommand.drive()
             let (evicted, refused) = try await drive.evict(paths.map(drive.drivePath))
             for path in evicted { print("evicted: \(path)") }

@@ -70,6 +70,8 @@ package enum PresenterMessage: Sendable, Equatable {
     case relinquishToWriter
     case accommodateDeletion
     case accommodateSubitemDeletion(path: String)
+    /// The item's local copy is about to be evicted (`accommodatePresentedItemEviction`).
+    case accommodateEviction
     /// Run the reacquirer handed back with the relinquishment answered under `token`.
     case reacquire(token: UInt64)
     case didChange
@@ -86,7 +88,7 @@ package enum PresenterMessage: Sendable, Equatable {
     var needsAnswer: Bool {
         switch self {
         case .savePresentedItemChanges, .relinquishToReader, .relinquishToWriter, .accommodateDeletion,
-            .accommodateSubitemDeletion:
+            .accommodateSubitemDeletion, .accommodateEviction:
             return true
         default: return false
         }
@@ -103,7 +105,7 @@ package enum PresenterMessage: Sendable, Equatable {
         switch self {
         case .savePresentedItemChanges: 0
         case .relinquishToReader: 1
-        case .accommodateDeletion: 2
+        case .accommodateDeletion, .accommodateEviction: 2
         case .accommodateSubitemDeletion: 3
         case .relinquishToWriter: 4
         default: 5

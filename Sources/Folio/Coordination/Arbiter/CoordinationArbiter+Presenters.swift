@@ -99,6 +99,10 @@ extension CoordinationArbiter {
                         if !options.contains(.withoutChanges) { add(presenter, .savePresentedItemChanges) }
                         add(presenter, .relinquishToReader)
                     }
+                case .write(let options) where options.contains(.forEvicting):
+                    // An eviction asks the item's presenters, and those of everything inside a
+                    // folder, to accommodate it (they close and unregister); nothing else.
+                    for presenter in direct + presenters(inside: item.path, state) { add(presenter, .accommodateEviction) }
                 case .write(let options):
                     for presenter in direct + packagePresenters {
                         if options.contains(.forMerging) { add(presenter, .savePresentedItemChanges) }

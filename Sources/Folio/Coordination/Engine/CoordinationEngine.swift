@@ -232,6 +232,8 @@ package class CoordinationEngine: @unchecked Sendable {
                 presenter.relinquishPresentedItem(toWriter: { reacquirer in self.relinquished(reacquirer, answer) })
             case .accommodateDeletion:
                 presenter.accommodatePresentedItemDeletion { error in answer.send(error, hasReacquirer: false) }
+            case .accommodateEviction:
+                presenter.accommodatePresentedItemEviction { error in answer.send(error, hasReacquirer: false) }
             case .accommodateSubitemDeletion(let path):
                 presenter.accommodatePresentedSubitemDeletion(at: URL(fileURLWithPath: path)) { error in
                     answer.send(error, hasReacquirer: false)
