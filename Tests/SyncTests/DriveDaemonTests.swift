@@ -408,7 +408,7 @@ struct DriveDaemonTests {
         #expect(FileManager.default.contents(atPath: server + "/kept.txt") == Data("kept here\n".utf8))
 
         // A plain presenter in another process: the eviction is refused, the file stays.
-        let plain = try HelperProcess(["present", file], environment: environment)
+        let plain = try BackgroundProcess(ProcessRunner.builtExecutable("FolioAppHelper"), ["present", file], environment: environment)
         defer { plain.stop() }
         #expect(await eventually { plain.output.contains("\"presenting\"") }, "\(plain.output)")
         let refused = try ProcessRunner.folio(["drive", "evict", file], environment: environment)
@@ -417,7 +417,7 @@ struct DriveDaemonTests {
         plain.stop()
 
         // An open document in another process closes, and the file becomes a placeholder.
-        let document = try HelperProcess(["keep-open", file], environment: environment)
+        let document = try BackgroundProcess(ProcessRunner.builtExecutable("FolioAppHelper"), ["keep-open", file], environment: environment)
         defer { document.stop() }
         #expect(await eventually { document.output.contains("\"opened\"") }, "\(document.output)")
         let evicted = try ProcessRunner.folio(["drive", "evict", file], environment: environment)
@@ -591,43 +591,5 @@ final class UbiquityPresenter: FilePresenter, @unchecked Sendable {
 
     func presentedItemDidChangeUbiquityAttributes(_ attributes: Set<URLResourceKey>) {
         lock.withLock { reports.append(attributes) }
-    }
-}
-
-/// A `FolioAppHelper` command that runs on (a presenter, an open document): its output as it
-/// comes, read by a thread of its own; stopped by closing its input, then killed.
-final class HelperProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let lock = NSLock()
-    private var text = ""
-
-    init(_ arguments: [String], environment: [String: String]) throws {
-        let output = Pipe()
-        process.executableURL = ProcessRunner.builtExecutable("FolioAppHelper")
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let handle = output.fileHandleForReading
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.withLock { text += String(decoding: chunk, as: UTF8.self) }
-            }
-        }
-    }
-
-    /// What it printed so far.
-    var output: String { lock.withLock { text } }
-
-    /// Ends it: its input closed, then SIGKILL if it still runs.
-    func stop() {
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 }

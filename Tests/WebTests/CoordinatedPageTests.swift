@@ -9,48 +9,12 @@ import Testing
 /// it, and is asked to save and step aside first.
 @Suite("The page coordinates", .serialized, .elasticPool, .enabled(if: WebDriver.unavailability == nil, "\(WebDriver.unavailability ?? "")"))
 struct CoordinatedPageTests {
-    /// The coordination helper in the background, reading commands and writing events.
-    final class Presenter: @unchecked Sendable {
-        private let process = Process()
-        private let input = Pipe()
-        private let output = Pipe()
-        private let lock = NSLock()
-        private var text = ""
-
-        init(environment: [String: String]) throws {
-            var environment = environment
-            environment["FOLIO_COORDINATION"] = "daemon"
-            process.executableURL = ProcessRunner.builtExecutable("FolioCoordinationHelper")
-            process.environment = environment
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let handle = output.fileHandleForReading
-            Thread.detachNewThread { [self] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.withLock { text += String(decoding: chunk, as: UTF8.self) }
-                }
-            }
-        }
-
-        func send(_ command: String) { input.fileHandleForWriting.write(Data((command + "\n").utf8)) }
-
-        /// Waits until the events hold `fragment`.
-        func wait(for fragment: String, seconds: Double = 15) async throws {
-            let deadline = Date().addingTimeInterval(seconds)
-            while !lock.withLock({ text.contains(fragment) }) {
-                guard Date() < deadline else { throw BrowserError("the presenter never said \(fragment): \(lock.withLock { text })") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-
-        func stop() {
-            send(#"{"op": "exit"}"#)
-            if process.isRunning { process.terminate() }
-        }
+    /// The coordination helper in the background (through the daemon), reading commands and
+    /// writing events.
+    static func presenter(_ environment: [String: String]) throws -> BackgroundProcess {
+        var environment = environment
+        environment["FOLIO_COORDINATION"] = "daemon"
+        return try BackgroundProcess(ProcessRunner.builtExecutable("FolioCoordinationHelper"), environment: environment)
     }
 
     @Test func aPresenterHearsThePagesRename() async throws {
@@ -58,7 +22,7 @@ struct CoordinatedPageTests {
             try Data("draft".utf8).write(to: URL(fileURLWithPath: home + "/Documents/draft.txt"))
         }
         let documents = rig.home + "/Documents"
-        let presenter = try Presenter(environment: rig.environment)
+        let presenter = try Self.presenter(rig.environment)
         defer { presenter.stop() }
         try await presenter.wait(for: #""event":"ready""#)
         presenter.send(#"{"op": "presenter", "name": "editor", "path": "\#(documents)/draft.txt"}"#)
