@@ -28,7 +28,7 @@
 //                                               then "closed" once something closes it (an
 //                                               eviction, a deletion), within a minute
 //   present <path>                              a plain presenter of the file (it accommodates
-//                                               no eviction), kept until stdin ends
+//                                               no eviction), kept until stdin ends (2 min at most)
 //   <absolute path>                             as started by `folio open`: read it
 import FolioSystem
 import Folio
@@ -279,9 +279,14 @@ case "keep-open":
         emit(["ok": false])
         break
     }
+    // Told of each state change; a minute at most.
+    let closed = DispatchSemaphore(value: 0)
+    let observer = NotificationCenter.default.addObserver(forName: Document.stateChangedNotification, object: document, queue: nil) { _ in
+        if document.documentState.contains(.closed) { closed.signal() }
+    }
     emit(["ok": true, "opened": .string(rest[0])])
-    let deadline = Date().addingTimeInterval(60)
-    while !document.documentState.contains(.closed), Date() < deadline { usleep(20_000) }
+    _ = closed.wait(timeout: .now() + 60)
+    NotificationCenter.default.removeObserver(observer)
     emit(["closed": .bool(document.documentState.contains(.closed))])
 case "present":
     final class PlainPresenter: NSObject, FilePresenter, @unchecked Sendable {
@@ -292,7 +297,13 @@ case "present":
     let presenter = PlainPresenter(URL(fileURLWithPath: rest[0]))
     FileCoordinator.addFilePresenter(presenter)
     emit(["ok": true, "presenting": .string(rest[0])])
-    _ = FileHandle.standardInput.readDataToEndOfFile()
+    // Until stdin ends, two minutes at most.
+    let ended = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        ended.signal()
+    }
+    _ = ended.wait(timeout: .now() + 120)
     FileCoordinator.removeFilePresenter(presenter)
 case "relay":
     relay(to: FolioPaths().socketPath)

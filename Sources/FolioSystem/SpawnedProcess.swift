@@ -53,8 +53,33 @@ public struct SpawnedProcess: Sendable {
     public func wait() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return Self.exitStatus(status)
+    }
+
+    /// A `waitpid` status as an exit status: 128 + the signal's number when a signal ended it.
+    private static func exitStatus(_ status: Int32) -> Int32 {
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Runs `arguments` for at most `timeLimit`: its exit status (as ``wait()`` gives it), nil
+    /// when it could not be started or outlasted the limit (it is then killed).
+    public static func run(_ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration) -> Int32? {
+        guard let child = SpawnedProcess(arguments, environment: environment) else { return nil }
+        let deadline = ContinuousClock.now + timeLimit
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(child.pid, &status, WNOHANG)
+            if reaped == child.pid { break }
+            if reaped == -1, errno != EINTR { return nil }
+            guard ContinuousClock.now < deadline else {
+                child.kill()
+                _ = child.wait()
+                return nil
+            }
+            usleep(5_000)
+        }
+        return exitStatus(status)
     }
 
     /// Kills the child (SIGKILL).

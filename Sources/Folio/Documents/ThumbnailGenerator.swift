@@ -117,19 +117,6 @@ package enum ThumbnailGenerator {
 
     /// Runs `command` with the time limit; whether it exited with 0.
     static func run(_ command: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        let deadline = Date().addingTimeInterval(timeLimit)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return false
-        }
-        return process.terminationStatus == 0
+        SpawnedProcess.run(command, timeLimit: .milliseconds(Int64(timeLimit * 1000))) == 0
     }
 }

@@ -173,7 +173,8 @@ struct Doctor {
             add("sandbox", .warning, "AppArmor restricts unprivileged user namespaces: bubblewrap may be refused",
                 fix: "allow bwrap in an AppArmor profile (see /etc/apparmor.d/bwrap-userns-restrict)")
         }
-        if SpawnedProcess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true"]) == 0 {
+        // The probe the workers' own sandbox makes (time-limited).
+        if Bubblewrap.usable != nil {
             add("sandbox", .ok, "bubblewrap makes sandboxes (\(bwrap))")
         } else {
             add("sandbox", .problem, "bubblewrap is installed but cannot make a sandbox here (a container forbidding namespaces?)",

@@ -79,7 +79,8 @@ struct Installation {
         // Man pages, one per command, from each command's help.
         let man = prefix + "/share/man/man1"
         try fileManager.createDirectory(atPath: man, withIntermediateDirectories: true)
-        for (name, text) in ManualPages.pages() {
+        let pages = ManualPages.pages()
+        for (name, text) in pages {
             try Self.write(text, to: man + "/" + name)
             installed.append(man + "/" + name)
         }
@@ -119,7 +120,7 @@ struct Installation {
             installed.append(unitFolder + "/" + name)
         }
         try Self.write(installed.joined(separator: "\n") + "\n", to: Self.manifest(paths))
-        print("installed \(bin)/folio, \(ManualPages.pages().count) man pages, completions for bash, zsh and fish, the menu entry and the systemd units")
+        print("installed \(bin)/folio, \(pages.count) man pages, completions for bash, zsh and fish, the menu entry and the systemd units")
         if !ProcessInfo.processInfo.environment["PATH", default: ""].split(separator: ":").contains(Substring(bin)) {
             print("note: \(bin) is not on your PATH; add it (export PATH=\"\(bin):$PATH\")")
         }
@@ -197,8 +198,10 @@ struct Installation {
 
     static func systemctl(_ arguments: [String]) throws {
         guard let systemctl = ExecutableSearch.locate("systemctl") else { throw ValidationError("systemctl is not installed") }
-        let status = SpawnedProcess.run([systemctl, "--user"] + arguments)
-        guard status == 0 else { throw ValidationError("systemctl --user \(arguments.joined(separator: " ")) failed (exit \(status.map(String.init) ?? "?"))") }
+        let status = SpawnedProcess.run([systemctl, "--user"] + arguments, timeLimit: .seconds(60))
+        guard status == 0 else {
+            throw ValidationError("systemctl --user \(arguments.joined(separator: " ")) failed (\(status.map { "exit \($0)" } ?? "not started, or no answer within 60 s"))")
+        }
     }
 
     /// Writes `text` to `path` through a temporary file renamed over it, making its folder.

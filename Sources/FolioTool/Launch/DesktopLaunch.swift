@@ -24,6 +24,8 @@ enum DesktopLaunch {
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
             try process.run()
+            // The person's session in the application (an editor, a pager): it takes as long as
+            // they use it, on this command's own main thread.
             process.waitUntilExit()
             if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
             return
