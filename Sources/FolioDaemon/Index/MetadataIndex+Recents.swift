@@ -1,4 +1,5 @@
 import Folio
+import FolioSystem
 import Foundation
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -53,6 +54,7 @@ extension MetadataIndex {
                 unlink(temporary)
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: recentlyUsedPath])
             }
+            writtenRecentlyUsed = try? FileStatus(atPath: recentlyUsedPath)
         } catch {
             logger.warning("GTK's recents were not written", metadata: ["path": "\(recentlyUsedPath)", "reason": "\(error)"])
         }
@@ -61,6 +63,8 @@ extension MetadataIndex {
     /// Reads GTK's `recently-used.xbel` into the recents (on the index queue). A list that does not
     /// parse is refused whole, with the reason logged; the recents keep what they had.
     func importRecentlyUsed() {
+        // The index's own write: its uses are stored already.
+        if let written = writtenRecentlyUsed, (try? FileStatus(atPath: recentlyUsedPath)) == written { return }
         guard let data = FileManager.default.contents(atPath: recentlyUsedPath) else { return }
         let list: RecentlyUsedList
         do {

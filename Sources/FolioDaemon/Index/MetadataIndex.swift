@@ -60,6 +60,9 @@ final class MetadataIndex: @unchecked Sendable {
     /// The sandboxed text extractor; nil when this process cannot run one.
     let extractor: TextExtractionWorkers?
     private var crawlStarted: ContinuousClock.Instant?
+    /// GTK's recents list as the index last wrote it (on the index queue): the inotify event of
+    /// that write finds its own uses already stored, and the list is not read again for them.
+    var writtenRecentlyUsed: FileStatus?
     private var crawled = 0
     /// `crawled` when the crawl began.
     private var crawledBefore = 0
