@@ -243,6 +243,13 @@ struct OpenWithTests {
         let rig = try BrowserRig("open") { home in
             try Data("a letter".utf8).write(to: URL(fileURLWithPath: home + "/Documents/letter.txt"))
         }
+        // A desktop application associated with plain text: offered to open it, not made the
+        // default here (that is the desktop's mimeapps.list).
+        let applications = rig.environment["XDG_DATA_HOME"]! + "/applications"
+        try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+        try Data("[Desktop Entry]\nType=Application\nName=Desktop Pad\nExec=/bin/true %f\nMimeType=text/plain;\n".utf8)
+            .write(to: URL(fileURLWithPath: applications + "/org.example.Pad.desktop"))
+        try Data("[MIME Cache]\ntext/plain=org.example.Pad.desktop;\n".utf8).write(to: URL(fileURLWithPath: applications + "/mimeinfo.cache"))
         // Another app claims plain text first, so it is the default until the user chooses.
         let editor = try scratch.write(
             "editor.json",
@@ -265,6 +272,10 @@ struct OpenWithTests {
             try await page.click("#open-with")
             try await page.wait(for: "return !!document.querySelector('#open-apps li[data-app=\"com.example.Notes\"] button.open-in')", "Notes offered")
             try await page.wait(for: "return document.getElementById('open-type').textContent.includes('Opens in Editor by default')", "Editor the default")
+            try await page.wait(
+                for: "const pad = document.querySelector('#open-apps li[data-app=\"org.example.Pad.desktop\"]'); return !!pad && !!pad.querySelector('button.open-in') && !pad.querySelector('button.make-default')",
+                "the desktop application offered to open, not as the default")
+            try await BrowserRig.screenshots(of: page, named: "open-with")
             try await page.click("#open-apps li[data-app=\"com.example.Notes\"] button.make-default")
             try await page.wait(for: "return document.getElementById('open-type').textContent.includes('Opens in Notes by default')", "Notes the default")
             try await page.click("#open-close")

@@ -26,11 +26,11 @@ extension WebRoutes {
                     var candidates = registry.candidates(for: type).filter { $0.rank != .none }.map { candidate in
                         HandlerEntry(app: candidate.bundleIdentifier, name: catalog.manifest(candidate.bundleIdentifier)?.name ?? candidate.bundleIdentifier)
                     }
-                    candidates += registry.desktopCandidates(for: type).map { HandlerEntry(app: $0.entry.id, name: $0.entry.name) }
+                    candidates += registry.desktopCandidates(for: type).map { HandlerEntry(app: $0.entry.id, name: $0.entry.name, desktop: true) }
                     var chosen: HandlerEntry?
                     switch choice?.handler {
                     case .app(let app): chosen = HandlerEntry(app: app, name: catalog.manifest(app)?.name ?? app)
-                    case .desktopEntry(let id): chosen = HandlerEntry(app: id, name: DesktopEntry.find(id, paths: state.paths)?.name ?? id)
+                    case .desktopEntry(let id): chosen = HandlerEntry(app: id, name: DesktopEntry.find(id, paths: state.paths)?.name ?? id, desktop: true)
                     case nil: break
                     }
                     return Handlers(type: type.identifier, typeName: type.localizedDescription ?? type.identifier, handlers: candidates, defaultHandler: chosen)
@@ -99,6 +99,9 @@ extension WebRoutes {
 struct HandlerEntry: Encodable, Sendable {
     var app: String
     var name: String
+    /// A desktop application (`name.desktop`): it opens documents, and its default is the
+    /// desktop's (`mimeapps.list`), not Folio's to set.
+    var desktop = false
 }
 
 struct Handlers: Encodable, Sendable {

@@ -433,13 +433,13 @@ async function showOpenWith() {
   let answer;
   try { answer = await api("handlers?path=" + encodeURIComponent(item.path)); } catch (error) { $("open-error").textContent = error.message; return; }
   $("open-type").textContent = `${answer.typeName}. ` + (answer.defaultHandler ? `Opens in ${answer.defaultHandler.name} by default.` : "No app opens it by default.");
-  if (answer.handlers.length === 0) $("open-apps").append(element("li", {}, element("span", {}, "No registered app opens this kind of document.")));
+  if (answer.handlers.length === 0) $("open-apps").append(element("li", {}, element("span", {}, "No app opens this kind of document.")));
   for (const handler of answer.handlers) {
     const isDefault = answer.defaultHandler && answer.defaultHandler.app === handler.app;
     $("open-apps").append(element("li", { "data-app": handler.app },
       element("span", {}, handler.name + (isDefault ? " (default)" : "")),
       element("button", { type: "button", class: "open-in", "aria-label": `Open in ${handler.name}`, onclick: () => { $("open-dialog").close(); openDocument(item, handler.app); } }, "Open"),
-      isDefault ? null : element("button", { type: "button", class: "make-default", "aria-label": `Always open this kind of document in ${handler.name}`, onclick: async () => {
+      isDefault || handler.desktop ? null : element("button", { type: "button", class: "make-default", "aria-label": `Always open this kind of document in ${handler.name}`, onclick: async () => {
         try { await api("handlers/default", { path: item.path, app: handler.app }); await showOpenWith(); say(`${answer.typeName} now opens in ${handler.name}`); }
         catch (error) { $("open-error").textContent = error.message; }
       } }, "Always Use")));
