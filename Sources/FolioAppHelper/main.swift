@@ -29,6 +29,8 @@
 //                                               eviction, a deletion), within a minute
 //   present <path>                              a plain presenter of the file (it accommodates
 //                                               no eviction), kept until stdin ends (2 min at most)
+//   identity <n>                                the ubiquity identity token, then the token after
+//                                               each of n NSUbiquityIdentityDidChange (30 s each)
 //   <absolute path>                             as started by `folio open`: read it
 import FolioSystem
 import Folio
@@ -305,6 +307,19 @@ case "present":
     }
     _ = ended.wait(timeout: .now() + 120)
     FileCoordinator.removeFilePresenter(presenter)
+case "identity":
+    func token() -> WireValue { (FileManager.default.ubiquityIdentityToken as? NSString).map { .string($0 as String) } ?? .null }
+    let changed = DispatchSemaphore(value: 0)
+    let observer = NotificationCenter.default.addObserver(forName: .NSUbiquityIdentityDidChange, object: nil, queue: nil) { _ in changed.signal() }
+    emit(["token": token()])
+    for _ in 0..<(Int(rest.first ?? "") ?? 0) {
+        guard changed.wait(timeout: .now() + 30) == .success else {
+            emit(["ok": false, "message": "no NSUbiquityIdentityDidChange in 30 s"])
+            break
+        }
+        emit(["token": token()])
+    }
+    NotificationCenter.default.removeObserver(observer)
 case "relay":
     relay(to: FolioPaths().socketPath)
 case "hold":

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Polls `condition` for up to `seconds`, suspending between polls so that a loaded machine's few
 /// cooperative threads stay free for the work being waited on; true as soon as it holds. The

@@ -98,6 +98,50 @@ struct IndexContentTests {
         #expect(find.stdout.split(separator: "\n").map { String($0.dropFirst(docs.count + 1)) } == paths, "\(find.stdout)")
     }
 
+    /// `NSMetadataQueryResultContentRelevanceAttribute` as Apple's: each result of a query over
+    /// `kMDItemTextContent` has a relevance between 0 and 1 (more of the words in less text is
+    /// higher), read through `value(ofAttribute:forResultAt:)` and usable as a sort key, live
+    /// updates included; a query that reads no text has none.
+    @Test func textResultsCarryTheirRelevance() async throws {
+        let world = try await IndexWorld("index-relevance") { dir in
+            try dir.write("docs/often.txt", "budget budget budget: the budget")
+            try dir.write("docs/once.txt", "A long letter about the weather, the garden, the neighbours and the cat, and then, at last, the budget, and more of the garden.")
+            try dir.write("docs/never.txt", "no match here")
+        }
+        let docs = world.docs.path
+        try await world.waitUntilIdle()
+        let query = try world.query("kMDItemTextContent == 'budget'")
+        query.sortDescriptors = [MetadataSortDescriptor(key: NSMetadataQueryResultContentRelevanceAttribute, ascending: false)]
+        let recorder = QueryRecorder(query)
+        try world.start(query)
+        #expect(await recorder.wait { recorder.names.contains("finish") })
+        func relevances() -> [String: Double] {
+            var result: [String: Double] = [:]
+            for index in 0..<query.resultCount {
+                let item = query.result(at: index) as! MetadataItem
+                let name = String(item.path.dropFirst(docs.count + 1))
+                result[name] = (query.value(ofAttribute: NSMetadataQueryResultContentRelevanceAttribute, forResultAt: index) as? NSNumber)?.doubleValue ?? -1
+            }
+            return result
+        }
+        let gathered = relevances()
+        let order = (0..<query.resultCount).map { ((query.result(at: $0) as! MetadataItem).path as NSString).lastPathComponent }
+        #expect(order == ["often.txt", "once.txt"], "\(gathered)")
+        #expect(gathered["often.txt"]! > gathered["once.txt"]! && gathered["once.txt"]! > 0 && gathered["often.txt"]! < 1, "\(gathered)")
+        // A document that comes in by an edit has its relevance too.
+        try "budget".write(toFile: docs + "/never.txt", atomically: false, encoding: .utf8)
+        #expect(await recorder.wait { (relevances()["never.txt"] ?? -1) > 0 }, "\(relevances())")
+        #expect(relevances()["never.txt"]! > gathered["once.txt"]!, "\(relevances())")
+        query.stop()
+
+        let names = try world.query("kMDItemFSName LIKE '*.txt'")
+        let nameRecorder = QueryRecorder(names)
+        try world.start(names)
+        #expect(await nameRecorder.wait { nameRecorder.names.contains("finish") })
+        #expect(names.resultCount == 3 && (0..<3).allSatisfy { names.value(ofAttribute: NSMetadataQueryResultContentRelevanceAttribute, forResultAt: $0) == nil })
+        names.stop()
+    }
+
     /// A name search's work is bounded by its limit, however many names match: the names that
     /// start with the text and the recently used come first even when hundreds of others match.
     @Test func nameSearchIsBoundedAndKeepsTheBest() async throws {

@@ -116,9 +116,12 @@ extension FileManager {
         if let failure { throw failure }
     }
 
-    /// Whether a drive is configured (Apple: an iCloud account is signed in).
+    /// The drive's identity, nil when no drive is set up (Apple: the iCloud account signed in).
+    /// Equal tokens mean the same server and account; read it at launch, and observe
+    /// `NSUbiquityIdentityDidChange`, posted from then on when the drive is set up, removed or
+    /// pointed elsewhere.
     public var ubiquityIdentityToken: (any NSCoding & NSCopying & NSObjectProtocol)? {
-        FileManager.default.fileExists(atPath: FolioPaths().driveConfiguration) ? NSString(string: "folio-drive") : nil
+        UbiquityIdentity.shared.token(paths: FolioPaths()).map { NSString(string: $0) }
     }
 }
 #endif

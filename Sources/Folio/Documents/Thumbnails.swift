@@ -91,9 +91,9 @@ public struct ItemResourceValues: Sendable {
     /// Whether it has conflict versions not resolved yet (`ubiquitousItemHasUnresolvedConflictsKey`).
     public var ubiquitousItemHasUnresolvedConflicts: Bool?
     /// Why its upload failed (`ubiquitousItemUploadingErrorKey`).
-    public var ubiquitousItemUploadingError: CocoaError?
+    public var ubiquitousItemUploadingError: NSError?
     /// Why its download failed (`ubiquitousItemDownloadingErrorKey`).
-    public var ubiquitousItemDownloadingError: CocoaError?
+    public var ubiquitousItemDownloadingError: NSError?
 }
 
 #if !canImport(Darwin)
@@ -179,7 +179,7 @@ extension URL {
             values.ubiquitousItemHasUnresolvedConflicts = !(FileVersion.unresolvedConflictVersionsOfItem(at: self) ?? []).isEmpty
         }
         if let sync, let error = sync.error {
-            let failure = CocoaError(sync.isUploaded ? .fileReadUnknown : .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: error])
+            let failure = NSError.ubiquitousTransferFailure(error)
             if keys.contains(.ubiquitousItemUploadingErrorKey), !sync.isUploaded { values.ubiquitousItemUploadingError = failure }
             if keys.contains(.ubiquitousItemDownloadingErrorKey), sync.isUploaded { values.ubiquitousItemDownloadingError = failure }
         }

@@ -71,13 +71,18 @@ public struct MetadataAttribute: Sendable, Hashable {
     /// The reference document in the app's container.
     public static let urlInLocalContainer = MetadataAttribute(name: "NSMetadataUbiquitousItemURLInLocalContainerKey", kind: .string)
 
+    /// How well a result's text matches the query's `kMDItemTextContent` comparisons, 0 to 1 (higher
+    /// is better; Apple's `NSMetadataQueryResultContentRelevanceAttribute`). Only results of a query
+    /// the daemon's index runs have it: no predicate can select by it.
+    public static let contentRelevance = MetadataAttribute(name: "kMDQueryResultContentRelevance", kind: .number)
+
     /// Every attribute, by name.
     public static let all: [String: MetadataAttribute] = Dictionary(
         uniqueKeysWithValues: [
             fsName, displayName, url, path, fsSize, fsCreationDate, fsContentChangeDate, contentType, contentTypeTree, textContent, userTags,
             lastUsedDate, favoriteRank, isUbiquitous, hasUnresolvedConflicts, isDownloading, isUploaded, isUploading,
             percentDownloaded, percentUploaded, downloadingStatus, uploadingError, downloadingError, isPinned, isExternalDocument,
-            containerDisplayName, urlInLocalContainer, downloadRequested, isShared,
+            containerDisplayName, urlInLocalContainer, downloadRequested, isShared, contentRelevance,
         ].map { ($0.name, $0) })
 
     /// The attribute named `name`, or nil.

@@ -55,4 +55,8 @@ public let NSMetadataUbiquitousItemDownloadingErrorKey = "NSMetadataUbiquitousIt
 public let NSMetadataUbiquitousItemDownloadRequestedKey = "NSMetadataUbiquitousItemDownloadRequestedKey"
 /// Whether the item is shared with other people (never, in Folio's drive).
 public let NSMetadataUbiquitousItemIsSharedKey = "NSMetadataUbiquitousItemIsSharedKey"
+/// A result's content relevance, 0 to 1, for a query that searches `kMDItemTextContent`
+/// (`MetadataQuery.value(ofAttribute:forResultAt:)`, and a sort key): set by the daemon's index,
+/// nil from the in-process search.
+public let NSMetadataQueryResultContentRelevanceAttribute = "kMDQueryResultContentRelevance"
 #endif

@@ -22,8 +22,7 @@ open class MetadataItem: NSObject, @unchecked Sendable {
         if attribute == .url, case .string(let path) = value { return URL(fileURLWithPath: path) }
         // The transfer errors are `NSError`s, as Apple's (predicates compare their reasons).
         if attribute == .uploadingError || attribute == .downloadingError, case .string(let reason) = value {
-            return NSError(
-                domain: NSCocoaErrorDomain, code: CocoaError.ubiquitousFileUnavailable.rawValue, userInfo: [NSLocalizedDescriptionKey: reason])
+            return NSError.ubiquitousTransferFailure(reason)
         }
         return Self.object(value)
     }
@@ -95,11 +94,16 @@ package struct MetadataFacts: Sendable, Equatable {
     /// Where a drive item stands with the server, as the daemon's index knows it from the drive's
     /// journal (nil outside the drive, and in the in-process search, which has no journal).
     package var sync: UbiquitousSyncState?
+    /// How well the text matches the query's text comparisons, 0 to 1: set by the daemon's index
+    /// for a query that reads `kMDItemTextContent`, nil otherwise.
+    package var relevance: Double?
 
     package init(
         path: String, name: String, kind: FileStatus.Kind, size: Int64, modified: Double, typeIdentifier: String? = nil,
-        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil, downloadingStatus: String? = nil, sync: UbiquitousSyncState? = nil
+        tags: [String]? = nil, lastUsed: Double? = nil, favoriteRank: Int64? = nil, downloadingStatus: String? = nil, sync: UbiquitousSyncState? = nil,
+        relevance: Double? = nil
     ) {
+        self.relevance = relevance
         self.downloadingStatus = downloadingStatus
         self.sync = sync
         self.path = path
@@ -191,6 +195,7 @@ package struct MetadataFacts: Sendable, Equatable {
         case .percentDownloaded:
             return sync.map { .double($0.percentDownloaded ?? (downloadingStatus == NSMetadataUbiquitousItemDownloadingStatusCurrent ? 100 : 0)) }
         case .percentUploaded: return sync.map { .double($0.isUploaded ? 100 : 0) }
+        case .contentRelevance: return relevance.map { .double($0) }
         default: return nil
         }
     }
@@ -286,5 +291,14 @@ extension MetadataFacts {
         // Canonically equivalent spellings (composed or not, the Kelvin sign and K) fold alike.
         let composed = text.precomposedStringWithCanonicalMapping
         return MetadataPredicate.Comparison.fold(composed, [.caseInsensitive, .diacriticInsensitive]).precomposedStringWithCanonicalMapping
+    }
+}
+
+extension NSError {
+    /// A drive transfer's failure as Apple reports it (`NSMetadataUbiquitousItemUploadingErrorKey`,
+    /// `URLResourceValues.ubiquitousItemDownloadingError` …): Cocoa's domain,
+    /// `ubiquitousFileUnavailable`, the engine's reason as its description.
+    static func ubiquitousTransferFailure(_ reason: String) -> NSError {
+        NSError(domain: NSCocoaErrorDomain, code: CocoaError.ubiquitousFileUnavailable.rawValue, userInfo: [NSLocalizedDescriptionKey: reason])
     }
 }

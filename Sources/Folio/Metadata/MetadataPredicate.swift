@@ -193,6 +193,22 @@ public struct MetadataPredicate: Sendable, Hashable, CustomStringConvertible {
         visit(node)
         return result
     }
+
+    /// The strings the predicate looks for in `kMDItemTextContent` (not those under a NOT): what a
+    /// result's content relevance measures.
+    package var textSearches: [String] {
+        var result: [String] = []
+        func visit(_ node: Node) {
+            switch node {
+            case .constant, .not: break
+            case .and(let nodes), .or(let nodes): nodes.forEach(visit)
+            case .comparison(let comparison):
+                if comparison.attribute == .textContent, case .string(let search) = comparison.value { result.append(search) }
+            }
+        }
+        visit(node)
+        return result
+    }
 }
 
 /// Why a predicate format was refused: what, and where (the offending token and its offset).

@@ -20,8 +20,8 @@ package struct IndexQuerySpec: Sendable, Equatable {
 }
 
 /// An item's facts on the wire: `{"p": path, "k": kind, "s": size, "m": modified, "t": type,
-/// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status, "y": sync state}` (the
-/// last five only when set). The sync state of a drive item is `{"up": uploaded, "dl": downloading,
+/// "g": [tags], "u": last used, "f": favorite rank, "d": downloading status, "y": sync state, "r": content
+/// relevance}` (the last six only when set). The sync state of a drive item is `{"up": uploaded, "dl": downloading,
 /// "pin": pinned, "err": the last error (when there is one), "pd": percent downloaded (while it
 /// downloads)}`.
 package enum IndexWire {
@@ -34,6 +34,7 @@ package enum IndexWire {
         if let used = facts.lastUsed { object["u"] = .double(used) }
         if let rank = facts.favoriteRank { object["f"] = .int(rank) }
         if let status = facts.downloadingStatus { object["d"] = .string(status) }
+        if let relevance = facts.relevance { object["r"] = .double(relevance) }
         if let sync = facts.sync {
             var state: [String: WireValue] = ["up": .bool(sync.isUploaded), "dl": .bool(sync.isDownloading), "pin": .bool(sync.isPinned)]
             if let error = sync.error { state["err"] = .string(error) }
@@ -59,7 +60,8 @@ package enum IndexWire {
         return MetadataFacts(
             path: path, name: path == "/" ? "/" : String(path.split(separator: "/", omittingEmptySubsequences: true).last ?? ""),
             kind: self.kind(Int(kind)), size: size, modified: modified, typeIdentifier: type, tags: tags, lastUsed: number(value["u"]),
-            favoriteRank: value["f"]?.intValue, downloadingStatus: value["d"]?.stringValue, sync: sync)
+            favoriteRank: value["f"]?.intValue, downloadingStatus: value["d"]?.stringValue, sync: sync,
+            relevance: number(value["r"]).map { min(1, max(0, $0)) })
     }
 
     private static func number(_ value: WireValue?) -> Double? {

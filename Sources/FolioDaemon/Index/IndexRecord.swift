@@ -38,6 +38,8 @@ struct IndexRecord: Sendable, Equatable {
     /// Whether the document has unresolved conflict versions (filled in by the browser page from
     /// the version store; the index does not keep it).
     var conflict = false
+    /// How well the text matches a query's text searches (set for that query's results only).
+    var relevance: Double?
 
     /// The record of the document a placeholder stub stands for (its path and name, the size,
     /// date and type the stub gives, not downloaded), or nil when `name` is not a valid stub's.
@@ -150,7 +152,8 @@ struct IndexRecord: Sendable, Equatable {
     var facts: MetadataFacts {
         MetadataFacts(
             path: path, name: name, kind: kind, size: size, modified: modified, typeIdentifier: type,
-            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank, downloadingStatus: downloadStatus, sync: sync)
+            tags: tags.map(Self.decode(tags:)) ?? [], lastUsed: lastUsed, favoriteRank: favoriteRank, downloadingStatus: downloadStatus, sync: sync,
+            relevance: relevance)
     }
 
     static func encode(tags: [String]) -> String? {

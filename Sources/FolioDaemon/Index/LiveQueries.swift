@@ -104,12 +104,17 @@ final class LiveQueries: @unchecked Sendable {
                 }
             }
             let readsText = query.spec.predicate.attributes.contains(.textContent)
-            for record in changes.written.values where query.inScope(record.path) {
+            for var record in changes.written.values where query.inScope(record.path) {
                 let facts = record.facts
-                let matches =
-                    readsText
-                    ? ((try? index.pool.read { db in index.matches(query.spec.predicate, record, db) }) ?? false)
-                    : query.spec.predicate.evaluate({ facts.value($0) })
+                var matches = false
+                if readsText {
+                    try? index.pool.read { db in
+                        matches = index.matches(query.spec.predicate, record, db)
+                        if matches { record.relevance = index.relevance(of: record, for: query.spec.predicate, db) }
+                    }
+                } else {
+                    matches = query.spec.predicate.evaluate({ facts.value($0) })
+                }
                 if matches {
                     query.members.insert(record.path)
                     query.removed.remove(record.path)

@@ -94,6 +94,21 @@ extension MetadataIndex {
         }
     }
 
+    /// How well the record's text matches what `predicate` looks for in it, 0 to 1 (Apple's
+    /// `NSMetadataQueryResultContentRelevanceAttribute`): SQLite's bm25 score `s` of the text
+    /// against those searches (any of them), as `s / (1 + s)`. Nil when the predicate looks for no
+    /// text or the text has none of it.
+    func relevance(of record: IndexRecord, for predicate: MetadataPredicate, _ db: Database) -> Double? {
+        let searches = predicate.textSearches.compactMap(TextWords.ftsQuery)
+        guard !searches.isEmpty,
+            let bm25 = try? Double.fetchOne(
+                db.cachedStatement(sql: "SELECT bm25(contents) FROM contents WHERE contents MATCH ? AND rowid = ?"),
+                arguments: [searches.joined(separator: " OR "), record.id])
+        else { return nil }
+        let score = max(0, -bm25)
+        return score / (1 + score)
+    }
+
     /// Writes the texts read, for rows unchanged since, then goes on.
     private func applyContents(_ read: [(IndexRecord, Result<String?, TextExtractionWorker.Failure>)]) {
         guard !stopped else { return }

@@ -130,7 +130,7 @@ extension WebRoutes {
             await answer {
                 let change = try await body(SetFavorite.self, of: request)
                 let scope = await state.scope()
-                try await state.blocking(.quick) { try scope.existing(change.path) }
+                _ = try await state.blocking(.quick) { try scope.existing(change.path) }
                 try await state.context.index.perform { index in
                     if change.favorite {
                         try index.addFavorite(change.path)
