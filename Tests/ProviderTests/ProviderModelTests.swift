@@ -12,7 +12,7 @@ private struct MinimalItem: FileProviderItem {
 
 @Suite("The provider model", .elasticPool)
 struct ProviderModelTests {
-    @Test func errorCodesAreApples() {
+    @Test func errorCodesAreApples() throws {
         let expected: [FileProviderError.Code: Int] = [
             .notAuthenticated: -1000, .filenameCollision: -1001, .syncAnchorExpired: -1002, .insufficientQuota: -1003,
             .serverUnreachable: -1004, .noSuchItem: -1005, .deletionRejected: -1006, .directoryNotEmpty: -1007, .providerNotFound: -2001,
@@ -28,6 +28,25 @@ struct ProviderModelTests {
         #expect(bridged.code == -1001)
         #expect(bridged.userInfo["NSFileProviderErrorCollidingItem"] as? String == "x")
         #expect(FileProviderModifyItemOptions.failOnConflict.rawValue == 1 << 1)
+        // Apple's way of making them: NSError's class methods, with the item in the user info; a
+        // provider program's NSError of the domain reaches the engine as the provider error it is.
+        let existing = MinimalItem(itemIdentifier: FileProviderItemIdentifier("there"), parentItemIdentifier: .rootContainer, filename: "a.txt")
+        let collision = NSError.fileProviderErrorForCollision(with: existing)
+        #expect(collision.domain == NSFileProviderErrorDomain && collision.code == FileProviderError.Code.filenameCollision.rawValue)
+        #expect((collision.userInfo[NSFileProviderErrorItemKey] as? any FileProviderItem)?.filename == "a.txt")
+        #expect((collision.userInfo[NSFileProviderErrorCollidingItemKey] as? any FileProviderItem)?.itemIdentifier == existing.itemIdentifier)
+        let read = try #require(ProviderWire.error(ProviderWire.encode(collision), context: "test") as? FileProviderError)
+        #expect(read.code == .filenameCollision && read.collidingItemIdentifier == existing.itemIdentifier && read.reaction == .bounce)
+        #expect(FileProviderError(bridging: collision)?.collidingItem?.filename == "a.txt")
+        let missing = NSError.fileProviderErrorForNonExistentItem(withIdentifier: FileProviderItemIdentifier("gone"))
+        #expect(missing.code == -1005 && missing.userInfo[NSFileProviderErrorNonExistentItemIdentifierKey] as? String == "gone")
+        #expect(FileProviderError(bridging: missing)?.nonExistentItemIdentifier == FileProviderItemIdentifier("gone"))
+        #expect((ProviderWire.error(ProviderWire.encode(missing), context: "test") as? FileProviderError)?.reaction == .confirmAbsence)
+        // Built by hand, with Apple's keys: read the same way; another domain is not a provider error.
+        let byHand = NSError(domain: NSFileProviderErrorDomain, code: -1001, userInfo: [NSFileProviderErrorCollidingItemKey: "other"])
+        #expect(FileProviderError(bridging: byHand)?.collidingItemIdentifier == FileProviderItemIdentifier("other"))
+        #expect(FileProviderError(bridging: CocoaError(.fileNoSuchFile)) == nil)
+        #expect(FileProviderError(bridging: NSError(domain: NSFileProviderErrorDomain, code: 12345)) == nil)
         // -3001, Folio's code before Apple defined -2015, is still read from provider programs.
         let legacy = ProviderWire.error(["domain": "NSFileProviderErrorDomain", "code": -3001, "message": "changed"], context: "test")
         #expect((legacy as? FileProviderError)?.code == .localVersionConflictingWithServer)

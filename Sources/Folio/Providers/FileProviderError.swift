@@ -94,6 +94,9 @@ public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, Custo
     public var code: Code
     /// The identifier of the item that collided, for ``Code/filenameCollision``.
     public var collidingItemIdentifier: FileProviderItemIdentifier?
+    /// The item that collided, when the provider gave it (`collision(with:)` of an item,
+    /// Apple's `fileProviderErrorForCollision(with:)`).
+    public var collidingItem: FileProviderItemRecord?
     /// The identifier of the item that does not exist, for ``Code/noSuchItem``.
     public var nonExistentItemIdentifier: FileProviderItemIdentifier?
     /// What went wrong, in words.
@@ -112,6 +115,14 @@ public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, Custo
         return error
     }
 
+    /// A collision with `existingItem`, the item already there (Apple's
+    /// `fileProviderErrorForCollision(with:)`): its identifier, and the item in the user info.
+    public static func collision(with existingItem: any FileProviderItem, message: String? = nil) -> FileProviderError {
+        var error = collision(with: existingItem.itemIdentifier, message: message)
+        error.collidingItem = FileProviderItemRecord(existingItem)
+        return error
+    }
+
     /// A missing item (Apple's `fileProviderErrorForNonExistentItem(withIdentifier:)`).
     public static func noSuchItem(_ identifier: FileProviderItemIdentifier, message: String? = nil) -> FileProviderError {
         var error = FileProviderError(.noSuchItem, message: message ?? "no item \(identifier)")
@@ -119,16 +130,56 @@ public struct FileProviderError: Error, CustomNSError, Hashable, Sendable, Custo
         return error
     }
 
+    /// The error `error` is, read as a provider error: itself, or an `NSError` of
+    /// `NSFileProviderErrorDomain` with a known code (Apple's `fileProviderErrorForCollision(with:)`
+    /// and friends, or one built by hand), with the items its user info names. Nil for any other
+    /// error.
+    public init?(bridging error: any Error) {
+        if let error = error as? FileProviderError {
+            self = error
+            return
+        }
+        let bridged = error as NSError
+        let number = bridged.code == Code.legacyBaseVersionMismatch ? Code.localVersionConflictingWithServer.rawValue : bridged.code
+        guard bridged.domain == Self.errorDomain, let code = Code(rawValue: number) else { return nil }
+        self.init(code, message: bridged.userInfo[NSLocalizedDescriptionKey] as? String)
+        for key in [Self.itemKey, Self.collidingItemKey] {
+            switch bridged.userInfo[key] {
+            case let item as any FileProviderItem:
+                collidingItem = FileProviderItemRecord(item)
+                collidingItemIdentifier = item.itemIdentifier
+            case let identifier as String:
+                collidingItemIdentifier = FileProviderItemIdentifier(identifier)
+            default: continue
+            }
+            break
+        }
+        if let identifier = bridged.userInfo[Self.nonExistentItemIdentifierKey] as? String {
+            nonExistentItemIdentifier = FileProviderItemIdentifier(identifier)
+        }
+    }
+
+    static let itemKey = "NSFileProviderErrorItem"
+    static let collidingItemKey = "NSFileProviderErrorCollidingItem"
+    static let nonExistentItemIdentifierKey = "NSFileProviderErrorNonExistentItemIdentifier"
+
     /// `NSFileProviderErrorDomain`.
     public static var errorDomain: String { "NSFileProviderErrorDomain" }
     /// The code's number.
     public var errorCode: Int { code.rawValue }
-    /// The message and the items involved.
+    /// The message and the items involved: the colliding item under `NSFileProviderErrorItemKey`
+    /// and `NSFileProviderErrorCollidingItemKey` (its identifier there when only that is known),
+    /// the missing item's identifier under `NSFileProviderErrorNonExistentItemIdentifierKey`.
     public var errorUserInfo: [String: Any] {
         var info: [String: Any] = [:]
         if let message { info[NSLocalizedDescriptionKey] = message }
-        if let collidingItemIdentifier { info["NSFileProviderErrorCollidingItem"] = collidingItemIdentifier.rawValue }
-        if let nonExistentItemIdentifier { info["NSFileProviderErrorNonExistentItemIdentifier"] = nonExistentItemIdentifier.rawValue }
+        if let collidingItem {
+            info[Self.itemKey] = collidingItem
+            info[Self.collidingItemKey] = collidingItem
+        } else if let collidingItemIdentifier {
+            info[Self.collidingItemKey] = collidingItemIdentifier.rawValue
+        }
+        if let nonExistentItemIdentifier { info[Self.nonExistentItemIdentifierKey] = nonExistentItemIdentifier.rawValue }
         return info
     }
 
@@ -184,4 +235,36 @@ extension FileProviderError.Code: CustomStringConvertible {
         case .localVersionConflictingWithServer: "localVersionConflictingWithServer"
         }
     }
+}
+
+#if !canImport(Darwin)
+/// The domain of file provider errors (``FileProviderError``).
+public let NSFileProviderErrorDomain = "NSFileProviderErrorDomain"
+/// User-info key of a provider error: the item involved (the colliding item of a collision).
+public let NSFileProviderErrorItemKey = "NSFileProviderErrorItem"
+/// User-info key of a collision: the item already there (Apple deprecated it for
+/// `NSFileProviderErrorItemKey`; Folio sets both).
+public let NSFileProviderErrorCollidingItemKey = "NSFileProviderErrorCollidingItem"
+/// User-info key of a missing item's error: the identifier asked for.
+public let NSFileProviderErrorNonExistentItemIdentifierKey = "NSFileProviderErrorNonExistentItemIdentifier"
+
+extension NSError {
+    /// A collision with `existingItem`, the item that has the name (Apple's): code
+    /// `filenameCollision`, the item under `NSFileProviderErrorItemKey`. The system bounces one
+    /// of the two and tries again.
+    public class func fileProviderErrorForCollision(with existingItem: any FileProviderItem) -> NSError {
+        FileProviderError.collision(with: existingItem).bridged
+    }
+
+    /// The item `itemIdentifier` does not exist (Apple's): code `noSuchItem`, the identifier under
+    /// `NSFileProviderErrorNonExistentItemIdentifierKey`.
+    public class func fileProviderErrorForNonExistentItem(withIdentifier itemIdentifier: FileProviderItemIdentifier) -> NSError {
+        FileProviderError.noSuchItem(itemIdentifier).bridged
+    }
+}
+#endif
+
+extension FileProviderError {
+    /// As an `NSError`, with the domain, code and user info.
+    var bridged: NSError { NSError(domain: Self.errorDomain, code: errorCode, userInfo: errorUserInfo) }
 }

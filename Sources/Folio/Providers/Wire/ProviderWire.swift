@@ -163,9 +163,10 @@ package enum ProviderWire {
 
     // MARK: Errors
 
-    /// An error as the protocol carries it: Apple's domain and code, and a message.
+    /// An error as the protocol carries it: Apple's domain and code, and a message (and a
+    /// collision's item identifier, from a ``FileProviderError`` or an `NSError` of its domain).
     package static func encode(_ error: any Error) -> WireValue {
-        if let error = error as? FileProviderError {
+        if let error = FileProviderError(bridging: error) {
             var members: [String: WireValue] = [
                 "domain": .string(FileProviderError.errorDomain), "code": .int(Int64(error.code.rawValue)),
                 "message": .string(error.message ?? "\(error.code)"),
