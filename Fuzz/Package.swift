@@ -47,6 +47,9 @@ let package = Package(
         // GTK's recently-used.xbel, read into the index's recents.
         .executableTarget(
             name: "FuzzRecentlyUsed", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // FileWrapper's serialized representation (pasteboards and drags).
+        .executableTarget(
+            name: "FuzzFileWrapper", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The version store's manifests and document identity attributes.
         .executableTarget(
             name: "FuzzVersionStore", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

@@ -31,13 +31,13 @@ open class FileWrapper: @unchecked Sendable {
         public static let withNameUpdating = WritingOptions(rawValue: 1 << 1)
     }
 
-    private enum Kind {
+    enum Kind {
         case regular(Data)
         case directory([String: FileWrapper])
         case link(URL)
     }
 
-    private var kind: Kind
+    private(set) var kind: Kind
     /// The name the wrapper would like inside its parent folder.
     open var preferredFilename: String?
     /// The name it has on disk (set when read or written with name updating).
@@ -48,6 +48,10 @@ open class FileWrapper: @unchecked Sendable {
     /// A regular file holding `contents`.
     public init(regularFileWithContents contents: Data) {
         kind = .regular(contents)
+    }
+
+    init(kind: Kind) {
+        self.kind = kind
     }
 
     /// A folder holding `childrenByPreferredName`.
@@ -64,6 +68,20 @@ open class FileWrapper: @unchecked Sendable {
     public init(symbolicLinkWithDestinationURL url: URL) {
         kind = .link(url)
     }
+
+    /// The wrapper `serializedRepresentation` describes, or nil when the bytes are not one
+    /// (Apple's `init?(serializedRepresentation:)`).
+    public init?(serializedRepresentation: Data) {
+        guard let root = FileWrapperSerialization.decode(serializedRepresentation) else { return nil }
+        kind = root.kind
+        preferredFilename = root.preferredFilename
+        fileAttributes = root.fileAttributes
+    }
+
+    /// The wrapper as bytes, to put on a pasteboard or in a drag (Apple's
+    /// `serializedRepresentation`), read back by `init?(serializedRepresentation:)`. Apple's format
+    /// is private; Folio's is documented at `FileWrapperSerialization`.
+    open var serializedRepresentation: Data? { FileWrapperSerialization.encode(self) }
 
     /// Reads the file, folder (recursively) or link at `url`.
     ///
@@ -180,7 +198,7 @@ open class FileWrapper: @unchecked Sendable {
     private static func sameContents(_ a: FileWrapper, _ b: FileWrapper) -> Bool {
         switch (a.kind, b.kind) {
         case (.regular(let x), .regular(let y)): return x == y
-        case (.link(let x), .link(let y)): return x.path == y.path
+        case (.link(let x), .link(let y)): return x.relativePath == y.relativePath
         case (.directory(let x), .directory(let y)):
             return x.keys.sorted() == y.keys.sorted() && x.allSatisfy { sameContents($0.value, y[$0.key]!) }
         default: return false
@@ -226,7 +244,9 @@ open class FileWrapper: @unchecked Sendable {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
             for (name, child) in children { try child.writeItem(to: url.appendingPathComponent(name)) }
         case .link(let destination):
-            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: destination.path)
+            // As read: a relative destination stays relative (`path` would resolve it against the
+            // working folder).
+            try FileManager.default.createSymbolicLink(atPath: url.path, withDestinationPath: destination.relativePath)
         }
         if let permissions = fileAttributes[FileAttributeKey.posixPermissions.rawValue] as? Int {
             chmod(url.path, mode_t(permissions))
