@@ -44,6 +44,18 @@ struct BookmarkTests {
             #expect(try URL.bookmarkData(withContentsOf: file) == fresh)
             try dir.write("not-a-bookmark", "plain text")
             #expect(throws: CocoaError.self) { try URL.bookmarkData(withContentsOf: dir.child("not-a-bookmark")) }
+
+            // Alias files: the bookmark file resolves to where the item is now, a symbolic link to
+            // its destination, anything else to itself; a link to nothing is an error.
+            let renamedAgain = dir.child("Archive/2026/report-v3.txt")
+            try FileManager.default.moveItem(at: moved, to: renamedAgain)
+            #expect(try URL(resolvingAliasFileAt: file).path == renamedAgain.path)
+            try FileManager.default.createSymbolicLink(atPath: dir.child("latest").path, withDestinationPath: "Archive/2026/report-v3.txt")
+            #expect(try URL(resolvingAliasFileAt: dir.child("latest")).path == renamedAgain.path)
+            #expect(try URL(resolvingAliasFileAt: dir.child("not-a-bookmark")).path == dir.child("not-a-bookmark").path)
+            try FileManager.default.createSymbolicLink(atPath: dir.child("dangling").path, withDestinationPath: "gone.txt")
+            #expect(throws: CocoaError.self) { try URL(resolvingAliasFileAt: dir.child("dangling")) }
+            #expect(throws: CocoaError.self) { try URL(resolvingAliasFileAt: dir.child("absent")) }
         }
     }
 

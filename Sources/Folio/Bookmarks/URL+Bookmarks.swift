@@ -1,5 +1,7 @@
 public import Foundation
 public import UniformTypes
+import FolioSystem
+import SystemPackage
 
 #if !canImport(Darwin)
 extension URL {
@@ -97,10 +99,9 @@ extension URL {
         if !options.contains(.withoutImplicitStartAccessing) { _ = SecurityScopes.shared.start(path, verify: AccessClient.verifier) }
     }
 
-    /// The resource values stored in bookmark data when it was made, without resolving it; nil for
-    /// data that is not valid.
     /// Writes bookmark data to a file at `bookmarkFileURL` (Apple writes an alias file; Folio, the
-    /// data as it is, replacing the file whole), to read back with ``bookmarkData(withContentsOf:)``.
+    /// data as it is, replacing the file whole), to read back with ``bookmarkData(withContentsOf:)``
+    /// or resolve with ``init(resolvingAliasFileAt:options:)``.
     public static func writeBookmarkData(_ bookmarkData: Data, to bookmarkFileURL: URL) throws {
         try bookmarkData.write(to: bookmarkFileURL, options: .atomic)
     }
@@ -116,6 +117,40 @@ extension URL {
         return data
     }
 
+    /// The item an alias file points to (Apple's `init(resolvingAliasFileAt:options:)`): a file
+    /// written by ``writeBookmarkData(_:to:)`` resolves as its bookmark (with `options`), a symbolic
+    /// link as its destination (every link followed, as Apple counts links as aliases); any other
+    /// item is `url` itself.
+    ///
+    /// - Throws: `CocoaError.fileNoSuchFile` when there is no item at `url` or a link's destination
+    ///   is gone; the bookmark's errors for a bookmark file.
+    public init(resolvingAliasFileAt url: URL, options: BookmarkResolutionOptions = []) throws {
+        let status: FileStatus
+        do {
+            status = try FileStatus(path: FilePath(url.path))
+        } catch {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url])
+        }
+        switch status.kind {
+        case .symbolicLink:
+            guard (try? FileStatus(path: FilePath(url.path), followSymlinks: true)) != nil else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSURLErrorKey: url, NSLocalizedDescriptionKey: "\(url.path) links to an item that is gone"])
+            }
+            self = url.resolvingSymlinksInPath()
+        case .regular where status.size <= Int64(Bookmark.maximumPayload + 256):
+            guard let data = try? URL.bookmarkData(withContentsOf: url) else {
+                self = url
+                return
+            }
+            var stale = false
+            try self.init(resolvingBookmarkData: data, options: options, bookmarkDataIsStale: &stale)
+        default:
+            self = url
+        }
+    }
+
+    /// The resource values stored in bookmark data when it was made, without resolving it; nil for
+    /// data that is not valid.
     public static func resourceValues(forKeys keys: Set<URLResourceKey>, fromBookmarkData data: Data) -> ItemResourceValues? {
         let stored: [String: WireValue]?
         if let daemon = AccessClient.daemon {
