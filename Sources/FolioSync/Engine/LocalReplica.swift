@@ -112,6 +112,22 @@ struct LocalReplica: Sendable {
         guard fsync(descriptor) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
 
+    /// Flushes each folder's entries to disk (a folder that is gone meanwhile is skipped: what
+    /// it held is gone with it).
+    static func flushFolders(_ folders: some Sequence<String>) throws {
+        for folder in folders {
+            let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                if errno == ENOENT || errno == ENOTDIR { continue }
+                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: folder])
+            }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: folder, NSLocalizedDescriptionKey: "cannot flush \(folder) to disk"])
+            }
+        }
+    }
+
     // MARK: Placeholders
 
     /// Where the stub of the file at `path` is.

@@ -33,6 +33,9 @@ extension SyncEngine {
         var unsettled: [SyncPath: UnsettledUpload] = [:]
         /// How many items the listing has in each folder (counted when first needed).
         var listedCounts: [FileProviderItemIdentifier: Int]?
+        /// The folders in which this pass placed, replaced or renamed items here, not yet flushed:
+        /// their entries reach the disk before the bases that record them (``SyncEngine/record(_:_:)``).
+        var placedIn: Set<SyncPath> = []
 
         /// How many items the listing has in each folder.
         mutating func itemsByFolder() -> [FileProviderItemIdentifier: Int] {
@@ -96,8 +99,12 @@ extension SyncEngine {
             case .uploaded:
                 report.uploaded += 1
                 serverChanged = true
-            case .downloaded: report.downloaded += 1
-            case .placeheld: report.placeholders += 1
+            case .downloaded:
+                report.downloaded += 1
+                run.placedIn.insert(action.path.parent ?? .root)
+            case .placeheld:
+                report.placeholders += 1
+                run.placedIn.insert(action.path.parent ?? .root)
             case .deletedOnServer:
                 report.deletedOnServer += 1
                 serverChanged = true
@@ -106,6 +113,7 @@ extension SyncEngine {
             case .conflict(let loser):
                 report.conflicts.append(action.path.text)
                 run.keptConflicts.append((action.path, loser))
+                run.placedIn.insert(action.path.parent ?? .root)
             case .uploadedOverConflict(let loser):
                 report.uploaded += 1
                 serverChanged = true
@@ -119,7 +127,14 @@ extension SyncEngine {
                 changes.append(contentsOf: rekeyed)
                 report.moved += 1
                 if let folder { run.createdFolders[action.path] = folder }
-                if onServer { serverChanged = true }
+                if onServer {
+                    serverChanged = true
+                } else {
+                    // Renamed here: the folders it left and entered (the shallowest paths).
+                    for moved in [rekeyed.filter { $0.1 == nil }, rekeyed.filter { $0.1 != nil }] {
+                        if let top = moved.min(by: { $0.0.depth < $1.0.depth }) { run.placedIn.insert(top.0.parent ?? .root) }
+                    }
+                }
             }
         }
         board.actionEnded(bytes: Self.transferSize(action, run.scan))

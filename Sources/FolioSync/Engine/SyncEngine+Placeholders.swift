@@ -76,6 +76,8 @@ extension SyncEngine {
             completed += size
             progress.completedUnitCount = completed
             board.actionEnded(bytes: size)
+            // The folder's entry on disk before the base that records it (``flushPlaced(_:)``).
+            try await SyncFileWork.run { [replica] in try LocalReplica.flushFolders([replica.absolute(path.parent ?? .root)]) }
             try await journal.record([
                 (path, BaseEntry(isFolder: false, identifier: item.itemIdentifier.rawValue, version: item.itemVersion.contentVersion, hash: hash,
                     fingerprint: replica.fingerprint(path)))
@@ -126,6 +128,7 @@ extension SyncEngine {
                 continue
             }
             unlink(moved)
+            try await SyncFileWork.run { [replica] in try LocalReplica.flushFolders([replica.absolute(path.parent ?? .root)]) }
             try await journal.record([
                 (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, fingerprint: replica.stubFingerprint(path),
                     isPlaceholder: true))

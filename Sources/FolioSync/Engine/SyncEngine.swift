@@ -175,7 +175,7 @@ actor SyncEngine {
                     run.unsettled = [:]
                 }
                 if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
-                    if (try? await journal.record(changes)) != nil {
+                    if (try? await record(changes, &run)) != nil {
                         changedBases = changedBases || !changes.isEmpty
                         changes.removeAll()
                     }
@@ -216,6 +216,7 @@ actor SyncEngine {
         }
         // An unfinished transfer matters while its file is here (until a base records the path).
         unfinished = unfinished.filter { replica.fingerprint($0.key) != nil }
+        try await flushPlaced(&run)
         try await journal.record(
             changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken),
             unfinished: unfinished == journaledUnfinished ? nil : unfinished)
@@ -263,6 +264,25 @@ actor SyncEngine {
     /// Notes made while an earlier one is being written are written together, in one transaction
     /// (a group commit): sixteen transfers at once each waited for the others' transactions in
     /// turn, a sixth of a 10,000-file download's time.
+    /// Records `changes` in the journal once the folders the pass placed items in are on disk.
+    func record(_ changes: [(SyncPath, BaseEntry?)], _ run: inout Run) async throws {
+        try await flushPlaced(&run)
+        try await journal.record(changes)
+    }
+
+    /// Flushes the folders in which the pass placed, replaced or renamed items (`Run.placedIn`):
+    /// a base says the item is here, so its folder's entry must survive a crash first. Without
+    /// this, a file system that does not order a rename before a later flush of another file
+    /// (ext4 without a journal, as on this project's machines; btrfs and XFS log per file) could
+    /// lose the entry and keep the base, and the next pass would take the missing file for a
+    /// deletion and delete it on the server.
+    func flushPlaced(_ run: inout Run) async throws {
+        guard !run.placedIn.isEmpty else { return }
+        let folders = run.placedIn.map { replica.absolute($0) }
+        try await SyncFileWork.run { try LocalReplica.flushFolders(folders) }
+        run.placedIn.removeAll()
+    }
+
     func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             pendingNotes.append((path, transfer, continuation))

@@ -65,7 +65,7 @@ extension IndexBenchmarks {
         // succeed for the figure to be printed.
         var failures = 0
         let processes = needles.prefix(40).map { needle in
-            timed { if BenchmarkTree.runQuietly(folio + [needle], environment: daemon.environment) != 0 { failures += 1 } }
+            timed { if BenchmarkTree.runQuietly(folio + ["--", needle], environment: daemon.environment) != 0 { failures += 1 } }
         }
         let nothing = (0..<40).map { _ in timed { BenchmarkTree.runQuietly(["/bin/true"]) } }
         if failures == 0 {
@@ -74,7 +74,7 @@ extension IndexBenchmarks {
             print("folio search (a process): \(failures) of \(processes.count) runs of \(front) failed; no figure (build it: swift build -c release --product folio)")
         }
         let tool = [daemon.executable.path, "search", "--limit", "50"]
-        let toolProcesses = needles.prefix(40).map { needle in timed { BenchmarkTree.runQuietly(tool + [needle], environment: daemon.environment) } }
+        let toolProcesses = needles.prefix(40).map { needle in timed { BenchmarkTree.runQuietly(tool + ["--", needle], environment: daemon.environment) } }
         harness.latency("folio-tool search <substring> (a process)", samples: toolProcesses, baselineName: "/bin/true (a process)", baselineSamples: nothing)
         if let plocate = ExecutableSearch.locate("plocate"), let updatedbPath = ExecutableSearch.locate("updatedb") {
             let database = root + "/plocate.db"
