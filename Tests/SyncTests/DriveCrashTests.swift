@@ -101,7 +101,14 @@ struct DriveCrashTests {
             return value["versions"]?.arrayValue ?? []
         }
 
-        func staging() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: drive + "/.folio-staging")) ?? [] }
+        /// The files in the staging folder and in its folders (which a sweep keeps, emptied).
+        func staging() -> [String] {
+            let folder = drive + "/.folio-staging"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).flatMap { name -> [String] in
+                guard let inside = try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + name) else { return [name] }
+                return inside.map { name + "/" + $0 }
+            }
+        }
     }
 
     /// A content of `count` bytes that names itself (`label`), so a failure says which one is where.

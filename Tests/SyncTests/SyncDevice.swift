@@ -76,6 +76,18 @@ final class SyncDevice: @unchecked Sendable {
         return result
     }
 
+    /// The files in the staging folder and in its folders (the fetch folders stay, emptied).
+    func stagedFiles() -> [String] {
+        let staging = path(LocalReplica.stagingName)
+        var files: [String] = []
+        let enumerator = FileManager.default.enumerator(atPath: staging)
+        while let relative = enumerator?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: staging + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue { files.append(relative) }
+        }
+        return files
+    }
+
     /// The synced files as path bytes, a NUL, and content bytes: unlike `tree()`, whose `String`
     /// keys merge the NFC and NFD spellings of a name, two such files stay two.
     func byteTree() -> Set<[UInt8]> {

@@ -110,7 +110,7 @@ struct SyncFaultTests {
             let failed = try await two.sync()
             #expect(failed.downloaded == 0 && failed.deferred["report.txt"] != nil, "\(action): \(failed)")
             #expect(two.read("report.txt") == "the first report", "\(action) changed the local file")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: two.root + "/" + LocalReplica.stagingName).isEmpty, "\(action) left a partial download")
+            #expect(two.stagedFiles().isEmpty, "\(action) left a partial download: \(two.stagedFiles())")
             proxy.clearRules()
         }
         let healed = try await two.sync()

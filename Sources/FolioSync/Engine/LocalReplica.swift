@@ -36,6 +36,27 @@ struct LocalReplica: Sendable {
 
     var staging: String { root + "/" + Self.stagingName }
 
+    /// How many folders a pass's downloads are spread over in the staging folder
+    /// (``FileProviderRequest/fetchFolders``): as many as run at once.
+    static let fetchFolders = 16
+
+    /// Makes the staging folder and its fetch folders (a sweep keeps them, emptied; a file left
+    /// where one belongs goes); returns the request a pass's provider calls carry.
+    func makeStaging() throws -> FileProviderRequest {
+        for index in -1..<Self.fetchFolders {
+            let folder = index < 0 ? staging : staging + "/" + FileProviderRequest.fetchFolderName(index)
+            if mkdir(folder, 0o700) == 0 { continue }
+            if errno == EEXIST, (try? FileStatus(path: FilePath(folder)))?.kind == .directory { continue }
+            if errno == EEXIST { unlink(folder) }
+            guard mkdir(folder, 0o700) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: folder, NSLocalizedDescriptionKey: "cannot make \(folder): \(String(cString: strerror(errno)))"])
+            }
+        }
+        var request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: staging))
+        request.fetchFolders = Self.fetchFolders
+        return request
+    }
+
     /// Scans the replica; a file whose fingerprint matches its base keeps the base's hash, one that
     /// changed is hashed, and a new one is hashed later, when it is sent or compared.
     func scan(base: [SyncPath: BaseEntry]) throws -> Scan {

@@ -68,12 +68,11 @@ actor SyncEngine {
         let token = replicaToken()
         // A replica put back from an earlier copy: its files are not changes made since the base.
         let restoredReplica = known?.replicaToken != nil && token != known?.replicaToken
-        try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+        let request = try await SyncFileWork.run { [replica] in try replica.makeStaging() }
         defer {
             stagingSlots.removeFree()
             board.endPass()
         }
-        let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         let clock = ContinuousClock()
         var phase = clock.now
         func lap(_ name: String) {
