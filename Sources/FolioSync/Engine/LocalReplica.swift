@@ -46,11 +46,13 @@ struct LocalReplica: Sendable {
         for index in -1..<Self.fetchFolders {
             let folder = index < 0 ? staging : staging + "/" + FileProviderRequest.fetchFolderName(index)
             if mkdir(folder, 0o700) == 0 { continue }
-            if errno == EEXIST, (try? FileStatus(path: FilePath(folder)))?.kind == .directory { continue }
-            if errno == EEXIST { unlink(folder) }
-            guard mkdir(folder, 0o700) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: folder, NSLocalizedDescriptionKey: "cannot make \(folder): \(String(cString: strerror(errno)))"])
+            if errno == EEXIST {
+                if (try? FileStatus(path: FilePath(folder)))?.kind == .directory { continue }
+                // A file left where the folder belongs.
+                unlink(folder)
+                if mkdir(folder, 0o700) == 0 { continue }
             }
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: folder, NSLocalizedDescriptionKey: "cannot make \(folder): \(String(cString: strerror(errno)))"])
         }
         var request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: staging))
         request.fetchFolders = Self.fetchFolders
