@@ -95,47 +95,74 @@ extension SyncEngine {
         let base = try await journal.base()
         let pins = try await journal.pins()
         var evicted: [SyncPath] = [], refused: [(SyncPath, FileProviderError)] = []
-        try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
-        for path in try Self.files(within: paths, base: base, replica: replica) where base[path]?.isPlaceholder != true {
+        // The file work (the checks, the stub, the move, the flush) on its pool, a file at a time.
+        let files = try await SyncFileWork.run { [replica] in
+            try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
+            return try Self.files(within: paths, base: base, replica: replica)
+        }
+        for path in files where base[path]?.isPlaceholder != true {
             if pins.contains(where: { path.isWithin($0) }) {
                 refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)” is pinned (folio drive unpin it first)")))
                 continue
             }
-            guard let entry = base[path], let synced = entry.fingerprint, entry.hash != nil, replica.fingerprint(path) == synced else {
+            guard let entry = base[path] else {
                 refused.append((path, FileProviderError(.unsyncedEdits, message: "“\(path)” has changes the server does not have yet (sync first)")))
                 continue
             }
-            // Content an app still has open stays (Apple: nonEvictable, EBUSY).
-            if let holder = ProcOpenFiles.holders(device: synced.device, inode: synced.inode).first {
-                refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)” is open in \(holder.name) (pid \(holder.pid))")))
+            let outcome = try await SyncFileWork.run { [replica] in try Self.evictFile(path, entry, replica) }
+            switch outcome {
+            case .refused(let error):
+                refused.append((path, error))
+            case .raced:
                 continue
+            case .evicted(let stub):
+                try await journal.record([
+                    (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, fingerprint: stub,
+                        isPlaceholder: true))
+                ])
+                evicted.append(path)
             }
-            // The stub first: a crash before the file is moved away leaves both, and the file wins.
-            let type = UTType(filenameExtension: (path.name as NSString).pathExtension)?.identifier
-            let stub = PlaceholderStub(name: path.name, size: synced.size, modified: synced.modified, contentType: type)
-            guard try replica.writeStub(stub, at: path, besideFile: true) else { continue }
-            let moved = replica.staging + "/evict-\(UUID().uuidString)"
-            guard rename(replica.absolute(path), moved) == 0 else {
-                replica.removeStub(path)
-                refused.append((path, FileProviderError(.nonEvictable, message: "“\(path)”: \(String(cString: strerror(errno)))")))
-                continue
-            }
-            // A writer that changed it after the check wins: it goes back, and stays.
-            guard (try? FileStatus(path: FilePath(moved))).map(LocalReplica.fingerprint) == synced else {
-                _ = try? FilePath(moved).rename(toNewItemAt: FilePath(replica.absolute(path)))
-                replica.removeStub(path)
-                refused.append((path, FileProviderError(.unsyncedEdits, message: "“\(path)” changed while it was evicted; it was kept")))
-                continue
-            }
-            unlink(moved)
-            try await SyncFileWork.run { [replica] in try LocalReplica.flushFolders([replica.absolute(path.parent ?? .root)]) }
-            try await journal.record([
-                (path, BaseEntry(isFolder: false, identifier: entry.identifier, version: entry.version, hash: entry.hash, fingerprint: replica.stubFingerprint(path),
-                    isPlaceholder: true))
-            ])
-            evicted.append(path)
         }
         return (evicted, refused)
+    }
+
+    /// What became of one file's eviction.
+    private enum Eviction {
+        /// A placeholder now, with the stub's fingerprint.
+        case evicted(LocalFingerprint?)
+        case refused(FileProviderError)
+        /// The stub could not be written (a file appeared in its place): left as it is.
+        case raced
+    }
+
+    /// Evicts the file at `path`, synced as `entry`: blocking file work, for the file-work pool.
+    private static func evictFile(_ path: SyncPath, _ entry: BaseEntry, _ replica: LocalReplica) throws -> Eviction {
+        guard let synced = entry.fingerprint, entry.hash != nil, replica.fingerprint(path) == synced else {
+            return .refused(FileProviderError(.unsyncedEdits, message: "“\(path)” has changes the server does not have yet (sync first)"))
+        }
+        // Content an app still has open stays (Apple: nonEvictable, EBUSY).
+        if let holder = ProcOpenFiles.holders(device: synced.device, inode: synced.inode).first {
+            return .refused(FileProviderError(.nonEvictable, message: "“\(path)” is open in \(holder.name) (pid \(holder.pid))"))
+        }
+        // The stub first: a crash before the file is moved away leaves both, and the file wins.
+        let type = UTType(filenameExtension: (path.name as NSString).pathExtension)?.identifier
+        let stub = PlaceholderStub(name: path.name, size: synced.size, modified: synced.modified, contentType: type)
+        guard try replica.writeStub(stub, at: path, besideFile: true) else { return .raced }
+        let moved = replica.staging + "/evict-\(UUID().uuidString)"
+        guard rename(replica.absolute(path), moved) == 0 else {
+            replica.removeStub(path)
+            return .refused(FileProviderError(.nonEvictable, message: "“\(path)”: \(String(cString: strerror(errno)))"))
+        }
+        // A writer that changed it after the check wins: it goes back, and stays.
+        guard (try? FileStatus(path: FilePath(moved))).map(LocalReplica.fingerprint) == synced else {
+            _ = try? FilePath(moved).rename(toNewItemAt: FilePath(replica.absolute(path)))
+            replica.removeStub(path)
+            return .refused(FileProviderError(.unsyncedEdits, message: "“\(path)” changed while it was evicted; it was kept"))
+        }
+        unlink(moved)
+        // The folder's entries on disk before the base that records the placeholder (``flushPlaced(_:)``).
+        try LocalReplica.flushFolders([replica.absolute(path.parent ?? .root)])
+        return .evicted(replica.stubFingerprint(path))
     }
 
     /// The status of the items at or below `paths`.
