@@ -104,13 +104,14 @@ final class LiveQueries: @unchecked Sendable {
                 }
             }
             let readsText = query.spec.predicate.attributes.contains(.textContent)
+            let relevanceQuery = readsText ? MetadataIndex.relevanceQuery(query.spec.predicate) : nil
             for var record in changes.written.values where query.inScope(record.path) {
                 let facts = record.facts
                 var matches = false
                 if readsText {
                     try? index.pool.read { db in
                         matches = index.matches(query.spec.predicate, record, db)
-                        if matches { record.relevance = index.relevance(of: record, for: query.spec.predicate, db) }
+                        if matches, let relevanceQuery { record.relevance = index.relevance(of: record, matching: relevanceQuery, db) }
                     }
                 } else {
                     matches = query.spec.predicate.evaluate({ facts.value($0) })

@@ -94,16 +94,19 @@ extension MetadataIndex {
         }
     }
 
-    /// How well the record's text matches what `predicate` looks for in it, 0 to 1 (Apple's
-    /// `NSMetadataQueryResultContentRelevanceAttribute`): SQLite's bm25 score `s` of the text
-    /// against those searches (any of them), as `s / (1 + s)`. Nil when the predicate looks for no
-    /// text or the text has none of it.
-    func relevance(of record: IndexRecord, for predicate: MetadataPredicate, _ db: Database) -> Double? {
+    /// The full-text query a result's relevance is measured against: what `predicate` looks for
+    /// in `kMDItemTextContent` (any of it); nil when it looks for no text.
+    static func relevanceQuery(_ predicate: MetadataPredicate) -> String? {
         let searches = predicate.textSearches.compactMap(TextWords.ftsQuery)
-        guard !searches.isEmpty,
-            let bm25 = try? Double.fetchOne(
-                db.cachedStatement(sql: "SELECT bm25(contents) FROM contents WHERE contents MATCH ? AND rowid = ?"),
-                arguments: [searches.joined(separator: " OR "), record.id])
+        return searches.isEmpty ? nil : searches.joined(separator: " OR ")
+    }
+
+    /// How well the record's text matches `query` (``relevanceQuery(_:)``), 0 to 1 (Apple's
+    /// `NSMetadataQueryResultContentRelevanceAttribute`): SQLite's bm25 score `s` as
+    /// `s / (1 + s)`. Nil when the text has none of it.
+    func relevance(of record: IndexRecord, matching query: String, _ db: Database) -> Double? {
+        guard let bm25 = try? Double.fetchOne(
+                db.cachedStatement(sql: "SELECT bm25(contents) FROM contents WHERE contents MATCH ? AND rowid = ?"), arguments: [query, record.id])
         else { return nil }
         let score = max(0, -bm25)
         return score / (1 + score)

@@ -108,13 +108,13 @@ extension MetadataIndex {
             let sql = "SELECT \(IndexRecord.columns) FROM items WHERE " + conditions.joined(separator: " AND ")
             let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
             var found = 0
-            let readsText = !predicate.textSearches.isEmpty
+            let relevanceQuery = Self.relevanceQuery(predicate)
             while let row = try rows.next() {
                 var record = IndexRecord(row: row)
                 if clause?.exact != true {
                     guard matches(predicate, record, db) else { continue }
                 }
-                if readsText { record.relevance = relevance(of: record, for: predicate, db) }
+                if let relevanceQuery { record.relevance = relevance(of: record, matching: relevanceQuery, db) }
                 try each(record)
                 found += 1
                 if let limit, found >= limit { return }
