@@ -14,7 +14,12 @@ public struct SpawnedProcess: Sendable {
     /// Starts `arguments` (the first an absolute path) with `environment` (nil: this process's),
     /// or returns nil when it cannot be started. With `newSession`, the child leads a session of
     /// its own (no controlling terminal: a terminal's hang-up or Ctrl-C does not reach it).
-    public init?(_ arguments: [String], environment: [String: String]? = nil, output: Int32? = nil, errors: Int32? = nil, newSession: Bool = false) {
+    /// `passing` gives the child descriptors of this process at the numbers it names (descriptor,
+    /// number in the child), open there whatever their close-on-exec flag here.
+    public init?(
+        _ arguments: [String], environment: [String: String]? = nil, output: Int32? = nil, errors: Int32? = nil, newSession: Bool = false,
+        passing: [(descriptor: Int32, number: Int32)] = []
+    ) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -26,6 +31,7 @@ public struct SpawnedProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
             }
         }
+        for passed in passing { posix_spawn_file_actions_adddup2(&actions, passed.descriptor, passed.number) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

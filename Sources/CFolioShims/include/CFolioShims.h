@@ -66,6 +66,21 @@ int cfolio_inode_generation(const char *path, unsigned long long *generation);
 /// Forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT that this process receives to `target` (from a
 /// signal handler); 0 restores their default actions.
 void cfolio_forward_signals(pid_t target);
+
+/// The FUSE kernel protocol's structures and constants (`struct fuse_in_header`, `FUSE_LOOKUP`, …),
+/// for the drive's mount, which speaks the protocol on `/dev/fuse` itself (docs/architecture.md).
+#include <linux/fuse.h>
+
+/// Receives one file descriptor sent with SCM_RIGHTS on the Unix socket `socket` (as `fusermount3`
+/// sends the mounted `/dev/fuse`). Returns the descriptor (close-on-exec), or -1 with errno set
+/// (ECONNRESET when the peer closed the socket without sending one).
+int cfolio_receive_fd(int socket);
+
+/// fallocate(2). Returns 0 or -1 with errno set.
+int cfolio_fallocate(int fd, int mode, long long offset, long long length);
+
+/// renameat2(2): `flags` 0, RENAME_NOREPLACE (1) or RENAME_EXCHANGE (2). Returns 0 or -1 with errno set.
+int cfolio_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath, unsigned int flags);
 #endif
 
 /// Compares two UTF-8 strings byte by byte, except that runs of ASCII digits compare by their

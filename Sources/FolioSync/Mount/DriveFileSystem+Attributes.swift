@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import CFolioShims
+import FolioSystem
+import Synchronization
+
+/// Extended attributes through the mount: the replica's own, and two of Folio's that any program
+/// can read (`getfattr -d`, a file manager's column) but none can set: `user.folio.status` and,
+/// while a download runs, `user.folio.progress`.
+extension DriveFileSystem {
+    static let statusAttribute = "user.folio.status"
+    static let progressAttribute = "user.folio.progress"
+
+    /// Folio's attributes of the item at `path`, by name.
+    func folioAttributes(_ path: String, _ item: Item) -> [(String, String)] {
+        let progress = state.withLock { $0.downloading[path] }
+        if let progress { return [(Self.statusAttribute, "downloading"), (Self.progressAttribute, String(Int(progress.rounded(.down))))] }
+        return [(Self.statusAttribute, item.placeholder ? "cloud" : "local")]
+    }
+
+    /// The size-or-value reply the protocol wants: the size alone when asked for 0 bytes, the bytes
+    /// when they fit, `ERANGE` when not.
+    private func replyValue(_ request: FUSERequest, _ value: [UInt8], asked: UInt32) throws(CErrno) {
+        if asked == 0 {
+            channel.reply(request.header.unique, fuse_getxattr_out(size: UInt32(value.count), padding: 0))
+        } else {
+            guard value.count <= Int(asked) else { throw CErrno(ERANGE) }
+            value.withUnsafeBytes { channel.reply(request.header.unique, payload: $0) }
+        }
+    }
+
+    func getExtendedAttribute(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer) throws(CErrno) {
+        guard let get = request.argument(fuse_getxattr_in.self), let (name, _) = request.name(at: MemoryLayout<fuse_getxattr_in>.size) else {
+            throw CErrno(EINVAL)
+        }
+        let path = try path(of: request)
+        let item = try item(path).get()
+        if let value = folioAttributes(path, item).first(where: { $0.0 == name })?.1 {
+            return try replyValue(request, Array(value.utf8), asked: get.size)
+        }
+        guard !name.hasPrefix("user.folio.") else { throw CErrno(ENODATA) }
+        guard !item.placeholder else { throw CErrno(ENODATA) }
+        let count = lgetxattr(replicaPath + "/" + path, name, buffer.baseAddress, min(buffer.count, get.size == 0 ? 0 : Int(get.size)))
+        guard count >= 0 else { throw CErrno.last }
+        if get.size == 0 {
+            channel.reply(request.header.unique, fuse_getxattr_out(size: UInt32(count), padding: 0))
+        } else {
+            channel.reply(request.header.unique, payload: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    func listExtendedAttributes(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer) throws(CErrno) {
+        guard let get = request.argument(fuse_getxattr_in.self) else { throw CErrno(EINVAL) }
+        let path = try path(of: request)
+        let item = try item(path).get()
+        var names: [UInt8] = []
+        for (name, _) in folioAttributes(path, item) { names += Array(name.utf8) + [0] }
+        if !item.placeholder {
+            let count = llistxattr(replicaPath + "/" + path, buffer.baseAddress, buffer.count)
+            guard count >= 0 else { throw CErrno.last }
+            // The replica's own, Folio's private ones (say, a tag's bookkeeping) left out.
+            for name in UnsafeRawBufferPointer(rebasing: buffer[0..<count]).split(separator: 0) where !name.starts(with: Array("user.folio.".utf8)) {
+                names += Array(name) + [0]
+            }
+        }
+        try replyValue(request, names, asked: get.size)
+    }
+
+    func setExtendedAttribute(_ request: FUSERequest) throws(CErrno) {
+        guard let set = request.argument(fuse_setxattr_in.self) else { throw CErrno(EINVAL) }
+        // Without FUSE_SETXATTR_EXT the arguments are the older, shorter form (size and flags).
+        let argumentsSize = MemoryLayout<UInt32>.size * 2
+        guard let (name, end) = request.name(at: argumentsSize), let value = request.bytes(at: end, count: Int(set.size)) else { throw CErrno(EINVAL) }
+        guard !name.hasPrefix("user.folio.") else { throw CErrno(EPERM) }
+        let path = try path(of: request)
+        guard try !item(path).get().placeholder else { throw CErrno(EPERM) }
+        guard lsetxattr(replicaPath + "/" + path, name, value.baseAddress, value.count, CInt(bitPattern: set.flags)) == 0 else { throw CErrno.last }
+        channel.reply(request.header.unique)
+    }
+
+    func removeExtendedAttribute(_ request: FUSERequest) throws(CErrno) {
+        guard let (name, _) = request.name(at: 0) else { throw CErrno(EINVAL) }
+        guard !name.hasPrefix("user.folio.") else { throw CErrno(EPERM) }
+        let path = try path(of: request)
+        guard try !item(path).get().placeholder else { throw CErrno(ENODATA) }
+        guard lremovexattr(replicaPath + "/" + path, name) == 0 else { throw CErrno.last }
+        channel.reply(request.header.unique)
+    }
+}

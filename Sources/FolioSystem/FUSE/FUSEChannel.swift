@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import CFolioShims
+public import SystemPackage
+
+/// A FUSE mount and its channel: `/dev/fuse` opened and mounted at a folder, requests read from it
+/// and replies written to it. The file system behind it is the caller's (``FUSEServer``).
+///
+/// Mounting: as root (or with `CAP_SYS_ADMIN`), `mount(2)` of type `fuse.<subtype>` with the open
+/// device; otherwise `fusermount3` (Debian's `fuse3`), which mounts the device it opens and sends
+/// it back over a Unix socket (`_FUSE_COMMFD`), as libfuse does. The device is close-on-exec, so
+/// no child keeps the mount alive: when this process ends, the kernel aborts the connection and
+/// every access to the mount fails with `ENOTCONN` until it is unmounted (``clearStale(at:)``).
+public final class FUSEChannel: Sendable {
+    /// The mounted `/dev/fuse`.
+    public let device: CInt
+    /// Where it is mounted.
+    public let mountpoint: String
+    /// Whether `fusermount3` mounted it (and so must unmount it).
+    private let unprivileged: Bool
+
+    /// The largest write the kernel sends in one request; a request is at most this and a page.
+    public static let maximumWrite = 128 * 1024
+    /// The size of the buffer a request is read into.
+    public static let requestBufferSize = maximumWrite + 4096
+
+    /// Mounts a new FUSE file system at `mountpoint` (a folder) named `name` in `/proc/mounts`.
+    ///
+    /// - Throws: ``FUSEMountError`` with a sentence naming what is missing (no `/dev/fuse`, no
+    ///   `fusermount3`, a refused mount).
+    public init(mountingAt mountpoint: String, name: String) throws(FUSEMountError) {
+        self.mountpoint = mountpoint
+        let options = "rootmode=40000,user_id=\(getuid()),group_id=\(getgid()),default_permissions"
+        if geteuid() == 0 {
+            let device = open("/dev/fuse", O_RDWR | O_CLOEXEC)
+            guard device >= 0 else { throw FUSEMountError("cannot open /dev/fuse: \(Errno(rawValue: errno))") }
+            guard Glibc.mount(name, mountpoint, "fuse." + name, UInt(MS_NOSUID | MS_NODEV), "fd=\(device),\(options)") == 0 else {
+                let failure = Errno(rawValue: errno)
+                close(device)
+                throw FUSEMountError("mount of \(mountpoint) refused: \(failure)")
+            }
+            self.device = device
+            unprivileged = false
+        } else {
+            device = try Self.mountWithFusermount(mountpoint, name: name)
+            unprivileged = true
+        }
+    }
+
+    private static func mountWithFusermount(_ mountpoint: String, name: String) throws(FUSEMountError) -> CInt {
+        guard let fusermount = ExecutableSearch.locate("fusermount3") else {
+            throw FUSEMountError("fusermount3 is not installed (Debian: apt install fuse3), and only root can mount without it")
+        }
+        var ends: [CInt] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw FUSEMountError("socketpair: \(Errno(rawValue: errno))")
+        }
+        defer { close(ends[0]) }
+        let options = "rw,nosuid,nodev,fsname=\(name),subtype=\(name),default_permissions"
+        let child = SpawnedProcess(
+            [fusermount, "-o", options, "--", mountpoint], environment: ["_FUSE_COMMFD": "3", "PATH": "/usr/bin:/bin"], passing: [(ends[1], 3)])
+        close(ends[1])
+        guard let child else { throw FUSEMountError("cannot start \(fusermount)") }
+        let device = cfolio_receive_fd(ends[0])
+        let failure = Errno(rawValue: errno)
+        let status = child.wait()
+        guard device >= 0 else { throw FUSEMountError("fusermount3 did not mount \(mountpoint) (exit \(status)): \(failure)") }
+        return device
+    }
+
+    /// Reads one request into `buffer` (at least ``requestBufferSize`` bytes), waiting for one:
+    /// its length, or nil once the file system is unmounted.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
+        while true {
+            let count = Glibc.read(device, buffer.baseAddress, buffer.count)
+            if count > 0 { return count }
+            if count == 0 { return nil }
+            switch errno {
+            // Interrupted, or a request the kernel took back before it was read.
+            case EINTR, EAGAIN, ENOENT: continue
+            case ENODEV: return nil
+            default: throw Errno(rawValue: errno)
+            }
+        }
+    }
+
+    /// Writes one reply (or notification). A reply to a request that was interrupted meanwhile
+    /// (`ENOENT`) is dropped, as the protocol says.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        while Glibc.write(device, bytes.baseAddress, bytes.count) < 0 && errno == EINTR {}
+    }
+
+    /// Unmounts, lazily: files still open keep working until closed; then the kernel ends the
+    /// connection and ``read(into:)`` returns nil. The device is closed when this object goes.
+    public func unmount() {
+        Self.detach(mountpoint, unprivileged: unprivileged)
+    }
+
+    deinit { close(device) }
+
+    /// Unmounts a FUSE mount at `mountpoint` left by a process that ended (its accesses fail with
+    /// `ENOTCONN`); true when there was one.
+    @discardableResult
+    public static func clearStale(at mountpoint: String) -> Bool {
+        var status = stat()
+        guard stat(mountpoint, &status) != 0, errno == ENOTCONN else { return false }
+        detach(mountpoint, unprivileged: geteuid() != 0)
+        return true
+    }
+
+    private static func detach(_ mountpoint: String, unprivileged: Bool) {
+        if !unprivileged {
+            _ = umount2(mountpoint, Int32(MNT_DETACH))
+        } else if let fusermount = ExecutableSearch.locate("fusermount3") {
+            SpawnedProcess.run([fusermount, "-u", "-z", "--", mountpoint])
+        }
+    }
+}
+
+/// Why a FUSE mount could not be made, in one sentence.
+public struct FUSEMountError: Error, CustomStringConvertible {
+    /// The sentence.
+    public let description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+@testable import FolioSync
+import FolioSystem
+import FolioTesting
+import FolioTestTraits
+import Foundation
+import Logging
+import Testing
+
+/// Whether this machine lets the tests mount a FUSE file system.
+let fuseMounts = access("/dev/fuse", R_OK | W_OK) == 0 && (geteuid() == 0 || ExecutableSearch.locate("fusermount3") != nil)
+
+/// The drive mounted with FUSE (issue 23), served by this process and used by real programs
+/// (`find`, `cat`, `sha256sum`, `getfattr`, `mv`, a shell): placeholders show as their documents
+/// and download on first read; writes land in the replica and a pass sends them; Folio's own names
+/// stay hidden; when the mount goes, the folder is the plain replica again.
+@Suite("The drive's mount", .elasticPool, .enabled(if: fuseMounts, "needs /dev/fuse, and root or fusermount3"))
+struct DriveMountTests {
+    static let kinds = [SyncBackend.Kind.memory, .apache].filter(\.runs)
+
+    /// Runs a program to its end: its output, after checking it succeeded.
+    @discardableResult
+    func run(_ arguments: String...) throws -> String {
+        let output = try ProcessRunner.run(URL(fileURLWithPath: ExecutableSearch.locate(arguments[0])!), Array(arguments.dropFirst()))
+        try #require(output.status == 0, "\(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
+        return output.stdout
+    }
+
+    /// A program's exit status.
+    func status(_ arguments: String...) throws -> Int32 {
+        try ProcessRunner.run(URL(fileURLWithPath: ExecutableSearch.locate(arguments[0])!), Array(arguments.dropFirst())).status
+    }
+
+    /// Device `two`'s folder mounted, its downloads made by an engine on the replica beneath.
+    func mount(_ two: SyncDevice, _ backend: SyncBackend) throws -> (mount: DriveMount, engine: SyncEngine) {
+        let provider = try backend.provider()
+        let box = EngineBox()
+        let mount = try DriveMount(two.root, materialize: { path in
+            _ = try await box.engine!.materialize([SyncPath(path)], progress: Progress(totalUnitCount: 0))
+        }, logger: Logger(label: "test.mount"))
+        box.engine = SyncEngine(provider: provider, replica: LocalReplica(root: mount.fileSystem.replicaPath), journal: two.journal, versions: two.versions)
+        return (mount, box.engine!)
+    }
+
+    final class EngineBox: @unchecked Sendable { var engine: SyncEngine? }
+
+    @Test(arguments: kinds)
+    func programsSeeDocumentsAndReadThemOnDemand(kind: SyncBackend.Kind) async throws {
+        let backend = try SyncBackend(kind)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
+        let large = (0..<20_000).map { "line \($0)\n" }.joined()
+        try one.write("a.txt", "hello world")
+        try one.write("dir/b.txt", large)
+        try await one.settle()
+        let arrived = try await two.settle()
+        #expect(arrived.placeholders == 2, "\(arrived)")
+        let (mount, engine) = try mount(two, backend)
+        defer { mount.unmount() }
+        let root = two.root
+
+        // Every program sees the documents, with their sizes, and none of Folio's own names.
+        let listed = try run("find", root, "-mindepth", "1", "-printf", "%P %s %b %y\n").split(separator: "\n").map(String.init).sorted()
+        #expect(listed.filter { $0.hasSuffix(" f") } == ["a.txt 11 0 f", "dir/b.txt \(large.utf8.count) 0 f"], "\(listed)")
+        #expect(listed.filter { $0.hasSuffix(" d") }.map { $0.split(separator: " ")[0] } == ["dir"], "\(listed)")
+        #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", root + "/a.txt") == "cloud")
+
+        // The first read downloads; the replica beneath then holds the bytes.
+        #expect(try run("cat", root + "/a.txt") == "hello world")
+        #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", root + "/a.txt") == "local")
+        let scratch = try TemporaryDirectory("folio-mount-expected")
+        let expected = scratch.child("b.txt")
+        try Data(large.utf8).write(to: expected)
+        #expect(try run("sha256sum", root + "/dir/b.txt").prefix(64) == run("sha256sum", expected.path).prefix(64))
+        let beneath = mount.fileSystem.replicaPath
+        #expect(FileManager.default.contents(atPath: beneath + "/dir/b.txt") == Data(large.utf8))
+        #expect(!FileManager.default.fileExists(atPath: beneath + "/dir/b.txt.folio-cloud"))
+
+        // Writes land in the replica: a new file, an editor's save by rename, a removal.
+        try run("sh", "-c", "echo made here > '\(root)/c.txt' && printf 'saved by an editor' > '\(root)/.a.txt.swp' && mv '\(root)/.a.txt.swp' '\(root)/a.txt'")
+        #expect(FileManager.default.contents(atPath: beneath + "/c.txt") == Data("made here\n".utf8))
+        #expect(FileManager.default.contents(atPath: beneath + "/a.txt") == Data("saved by an editor".utf8))
+        // Folio's names cannot be made through the mount.
+        #expect(try status("touch", root + "/x.folio-cloud") != 0)
+        #expect(!FileManager.default.fileExists(atPath: beneath + "/x.folio-cloud"))
+
+        // A pass on the replica beneath sends them; the other device gets them.
+        let sent = try await engine.sync()
+        #expect(sent.uploaded == 2, "\(sent)")
+        try await one.settle()
+        #expect(one.read("a.txt") == "saved by an editor" && one.read("c.txt") == "made here\n")
+
+        // Unmounted, the folder is the plain replica again.
+        #expect(mount.unmount())
+        #expect(FileManager.default.contents(atPath: root + "/dir/b.txt") == Data(large.utf8))
+        #expect(FileManager.default.contents(atPath: root + "/c.txt") == Data("made here\n".utf8))
+    }
+}
