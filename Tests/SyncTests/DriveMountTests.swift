@@ -8,6 +8,7 @@ import FolioTesting
 import FolioTestTraits
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 /// Whether this machine lets the tests mount a FUSE file system.
@@ -35,17 +36,40 @@ struct DriveMountTests {
     }
 
     /// Device `two`'s folder mounted, its downloads made by an engine on the replica beneath.
-    func mount(_ two: SyncDevice, _ backend: SyncBackend) throws -> (mount: DriveMount, engine: SyncEngine) {
+    func mount(_ two: SyncDevice, _ backend: SyncBackend, gate: Gate? = nil) throws -> (mount: DriveMount, engine: SyncEngine) {
         let provider = try backend.provider()
         let box = EngineBox()
-        let mount = try DriveMount(two.root, materialize: { path in
-            _ = try await box.engine!.materialize([SyncPath(path)], progress: Progress(totalUnitCount: 0))
+        let mount = try DriveMount(two.root, materialize: { path, progress in
+            await gate?.wait()
+            _ = try await box.engine!.materialize([SyncPath(path)], progress: progress)
         }, logger: Logger(label: "test.mount"))
         box.engine = SyncEngine(provider: provider, replica: LocalReplica(root: mount.fileSystem.replicaPath), journal: two.journal, versions: two.versions)
         return (mount, box.engine!)
     }
 
     final class EngineBox: @unchecked Sendable { var engine: SyncEngine? }
+
+    /// Holds downloads back until opened.
+    final class Gate: Sendable {
+        let stream: AsyncStream<Void>
+        let continuation: AsyncStream<Void>.Continuation
+        init() { (stream, continuation) = AsyncStream.makeStream() }
+        func wait() async { for await _ in stream { break } }
+        func open() {
+            continuation.yield()
+            continuation.finish()
+        }
+    }
+
+    /// Waits up to `seconds` for `condition`; whether it came.
+    func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
 
     @Test(arguments: kinds)
     func programsSeeDocumentsAndReadThemOnDemand(kind: SyncBackend.Kind) async throws {
@@ -69,6 +93,11 @@ struct DriveMountTests {
 
         // The first read downloads; the replica beneath then holds the bytes.
         #expect(try run("cat", root + "/a.txt") == "hello world")
+        // Served by the kernel from the replica's file where it can (passthrough, kernel 6.9 and root).
+        let kernel = ProcessInfo.processInfo.operatingSystemVersion
+        if (kernel.majorVersion, kernel.minorVersion) >= (6, 9), geteuid() == 0 {
+            #expect(mount.fileSystem.passthrough && mount.fileSystem.readsServed.load(ordering: .relaxed) == 0)
+        }
         #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", root + "/a.txt") == "local")
         let scratch = try TemporaryDirectory("folio-mount-expected")
         let expected = scratch.child("b.txt")
@@ -96,5 +125,53 @@ struct DriveMountTests {
         #expect(mount.unmount())
         #expect(FileManager.default.contents(atPath: root + "/dir/b.txt") == Data(large.utf8))
         #expect(FileManager.default.contents(atPath: root + "/c.txt") == Data("made here\n".utf8))
+    }
+
+    @Test func aSignalEndsAWaitingOpenAndTheDownloadGoesOn() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
+        try one.write("slow.txt", "worth the wait")
+        try await one.settle()
+        try await two.settle()
+        let gate = Gate()
+        let (mount, _) = try mount(two, backend, gate: gate)
+        defer { mount.unmount() }
+        let file = two.root + "/slow.txt"
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: ExecutableSearch.locate("python3")!)
+        reader.arguments = ["-c", """
+            import signal, sys
+            class Interrupted(Exception): pass
+            def interrupt(*_): raise Interrupted()
+            signal.signal(signal.SIGUSR1, interrupt)
+            # This test process's threads block signals, and a spawned child inherits the mask.
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR1])
+            try:
+                open(sys.argv[1]).read()
+                print("read")
+            except Interrupted:
+                print("interrupted")
+                sys.exit(3)
+            """, file]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        // The reader waits in its open, for the download.
+        #expect(await eventually { mount.fileSystem.waitingOpens == 1 })
+        #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", file) == "downloading")
+        #expect(try run("getfattr", "--only-values", "-n", "user.folio.progress", file) == "0")
+        kill(reader.processIdentifier, SIGUSR1)
+        let ended = await eventually(within: 2) { !reader.isRunning }
+        if !ended { kill(reader.processIdentifier, SIGKILL) }
+        try #require(ended, "the signalled reader still waits")
+        #expect(reader.terminationStatus == 3)
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "interrupted\n")
+        #expect(mount.fileSystem.waitingOpens == 0)
+        // The download goes on without it.
+        gate.open()
+        let beneath = mount.fileSystem.replicaPath + "/slow.txt"
+        #expect(await eventually { FileManager.default.contents(atPath: beneath) == Data("worth the wait".utf8) })
+        #expect(try run("cat", file) == "worth the wait")
+        #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", file) == "local")
     }
 }

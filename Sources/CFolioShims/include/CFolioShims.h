@@ -76,6 +76,17 @@ void cfolio_forward_signals(pid_t target);
 /// (ECONNRESET when the peer closed the socket without sending one).
 int cfolio_receive_fd(int socket);
 
+/// FUSE passthrough (kernel 6.9, protocol 7.40; needs CAP_SYS_ADMIN): registers `fd` as a backing
+/// file on the FUSE device `device`. Returns its backing id (> 0), or -1 with errno set.
+int cfolio_fuse_backing_open(int device, int fd);
+
+/// Drops backing id `id` on `device` (files opened with it keep their backing file). Returns 0 or -1.
+int cfolio_fuse_backing_close(int device, int id);
+
+/// The protocol's flags for passthrough, which this system's <linux/fuse.h> may predate.
+#define CFOLIO_FUSE_PASSTHROUGH_FLAGS2 (1u << 5) /* FUSE_PASSTHROUGH (1ULL << 37), in init's flags2 */
+#define CFOLIO_FOPEN_PASSTHROUGH (1u << 7)
+
 /// fallocate(2). Returns 0 or -1 with errno set.
 int cfolio_fallocate(int fd, int mode, long long offset, long long length);
 

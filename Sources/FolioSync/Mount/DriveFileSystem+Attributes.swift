@@ -3,6 +3,7 @@
 #endif
 import CFolioShims
 import FolioSystem
+import Foundation
 import Synchronization
 
 /// Extended attributes through the mount: the replica's own, and two of Folio's that any program
@@ -14,8 +15,10 @@ extension DriveFileSystem {
 
     /// Folio's attributes of the item at `path`, by name.
     func folioAttributes(_ path: String, _ item: Item) -> [(String, String)] {
-        let progress = state.withLock { $0.downloading[path] }
-        if let progress { return [(Self.statusAttribute, "downloading"), (Self.progressAttribute, String(Int(progress.rounded(.down))))] }
+        if let progress = state.withLock({ $0.downloading[path]?.progress }) {
+            let percent = Int((progress.fractionCompleted * 100).rounded(.down))
+            return [(Self.statusAttribute, "downloading"), (Self.progressAttribute, String(min(100, max(0, percent))))]
+        }
         return [(Self.statusAttribute, item.placeholder ? "cloud" : "local")]
     }
 

@@ -4,8 +4,10 @@
 import CFolioShims
 import Folio
 import FolioSystem
+import Foundation
 import Logging
 import Synchronization
+import SystemPackage
 
 /// The mount's operations, each the replica's own call beneath (docs/architecture.md, "The drive
 /// mount"). Placeholders answer as their documents; a name of Folio's own is never found, listed
@@ -92,33 +94,40 @@ extension DriveFileSystem {
         let path = try path(of: request)
         let folder = openat(replica, Self.relative(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
         guard folder >= 0 else { throw CErrno.last }
-        guard let stream = fdopendir(folder) else {
+        // The listing keeps its own descriptor of the folder, for the entries' `fstatat`.
+        let reading = dup(folder)
+        guard reading >= 0, let stream = fdopendir(reading) else {
+            let failure = CErrno.last
+            if reading >= 0 { close(reading) }
             close(folder)
-            throw CErrno.last
+            throw failure
         }
         defer { closedir(stream) }
         var entries: [DirectoryEntry] = [
             DirectoryEntry(name: ".", inode: 1, type: UInt32(DT_DIR)), DirectoryEntry(name: "..", inode: 1, type: UInt32(DT_DIR)),
         ]
-        var real = Set<String>(), stubs: [DirectoryEntry] = []
+        var stubs: [DirectoryEntry] = []
         let stubSuffix = PlaceholderStub.suffix.utf8.count
         while let record = readdir(stream) {
             let name = withUnsafeBytes(of: record.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name == "." || name == ".." { continue }
             let entry = DirectoryEntry(name: name, inode: UInt64(record.pointee.d_ino), type: UInt32(record.pointee.d_type))
             if PlaceholderStub.isStubName(name) {
-                stubs.append(DirectoryEntry(name: String(name.utf8.dropLast(stubSuffix))!, inode: entry.inode, type: UInt32(DT_REG)))
+                stubs.append(DirectoryEntry(name: String(name.utf8.dropLast(stubSuffix))!, inode: entry.inode, type: UInt32(DT_REG), placeholder: true))
             } else if !Self.isHidden(name, inRoot: path.isEmpty) {
-                real.insert(name)
                 entries.append(entry)
             }
         }
-        // A stub beside its own document is left by an interrupted download: the document shows.
-        entries += stubs.filter { !real.contains($0.name) && !$0.name.isEmpty }
+        if !stubs.isEmpty {
+            // A stub beside its own document is left by an interrupted download: the document shows.
+            let real = Set(entries.map(\.name))
+            entries += stubs.filter { !real.contains($0.name) && !$0.name.isEmpty }
+        }
+        let listing = Listing(folder: folder, entries: entries)
         let handle = state.withLock { state in
             let handle = state.nextListing
             state.nextListing += 1
-            state.listings[handle] = entries
+            state.listings[handle] = listing
             return handle
         }
         var answer = fuse_open_out()
@@ -126,30 +135,69 @@ extension DriveFileSystem {
         channel.reply(request.header.unique, answer)
     }
 
-    func readDirectory(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer) throws(CErrno) {
+    /// READDIR, and READDIRPLUS (`plus`): each entry with its attributes, so that a program
+    /// stat'ing a folder's entries finds them in the kernel's cache (one request for many entries,
+    /// not one an entry). An entry given with its node counts as a lookup, so only those that fit.
+    func readDirectory(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer, plus: Bool) throws(CErrno) {
         guard let read = request.argument(fuse_read_in.self) else { throw CErrno(EINVAL) }
-        guard let entries = state.withLock({ $0.listings[read.fh] }) else { throw CErrno(EBADF) }
+        guard let listing = state.withLock({ $0.listings[read.fh] }) else { throw CErrno(EBADF) }
+        let folder = plus ? try path(of: request) : ""
         let limit = min(Int(read.size), buffer.count)
+        let entrySize = plus ? MemoryLayout<fuse_entry_out>.size : 0
+        let headerSize = entrySize + MemoryLayout<fuse_dirent>.size
+        // Which entries fit, then their attributes, then their nodes in one step.
         var used = 0
-        var index = Int(read.offset)
-        let headerSize = MemoryLayout<fuse_dirent>.size
-        while index < entries.count {
-            let entry = entries[index]
-            let name = Array(entry.name.utf8)
-            let size = (headerSize + name.count + 7) & ~7
+        let first = Int(read.offset)
+        var end = first
+        while end < listing.entries.count {
+            let size = (headerSize + listing.entries[end].name.utf8.count + 7) & ~7
             guard used + size <= limit else { break }
+            used += size
+            end += 1
+        }
+        var statuses: [stat?] = []
+        var ids: [UInt64] = []
+        if plus {
+            statuses = listing.entries[first..<end].map { status(of: $0, in: listing, folder: folder) }
+            ids = nodes.remember(zip(listing.entries[first..<end], statuses).compactMap { $1 == nil ? nil : $0.name }, in: request.header.nodeid)
+        }
+        used = 0
+        var given = 0
+        for index in first..<end {
+            let entry = listing.entries[index]
+            let name = entry.name.utf8
+            let size = (headerSize + name.count + 7) & ~7
+            if plus {
+                var answer = fuse_entry_out()
+                if let status = statuses[index - first] {
+                    answer.nodeid = ids[given]
+                    given += 1
+                    answer.entry_valid = Self.cacheSeconds
+                    answer.attr_valid = Self.cacheSeconds
+                    answer.attr = Self.attributes(status)
+                }
+                buffer.storeBytes(of: answer, toByteOffset: used, as: fuse_entry_out.self)
+            }
             var record = fuse_dirent()
             record.ino = entry.inode
             record.off = UInt64(index + 1)
             record.namelen = UInt32(name.count)
             record.type = entry.type
-            buffer.storeBytes(of: record, toByteOffset: used, as: fuse_dirent.self)
-            for (offset, byte) in name.enumerated() { buffer[used + headerSize + offset] = byte }
-            for padding in (used + headerSize + name.count)..<(used + size) { buffer[padding] = 0 }
+            buffer.storeBytes(of: record, toByteOffset: used + entrySize, as: fuse_dirent.self)
+            let nameStart = used + headerSize
+            _ = UnsafeMutableRawBufferPointer(rebasing: buffer[nameStart..<(nameStart + name.count)]).copyBytes(from: name)
+            UnsafeMutableRawBufferPointer(rebasing: buffer[(nameStart + name.count)..<(used + size)]).initializeMemory(as: UInt8.self, repeating: 0)
             used += size
-            index += 1
         }
         channel.reply(request.header.unique, payload: UnsafeRawBufferPointer(rebasing: buffer[0..<used]))
+    }
+
+    /// The status of `entry` of `listing` as the mount shows it; nil for `.`, `..` and a name gone.
+    private func status(of entry: DirectoryEntry, in listing: Listing, folder: String) -> stat? {
+        guard entry.name != ".", entry.name != ".." else { return nil }
+        var status = stat()
+        if !entry.placeholder, fstatat(listing.folder, entry.name, &status, AT_SYMLINK_NOFOLLOW) == 0 { return status }
+        return placeholder(Self.child(entry.name, of: folder))?.status
     }
 
     func releaseDirectory(_ request: FUSERequest) {
@@ -180,9 +228,40 @@ extension DriveFileSystem {
     private func openFile(_ path: String, _ flags: UInt32, _ request: FUSERequest) throws(CErrno) {
         let file = openat(replica, Self.relative(path), Self.openFlags(flags))
         guard file >= 0 else { throw CErrno.last }
+        replyOpened(request, file)
+    }
+
+    /// Answers an open with the replica's `file`: served by the kernel from it (passthrough) when
+    /// the mount has it, else through this process's reads and writes.
+    func replyOpened(_ request: FUSERequest, _ file: CInt, entry: fuse_entry_out? = nil) {
         var answer = fuse_open_out()
         answer.fh = UInt64(file)
-        channel.reply(request.header.unique, answer)
+        let backing = passthroughBacking(file)
+        if backing > 0 {
+            answer.open_flags |= CFOLIO_FOPEN_PASSTHROUGH
+            answer.padding = UInt32(bitPattern: backing)  // backing_id, in protocol 7.40
+        }
+        // The id is kept until the file's release: the opener takes its backing file after this
+        // reply, in its own time.
+        if backing > 0 { state.withLock { $0.backings[UInt64(file)] = backing } }
+        if let entry { channel.reply(request.header.unique, entry, answer) } else { channel.reply(request.header.unique, answer) }
+    }
+
+    /// `file` registered as a backing file, or 0 when passthrough is off or refused.
+    private func passthroughBacking(_ file: CInt) -> CInt {
+        guard state.withLock({ $0.passthrough }) else { return 0 }
+        let backing = cfolio_fuse_backing_open(channel.device, file)
+        guard backing <= 0 else { return backing }
+        let reason = "\(Errno(rawValue: errno))"
+        let first = state.withLock { state -> Bool in
+            defer { state.passthrough = false }
+            return state.passthroughRefused == nil
+        }
+        if first {
+            state.withLock { $0.passthroughRefused = reason }
+            logger.notice("the kernel refused passthrough: files are read through Folio", metadata: ["error": "\(reason)"])
+        }
+        return 0
     }
 
     /// Makes the placeholder at `path` an empty file of the document's name (to be written over)
@@ -195,27 +274,30 @@ extension DriveFileSystem {
         if unlinkat(replica, path + PlaceholderStub.suffix, 0) != 0, errno != ENOENT { throw CErrno.last }
     }
 
-    /// Answers `request` with `then` once the placeholder at `path` is downloaded: the request's
-    /// thread goes on serving meanwhile, and a signal to the waiting process ends its wait with
-    /// `EINTR` (the download goes on). `then` gets a copy of the request (the thread's buffer is
-    /// reused at once).
+    /// Answers `request` with `then` once the placeholder at `path` is downloaded (one download a
+    /// path, however many wait for it): the request's thread goes on serving meanwhile, and a
+    /// signal to the waiting process ends its wait with `EINTR` while the download goes on. `then`
+    /// gets a copy of the request (the thread's buffer is reused at once).
     func afterDownloading(_ path: String, _ request: FUSERequest, then: @escaping @Sendable (FUSERequest) throws(CErrno) -> Void) {
         let unique = request.header.unique, header = request.header, body = Array(request.body)
-        state.withLock { state in
+        let download = state.withLock { state -> Task<Void, any Error> in
             state.waiting[unique] = path
-            if state.downloading[path] == nil { state.downloading[path] = 0 }
+            if let running = state.downloading[path] { return running.task }
+            let progress = Progress(totalUnitCount: 0)
+            let task = Task {
+                defer { self.state.withLock { _ = $0.downloading.removeValue(forKey: path) } }
+                try await self.materialize(path, progress)
+            }
+            state.downloading[path] = (progress, task)
+            return task
         }
         Task {
             var failure: CErrno?
-            do { try await self.materialize(path) } catch {
+            do { try await download.value } catch {
                 self.logger.notice("a download for a program's open failed", metadata: ["path": "\(path)", "error": "\(error)"])
                 failure = CErrno(EIO)
             }
-            let waiting = self.state.withLock { state -> Bool in
-                if !state.waiting.contains(where: { $0.key != unique && $0.value == path }) { state.downloading[path] = nil }
-                return state.waiting.removeValue(forKey: unique) != nil
-            }
-            guard waiting else { return }
+            guard self.state.withLock({ $0.waiting.removeValue(forKey: unique) }) != nil else { return }
             if let failure {
                 self.channel.reply(unique, error: failure.code)
                 return
@@ -245,13 +327,12 @@ extension DriveFileSystem {
             close(file)
             throw failure
         }
-        var opened = fuse_open_out()
-        opened.fh = UInt64(file)
-        channel.reply(request.header.unique, entry(name, in: request.header.nodeid, Item(status: status, placeholder: false)), opened)
+        replyOpened(request, file, entry: entry(name, in: request.header.nodeid, Item(status: status, placeholder: false)))
     }
 
     func read(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer) throws(CErrno) {
         guard let read = request.argument(fuse_read_in.self) else { throw CErrno(EINVAL) }
+        readsServed.add(1, ordering: .relaxed)
         let count = pread(CInt(truncatingIfNeeded: read.fh), buffer.baseAddress, min(Int(read.size), buffer.count), off_t(read.offset))
         guard count >= 0 else { throw CErrno.last }
         channel.reply(request.header.unique, payload: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
@@ -267,7 +348,10 @@ extension DriveFileSystem {
     }
 
     func release(_ request: FUSERequest) {
-        if let release = request.argument(fuse_release_in.self) { close(CInt(truncatingIfNeeded: release.fh)) }
+        if let release = request.argument(fuse_release_in.self) {
+            if let backing = state.withLock({ $0.backings.removeValue(forKey: release.fh) }) { _ = cfolio_fuse_backing_close(channel.device, backing) }
+            close(CInt(truncatingIfNeeded: release.fh))
+        }
         channel.reply(request.header.unique)
     }
 

@@ -3,9 +3,10 @@
 #endif
 import CFolioShims
 import Folio
+package import Foundation
 package import FolioSystem
 package import Logging
-import Synchronization
+package import Synchronization
 
 /// The drive as a FUSE file system, mounted over the replica's own folder: every program sees each
 /// file under its real name, size and date, a placeholder included (its size from its stub,
@@ -30,7 +31,7 @@ package final class DriveFileSystem: Sendable {
     /// `…at` form (extended attributes) and for the sync engine.
     package let replicaPath: String
     let nodes = DriveNodes()
-    let materialize: @Sendable (String) async throws -> Void
+    let materialize: @Sendable (String, Progress) async throws -> Void
     let logger: Logger
     /// Kernel attribute and entry cache lifetime, seconds: the sync engine changes the replica
     /// beneath, so it is short.
@@ -39,11 +40,18 @@ package final class DriveFileSystem: Sendable {
     struct State {
         /// Opens waiting for a download, by request number, with the path each waits for.
         var waiting: [UInt64: String] = [:]
-        /// Downloads under way for opens, by path, with their percent done.
-        var downloading: [String: Double] = [:]
+        /// Downloads under way for opens, by path: how far each is, and the task the opens wait for.
+        var downloading: [String: (progress: Progress, task: Task<Void, any Error>)] = [:]
         /// Open folders' listings, by handle.
-        var listings: [UInt64: [DirectoryEntry]] = [:]
+        var listings: [UInt64: Listing] = [:]
         var nextListing: UInt64 = 1
+        /// Whether opened files are served by the kernel from the replica's file (FUSE
+        /// passthrough), as agreed at the start.
+        var passthrough = false
+        /// The backing ids of files open with passthrough, by handle.
+        var backings: [UInt64: CInt] = [:]
+        /// Why passthrough is off, logged once.
+        var passthroughRefused: String?
     }
 
     let state = Mutex(State())
@@ -53,11 +61,28 @@ package final class DriveFileSystem: Sendable {
         var name: String
         var inode: UInt64
         var type: UInt32
+        /// A placeholder: its stub is what the folder holds.
+        var placeholder = false
+    }
+
+    /// An open folder: its descriptor in the replica (closed with it), and its entries as read
+    /// at its opening.
+    final class Listing: Sendable {
+        let folder: CInt
+        let entries: [DirectoryEntry]
+
+        init(folder: CInt, entries: [DirectoryEntry]) {
+            self.folder = folder
+            self.entries = entries
+        }
+
+        deinit { close(folder) }
     }
 
     /// Serves the replica at `replica` (an `O_PATH` folder descriptor this object then owns) on
-    /// `channel`. `materialize` downloads the placeholder at a replica-relative path.
-    package init(channel: FUSEChannel, replica: CInt, materialize: @escaping @Sendable (String) async throws -> Void, logger: Logger) {
+    /// `channel`. `materialize` downloads the placeholder at a replica-relative path, telling the
+    /// progress how far it is.
+    package init(channel: FUSEChannel, replica: CInt, materialize: @escaping @Sendable (String, Progress) async throws -> Void, logger: Logger) {
         self.channel = channel
         self.replica = replica
         replicaPath = "/proc/self/fd/\(replica)"
@@ -69,6 +94,16 @@ package final class DriveFileSystem: Sendable {
 
     /// Whether `name` is one of Folio's own, never shown: a stub, or in the root the staging
     /// folder or the replica's marker; unfinished uploads anywhere.
+    /// How many reads this process has served (none for files the kernel reads itself, with
+    /// passthrough).
+    package let readsServed = Atomic<Int>(0)
+
+    /// Whether the kernel reads and writes opened files itself (passthrough).
+    package var passthrough: Bool { state.withLock { $0.passthrough } }
+
+    /// How many opens wait for a download now.
+    package var waitingOpens: Int { state.withLock { $0.waiting.count } }
+
     static func isHidden(_ name: String, inRoot: Bool) -> Bool {
         if PlaceholderStub.isStubName(name) || name.hasPrefix(".folio-upload-") { return true }
         return inRoot && (name == LocalReplica.stagingName || name == LocalReplica.markerName)
@@ -162,7 +197,8 @@ package final class DriveFileSystem: Sendable {
             case Int32(FUSE_GETATTR.rawValue): try getAttributes(request)
             case Int32(FUSE_SETATTR.rawValue): try setAttributes(request)
             case Int32(FUSE_OPENDIR.rawValue): try openDirectory(request)
-            case Int32(FUSE_READDIR.rawValue): try readDirectory(request, into: readBuffer)
+            case Int32(FUSE_READDIR.rawValue): try readDirectory(request, into: readBuffer, plus: false)
+            case Int32(FUSE_READDIRPLUS.rawValue): try readDirectory(request, into: readBuffer, plus: true)
             case Int32(FUSE_RELEASEDIR.rawValue): releaseDirectory(request)
             case Int32(FUSE_OPEN.rawValue): try open(request)
             case Int32(FUSE_CREATE.rawValue): try create(request)
@@ -200,13 +236,23 @@ package final class DriveFileSystem: Sendable {
         answer.major = 7
         answer.minor = min(offer.minor, UInt32(FUSE_KERNEL_MINOR_VERSION))
         answer.max_readahead = offer.max_readahead
-        let wanted = UInt32(FUSE_ASYNC_READ | FUSE_BIG_WRITES | FUSE_ATOMIC_O_TRUNC | FUSE_AUTO_INVAL_DATA | FUSE_PARALLEL_DIROPS)
+        let wanted = UInt32(FUSE_ASYNC_READ | FUSE_BIG_WRITES | FUSE_ATOMIC_O_TRUNC | FUSE_AUTO_INVAL_DATA | FUSE_PARALLEL_DIROPS | FUSE_DO_READDIRPLUS)
         answer.flags = offer.flags & wanted
+        // Passthrough (kernel 6.9): reads and writes of an open file go from the kernel to the
+        // replica's file, at the disk's speed. Registering a backing file needs CAP_SYS_ADMIN.
+        if offer.flags & UInt32(FUSE_INIT_EXT) != 0, offer.flags2 & CFOLIO_FUSE_PASSTHROUGH_FLAGS2 != 0, geteuid() == 0 {
+            answer.minor = min(offer.minor, 40)
+            answer.flags |= UInt32(FUSE_INIT_EXT)
+            answer.flags2 = CFOLIO_FUSE_PASSTHROUGH_FLAGS2
+            answer.unused.0 = 1  // max_stack_depth: the replica is on a file system that stacks on none
+            state.withLock { $0.passthrough = true }
+        }
         answer.max_background = 64
         answer.congestion_threshold = 48
         answer.max_write = UInt32(FUSEChannel.maximumWrite)
         answer.time_gran = 1
         channel.reply(request.header.unique, answer)
+        logger.info("the drive's mount is ready", metadata: ["protocol": "7.\(answer.minor)", "passthrough": "\(state.withLock { $0.passthrough })"])
     }
 
     private func batchForget(_ request: FUSERequest) {

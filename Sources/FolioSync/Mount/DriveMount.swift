@@ -2,7 +2,7 @@
 @preconcurrency import Glibc
 #endif
 package import FolioSystem
-import Foundation
+package import Foundation
 package import Logging
 import SystemPackage
 
@@ -20,8 +20,9 @@ package final class DriveMount: Sendable {
 
     /// Mounts the drive's folder `folder` (its replica stays reachable beneath the mount) and
     /// starts serving it. `materialize` downloads a placeholder, by its path relative to the
-    /// folder, into the replica at ``DriveFileSystem/replicaPath``.
-    package init(_ folder: String, materialize: @escaping @Sendable (String) async throws -> Void, logger: Logger) throws(FUSEMountError) {
+    /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
+    /// it is.
+    package init(_ folder: String, materialize: @escaping @Sendable (String, Progress) async throws -> Void, logger: Logger) throws(FUSEMountError) {
         FUSEChannel.clearStale(at: folder)
         // O_PATH (Swift's Glibc module lacks it): the folder itself, to reach beneath the mount.
         let replica = open(folder, 0o10000000 | O_DIRECTORY | O_CLOEXEC)

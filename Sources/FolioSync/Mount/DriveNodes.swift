@@ -2,7 +2,8 @@ import Synchronization
 
 /// The mount's nodes: what the kernel knows by number (a FUSE node id), each a name in a parent
 /// folder, counted as the protocol counts lookups. A node's path is found by walking to the root,
-/// so renaming a folder moves everything below it at once.
+/// so renaming a folder moves everything below it at once. Node ids index an array (a forgotten
+/// node's slot is reused), since a listing of a large folder gives the kernel a node an entry.
 final class DriveNodes: Sendable {
     /// The root's node id, as the protocol fixes it.
     static let root: UInt64 = 1
@@ -19,9 +20,13 @@ final class DriveNodes: Sendable {
     }
 
     private struct State {
-        var nodes: [UInt64: Node] = [DriveNodes.root: Node(parent: 0, name: "", lookups: 1)]
+        /// By node id (0 unused, 1 the root); nil where forgotten.
+        var nodes: [Node?] = [nil, Node(parent: 0, name: "", lookups: 1)]
         var byName: [Key: UInt64] = [:]
-        var next: UInt64 = 2
+        /// Forgotten slots, for reuse.
+        var free: [UInt64] = []
+
+        func node(_ id: UInt64) -> Node? { id < nodes.count ? nodes[Int(id)] : nil }
     }
 
     private let state = Mutex(State())
@@ -34,7 +39,7 @@ final class DriveNodes: Sendable {
             var names: [String] = []
             var current = id
             while current != Self.root {
-                guard let node = state.nodes[current] else { return nil }
+                guard let node = state.node(current) else { return nil }
                 names.append(node.name)
                 current = node.parent
             }
@@ -45,17 +50,30 @@ final class DriveNodes: Sendable {
     /// The node for `name` in `parent`, made when new; its lookup count raised by one (the
     /// kernel was given it).
     func remember(_ name: String, in parent: UInt64) -> UInt64 {
+        remember([name], in: parent)[0]
+    }
+
+    /// ``remember(_:in:)`` for each of `names` in `parent`, in one step: their node ids, in order.
+    func remember(_ names: [String], in parent: UInt64) -> [UInt64] {
         state.withLock { state in
-            let key = Key(parent: parent, name: name)
-            if let id = state.byName[key] {
-                state.nodes[id]!.lookups += 1
+            names.map { name in
+                let key = Key(parent: parent, name: name)
+                if let id = state.byName[key] {
+                    state.nodes[Int(id)]!.lookups += 1
+                    return id
+                }
+                let node = Node(parent: parent, name: name, lookups: 1)
+                let id: UInt64
+                if let reused = state.free.popLast() {
+                    id = reused
+                    state.nodes[Int(id)] = node
+                } else {
+                    id = UInt64(state.nodes.count)
+                    state.nodes.append(node)
+                }
+                state.byName[key] = id
                 return id
             }
-            let id = state.next
-            state.next += 1
-            state.nodes[id] = Node(parent: parent, name: name, lookups: 1)
-            state.byName[key] = id
-            return id
         }
     }
 
@@ -63,13 +81,14 @@ final class DriveNodes: Sendable {
     func forget(_ id: UInt64, _ count: UInt64) {
         guard id != Self.root else { return }
         state.withLock { state in
-            guard var node = state.nodes[id] else { return }
+            guard var node = state.node(id) else { return }
             node.lookups -= min(count, node.lookups)
             guard node.lookups == 0 else {
-                state.nodes[id] = node
+                state.nodes[Int(id)] = node
                 return
             }
-            state.nodes[id] = nil
+            state.nodes[Int(id)] = nil
+            state.free.append(id)
             let key = Key(parent: node.parent, name: node.name)
             if state.byName[key] == id { state.byName[key] = nil }
         }
@@ -89,18 +108,18 @@ final class DriveNodes: Sendable {
             let moving = state.byName.removeValue(forKey: from)
             let replaced = state.byName.removeValue(forKey: to)
             if let moving {
-                state.nodes[moving]?.parent = newParent
-                state.nodes[moving]?.name = newName
+                state.nodes[Int(moving)]?.parent = newParent
+                state.nodes[Int(moving)]?.name = newName
                 state.byName[to] = moving
             }
             if exchanged, let replaced {
-                state.nodes[replaced]?.parent = parent
-                state.nodes[replaced]?.name = name
+                state.nodes[Int(replaced)]?.parent = parent
+                state.nodes[Int(replaced)]?.name = name
                 state.byName[from] = replaced
             }
         }
     }
 
     /// How many nodes the kernel holds (the root included).
-    var count: Int { state.withLock { $0.nodes.count } }
+    var count: Int { state.withLock { $0.nodes.count - 1 - $0.free.count } }
 }

@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Run a benchmark (build with -c release for figures worth recording)."
     )
 
-    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, web.")
+    @Argument(help: "The benchmark: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, mount, web.")
     var name: String
     @Option(help: "Operations per round for rate benchmarks.")
     var iterations = 1_000_000
@@ -30,6 +30,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The size of each small file (sync).") var syncFileSize = 4096
     @Option(help: "The large file's size, in bytes or with K, M or G (sync).") var syncLarge = "1G"
     @Flag(help: ArgumentHelp("Time Folio only, not the baselines (sync; for profiling).", visibility: .hidden)) var syncFolioOnly = false
+    @Option(help: "Entries in the tree stat'ed through the mount (mount; its large file is --sync-large).") var mountFiles = 100_000
     @Option(help: "The folder whose documents' text is read (content).") var contentCorpus = "/usr/share/doc"
     @Option(help: "Generated documents searched by their text (content; 0 for none).") var contentDocuments = 100_000
     @Option(help: "The rclone to compare with (sync; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
@@ -39,6 +40,9 @@ struct BenchCommand: AsyncParsableCommand {
         case "sync":
             guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
             try await SyncBenchmarks.run(files: syncFiles, fileSize: syncFileSize, largeSize: large, rounds: min(rounds, 3), rclonePath: rclone, folioOnly: syncFolioOnly)
+        case "mount":
+            guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
+            try MountBenchmarks.run(files: mountFiles, largeSize: large, rounds: min(rounds, 5))
         case "web": try await WebBenchmarks.run(folderEntries: webFolder, indexed: webIndexed, rounds: min(rounds, 5))
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "wire": WireBenchmarks.run(iterations: min(iterations, 200_000), rounds: rounds)
@@ -54,7 +58,7 @@ struct BenchCommand: AsyncParsableCommand {
         case "content":
             try ContentBenchmarks.run(corpus: contentCorpus, rounds: min(rounds, 3))
             if contentDocuments > 0 { try ContentSearchBenchmarks.run(documents: contentDocuments, rounds: min(rounds, 3)) }
-        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, web")
+        default: throw ValidationError("unknown benchmark \(name); available: types, wire, coordination, stall, documents, bookmarks, metadata, index, content, sync, mount, web")
         }
     }
 }

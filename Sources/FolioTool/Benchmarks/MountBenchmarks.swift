@@ -1,0 +1,84 @@
+import FolioServers
+import FolioSync
+import FolioSystem
+import Foundation
+import Logging
+import SystemPackage
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// `folio bench mount`: the drive's FUSE mount against the same replica read directly, in the same
+/// run: a large downloaded file read sequentially (served by the kernel from the replica's file
+/// when passthrough is on), and `find` stat'ing every entry of a tree.
+enum MountBenchmarks {
+    static func run(files: Int, largeSize: Int64, rounds: Int) throws {
+        try BenchmarkHarness.withScratchDirectory("mount") { scratch in
+            let folder = scratch + "/Drive"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let perFolder = 1000
+            print("making the replica: \(files) empty files in folders of \(perFolder), and a file of \(largeSize) bytes")
+            mkdir(folder + "/tree", 0o755)
+            for index in 0..<files {
+                if index % perFolder == 0 { mkdir(folder + "/tree/f\(index / perFolder)", 0o755) }
+                let file = open(folder + "/tree/f\(index / perFolder)/file\(index)", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+                guard file >= 0 else { throw BenchmarkFailure("cannot make the tree: \(Errno(rawValue: errno))") }
+                close(file)
+            }
+            try writeLarge(folder + "/large.bin", size: largeSize)
+            let mount = try DriveMount(folder, materialize: { _, _ in throw CocoaError(.fileReadUnknown) }, logger: Logger(label: "folio.bench.mount"))
+            defer { mount.unmount() }
+            // The replica beneath the mount, as a child process reaches it.
+            let beneath = mount.fileSystem.replicaPath.replacingOccurrences(of: "/proc/self/", with: "/proc/\(getpid())/")
+            var harness = BenchmarkHarness(rounds: rounds)
+            print("median of \(rounds) rounds, warm caches (each read once first)")
+            _ = try readAll(folder + "/large.bin")
+            _ = try readAll(beneath + "/large.bin")
+            harness.duration("sequential read of \(largeSize >> 20) MiB through the mount", baselineName: "the same file read directly") {
+                _ = try? readAll(folder + "/large.bin")
+            } baseline: {
+                _ = try? readAll(beneath + "/large.bin")
+            }
+            let find = ExecutableSearch.locate("find") ?? "/usr/bin/find"
+            func stat(_ root: String) { SpawnedProcess.run([find, root + "/tree", "-printf", "%s %T@\n"]) }
+            stat(folder)
+            stat(beneath)
+            harness.duration("find -printf '%s %T@' over \(files) entries through the mount", baselineName: "the same tree read directly") {
+                stat(folder)
+            } baseline: {
+                stat(beneath)
+            }
+            harness.report()
+        }
+    }
+
+    /// Writes `size` bytes of a pattern to `path`.
+    private static func writeLarge(_ path: String, size: Int64) throws {
+        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw BenchmarkFailure("cannot write \(path)") }
+        defer { close(file) }
+        let block = [UInt8](repeating: 0x5a, count: 1 << 20)
+        var written: Int64 = 0
+        while written < size {
+            let count = block.withUnsafeBytes { Glibc.write(file, $0.baseAddress, Int(min(Int64(block.count), size - written))) }
+            guard count > 0 else { throw BenchmarkFailure("cannot write \(path): \(Errno(rawValue: errno))") }
+            written += Int64(count)
+        }
+    }
+
+    /// Reads `path` to its end in 1 MiB reads: the bytes read.
+    private static func readAll(_ path: String) throws -> Int64 {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw BenchmarkFailure("cannot read \(path): \(Errno(rawValue: errno))") }
+        defer { close(file) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
+        defer { buffer.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = read(file, buffer.baseAddress, buffer.count)
+            if count <= 0 { break }
+            total += Int64(count)
+        }
+        return total
+    }
+}
