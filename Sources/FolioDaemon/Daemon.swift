@@ -1,4 +1,5 @@
 import Folio
+import FolioSync
 public import Logging
 import Foundation
 import ServiceLifecycle
@@ -36,6 +37,9 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     for directory in [paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.stateDirectory, paths.configDirectory] {
         try FolioPaths.makePrivateDirectory(directory)
     }
+    // A daemon that was killed left its drive mount dead (every access fails with ENOTCONN): gone
+    // before anything looks at the drive's folder.
+    DriveMount.clearStale(at: paths.driveDirectory)
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])

@@ -69,7 +69,7 @@ public struct DirectoryScanner: Sendable {
     /// got the folder's path and the reason, and the entries visited are not all there are).
     @discardableResult
     public func list(_ folder: String, visit: (Entry) -> Void, skipped: (String, Skip) -> Void) -> Bool {
-        guard let stream = opendir(folder) else {
+        guard let stream = opendir(PathRedirect.physical(folder)) else {
             skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
             return false
         }

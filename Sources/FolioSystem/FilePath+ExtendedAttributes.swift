@@ -17,7 +17,7 @@ extension FilePath {
         var capacity = 256
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let result: Int = withPlatformString { path in
+            let result: Int = physical.withPlatformString { path in
                 buffer.withUnsafeMutableBytes { raw in
                     followSymlinks
                         ? getxattr(path, name, raw.baseAddress, raw.count)
@@ -30,7 +30,7 @@ extension FilePath {
             case .noData: return nil
             case .outOfRange:
                 // The value grew beyond the buffer: ask for its size and try again.
-                let size: Int = withPlatformString { getxattr($0, name, nil, 0) }
+                let size: Int = physical.withPlatformString { getxattr($0, name, nil, 0) }
                 guard size >= 0 else { throw Errno(rawValue: errno) }
                 capacity = max(size, capacity * 2)
             case .interrupted: continue
@@ -44,7 +44,7 @@ extension FilePath {
     /// The corresponding C function is `setxattr`.
     public func setExtendedAttribute(named name: String, to value: [UInt8]) throws(Errno) {
         _ = try valueOrErrno {
-            withPlatformString { path in
+            physical.withPlatformString { path in
                 value.withUnsafeBytes { setxattr(path, name, $0.baseAddress, $0.count, 0) }
             }
         }
@@ -55,7 +55,7 @@ extension FilePath {
     /// The corresponding C function is `removexattr`.
     public func removeExtendedAttribute(named name: String) throws(Errno) {
         do {
-            _ = try valueOrErrno { withPlatformString { removexattr($0, name) } }
+            _ = try valueOrErrno { physical.withPlatformString { removexattr($0, name) } }
         } catch .noData {
             return
         }
@@ -71,7 +71,7 @@ extension FilePath {
         var capacity = 256
         while true {
             var buffer = [UInt8](repeating: 0, count: capacity)
-            let result: Int = withPlatformString { path in
+            let result: Int = physical.withPlatformString { path in
                 buffer.withUnsafeMutableBytes { raw in
                     let names = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
                     return followSymlinks ? listxattr(path, names, raw.count) : llistxattr(path, names, raw.count)
@@ -82,7 +82,7 @@ extension FilePath {
             switch code {
             case .outOfRange:
                 // More names than the buffer holds: ask for their size and try again.
-                let size: Int = withPlatformString { followSymlinks ? listxattr($0, nil, 0) : llistxattr($0, nil, 0) }
+                let size: Int = physical.withPlatformString { followSymlinks ? listxattr($0, nil, 0) : llistxattr($0, nil, 0) }
                 guard size >= 0 else { throw Errno(rawValue: errno) }
                 capacity = max(size, capacity * 2)
             case .interrupted: continue

@@ -13,7 +13,7 @@ extension FilePath {
     /// - Returns: the bytes, or nil when the file is larger than `maximumSize`.
     /// - Throws: the `Errno` of a failed `open` or `read` (`.noSuchFileOrDirectory` when absent).
     public func readBytes(maximumSize: Int) throws(Errno) -> [UInt8]? {
-        let fd = try valueOrErrno { self.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) } }
+        let fd = try valueOrErrno { self.physical.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) } }
         defer { _ = close(fd) }
         // Read until end of file, growing the buffer; sizes from stat are only hints (procfs says 0).
         var bytes = [UInt8](repeating: 0, count: Swift.min(64 << 10, maximumSize + 1))
@@ -42,7 +42,7 @@ extension FilePath {
     /// - Throws: the `Errno` of a failed `open` or `read`; `.invalidArgument` for anything but a
     ///   regular file.
     public func readRegularFilePrefix(limit: Int) throws(Errno) -> [UInt8] {
-        let fd = try valueOrErrno { self.withPlatformString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) } }
+        let fd = try valueOrErrno { self.physical.withPlatformString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) } }
         defer { _ = close(fd) }
         var status = Glibc.stat()
         guard Glibc.fstat(fd, &status) == 0 else { throw Errno(rawValue: errno) }

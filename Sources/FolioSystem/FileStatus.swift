@@ -39,7 +39,7 @@ public struct FileStatus: Sendable, Hashable {
     /// The corresponding C functions are `stat` and `lstat`.
     public init(path: FilePath, followSymlinks: Bool = false) throws(Errno) {
         var st = stat()
-        _ = try valueOrErrno { path.withPlatformString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
+        _ = try valueOrErrno { path.physical.withPlatformString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
         self.init(st)
     }
 
@@ -49,7 +49,7 @@ public struct FileStatus: Sendable, Hashable {
     /// - Parameter followSymlinks: `stat` (true) or `lstat` (false).
     public init(atPath path: String, followSymlinks: Bool = false) throws(Errno) {
         var st = stat()
-        _ = try valueOrErrno { path.withCString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
+        _ = try valueOrErrno { PathRedirect.physical(path).withCString { followSymlinks ? stat($0, &st) : lstat($0, &st) } }
         self.init(st)
     }
 

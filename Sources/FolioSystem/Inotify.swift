@@ -94,7 +94,7 @@ public struct Inotify: Sendable {
     ///
     /// The corresponding C function is `inotify_add_watch`.
     public func addWatch(_ path: String, for mask: EventMask) throws(Errno) -> Watch {
-        Watch(rawValue: try valueOrErrno { inotify_add_watch(descriptor.rawValue, path, mask.rawValue) })
+        Watch(rawValue: try valueOrErrno { inotify_add_watch(descriptor.rawValue, PathRedirect.physical(path), mask.rawValue) })
     }
 
     /// Removes a watch; the kernel then queues an `.ignored` event for it.

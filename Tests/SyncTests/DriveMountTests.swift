@@ -61,16 +61,6 @@ struct DriveMountTests {
         }
     }
 
-    /// Waits up to `seconds` for `condition`; whether it came.
-    func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     @Test(arguments: kinds)
     func programsSeeDocumentsAndReadThemOnDemand(kind: SyncBackend.Kind) async throws {
         let backend = try SyncBackend(kind)
@@ -161,7 +151,7 @@ struct DriveMountTests {
         #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", file) == "downloading")
         #expect(try run("getfattr", "--only-values", "-n", "user.folio.progress", file) == "0")
         kill(reader.processIdentifier, SIGUSR1)
-        let ended = await eventually(within: 2) { !reader.isRunning }
+        let ended = await eventually(2) { !reader.isRunning }
         if !ended { kill(reader.processIdentifier, SIGKILL) }
         try #require(ended, "the signalled reader still waits")
         #expect(reader.terminationStatus == 3)

@@ -133,7 +133,8 @@ package struct MetadataFacts: Sendable, Equatable {
             return facts
         }
         let document = PlaceholderStub.documentName(ofStub: path)
-        guard access(document, F_OK) != 0, status.size <= PlaceholderStub.maximumSize, let stub = PlaceholderStub.read(at: path) else { return nil }
+        // The document itself absent, where this process reaches the folder (``PathRedirect``).
+        guard access(PathRedirect.physical(document), F_OK) != 0, status.size <= PlaceholderStub.maximumSize, let stub = PlaceholderStub.read(at: path) else { return nil }
         return MetadataFacts(
             path: document, name: stub.name, kind: .regular, size: stub.size, modified: stub.modified ?? status.modificationTime,
             typeIdentifier: stub.contentType.flatMap { $0.isEmpty || $0.utf8.count >= 256 ? nil : $0 }, tags: [],

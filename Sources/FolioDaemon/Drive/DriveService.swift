@@ -45,6 +45,10 @@ final class DriveService: Service, Sendable {
         /// Downloads asked for by the browser page, by path: their progress, and the task to
         /// cancel.
         var downloads: [String: (number: UUID, progress: Progress, task: Task<Void, Never>)] = [:]
+        /// The drive's folder mounted (files on demand), while it is.
+        var mount: DriveMount?
+        /// Why the drive's folder could not be mounted, logged once.
+        var mountRefusal: String?
     }
 
     /// One pass, as the browser page shows it.
@@ -162,8 +166,9 @@ final class DriveService: Service, Sendable {
         state.withLock { $0.dirtySince = .now }
     }
 
-    /// Downloads the placeholder standing for `path` (a coordinated read or write of it is waiting).
-    func materialize(_ path: String) async throws {
+    /// Downloads the placeholder standing for `path` (a coordinated read or write of it is waiting,
+    /// or a program's open through the drive's mount), telling `progress` how far it is.
+    func materialize(_ path: String, progress: Progress = Progress(totalUnitCount: 0)) async throws {
         guard let drive = try await preparedDrive() else {
             throw FileProviderError(.providerDomainNotFound, message: "no drive is set up, and “\(path)” is a placeholder")
         }
@@ -171,13 +176,19 @@ final class DriveService: Service, Sendable {
         logger.info("materializing for a coordinated access", metadata: ["path": "\(relative)"])
         statesChanged(state.withLock { $0.downloading.insert(path); return $0.downloading })
         defer { statesChanged(state.withLock { $0.downloading.remove(path); return $0.downloading }) }
-        _ = try await drive.download([relative], progress: Progress(totalUnitCount: 0))
+        _ = try await drive.download([relative], progress: progress)
     }
+
+    /// `path` where the daemon reaches the replica's own file: beneath the drive's mount while
+    /// the folder is mounted (where stubs are seen as they are), else `path` itself.
+    func physical(_ path: String) -> String { PathRedirect.physical(path) }
 
     /// Whether `path` is a folder (a package, say) in the drive with a placeholder somewhere inside:
     /// a coordinated read of it downloads them first (the walk stops at the first one found).
     func holdsPlaceholders(_ path: String) -> Bool {
-        guard contains(path), (try? FileStatus(path: FilePath(path)))?.kind == .directory else { return false }
+        guard contains(path) else { return false }
+        let path = physical(path)
+        guard (try? FileStatus(path: FilePath(path)))?.kind == .directory else { return false }
         var found = false
         DirectoryScanner().scan(path, visit: { entry in
             if PlaceholderStub.isStubName(entry.name) { found = true }
@@ -188,7 +199,9 @@ final class DriveService: Service, Sendable {
 
     /// Whether `path` is a placeholder: a stub is there, the document is not.
     func isPlaceholder(_ path: String) -> Bool {
-        contains(path) && access(path, F_OK) != 0 && PlaceholderStub.read(at: path + PlaceholderStub.suffix) != nil
+        guard contains(path) else { return false }
+        let path = physical(path)
+        return access(path, F_OK) != 0 && PlaceholderStub.read(at: path + PlaceholderStub.suffix) != nil
     }
 
     func run() async throws {
@@ -198,6 +211,7 @@ final class DriveService: Service, Sendable {
                 group.addTask { await self.forwardDownloads() }
             }
         }
+        _ = try? await SyncFileWork.run { self.unmounted() }
     }
 
     /// Runs a pass at start, once coordinated writes are quiet, and every interval.
@@ -293,6 +307,42 @@ final class DriveService: Service, Sendable {
         }
     }
 
+    /// The replica beneath the drive's folder, mounted now if it was not; nil when it cannot be
+    /// (the drive then keeps stubs, and says why once).
+    private func mountedReplica() -> String? {
+        if let mount = state.withLock({ $0.mount }) { return mount.fileSystem.replicaPath }
+        do {
+            try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
+            let mount = try DriveMount(paths.driveDirectory, materialize: { [weak self] relative, progress in
+                guard let self else { throw FileProviderError(.providerDomainNotFound, message: "the daemon is stopping") }
+                try await self.materialize(self.paths.driveDirectory + "/" + relative, progress: progress)
+            }, logger: logger)
+            state.withLock {
+                $0.mount = mount
+                $0.mountRefusal = nil
+            }
+            // The daemon owns the replica: its index, watches and checks see it beneath the mount.
+            PathRedirect.redirect(paths.driveDirectory, to: mount.fileSystem.replicaPath)
+            logger.info("the drive's folder is mounted: files not downloaded show under their names", metadata: ["folder": "\(paths.driveDirectory)"])
+            return mount.fileSystem.replicaPath
+        } catch {
+            let reason = "\(error)"
+            if state.withLock({ state in defer { state.mountRefusal = reason }; return state.mountRefusal != reason }) {
+                logger.warning("the drive's folder could not be mounted: files not downloaded stay stubs", metadata: ["error": "\(reason)"])
+            }
+            return nil
+        }
+    }
+
+    /// Unmounts the drive's folder if it is mounted (the configuration went back to stubs); nil.
+    private func unmounted() -> String? {
+        if let mount = state.withLock({ state in defer { state.mount = nil }; return state.mount }) {
+            PathRedirect.remove(paths.driveDirectory)
+            mount.unmount()
+        }
+        return nil
+    }
+
     /// `currentDrive()` for async callers, on a blocking pool (it reads files), not on Swift's
     /// cooperative pool.
     private func preparedDrive() async throws -> DriveSync? {
@@ -317,7 +367,8 @@ final class DriveService: Service, Sendable {
             }
             return nil
         }
-        let drive = try DriveSync(provider: provider, paths: paths, database: database)
+        let onDemand = (try? DriveConfiguration.load(paths))??.files == .onDemand
+        let drive = try DriveSync(provider: provider, paths: paths, database: database, replicaRoot: onDemand ? mountedReplica() : unmounted())
         state.withLock {
             $0.drive = drive
             $0.madeFrom = files

@@ -214,7 +214,7 @@ struct IndexWriter {
         // Placeholders: a stub moved is its document refreshed; a document moved away from beside
         // its new stub (an eviction) stays, as the placeholder, and keeps its identity.
         if PlaceholderStub.isStubName((from as NSString).lastPathComponent) || PlaceholderStub.isStubName((to as NSString).lastPathComponent)
-            || access(from + PlaceholderStub.suffix, F_OK) == 0
+            || access(PathRedirect.physical(from + PlaceholderStub.suffix), F_OK) == 0
         {
             try refresh(from, db, changes: &changes)
             try refresh(to, db, changes: &changes)

@@ -19,8 +19,19 @@ package struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringCon
         case provider
     }
 
+    /// How the drive's files that are not downloaded appear to programs.
+    package enum Files: String, Codable, Sendable, CaseIterable {
+        /// As `name.folio-cloud` stubs in a plain folder; Folio's apps see the documents.
+        case stubs
+        /// Under their own names, in the drive's folder mounted with FUSE by the daemon; a
+        /// program's first read downloads the file (``DriveMount``).
+        case onDemand = "on-demand"
+    }
+
     /// The file format.
     package var format = 1
+    /// How files that are not downloaded appear (nil, in older configurations: stubs).
+    package var files: Files?
     /// The kind of server.
     package var kind: Kind
     /// WebDAV: the collection's URL. S3: the server (scheme, host, port).
@@ -38,8 +49,10 @@ package struct DriveConfiguration: Codable, Sendable, Equatable, CustomStringCon
 
     /// A configuration.
     package init(
-        kind: Kind, url: String, user: String? = nil, bucket: String? = nil, prefix: String? = nil, region: String? = nil, arguments: [String]? = nil
+        kind: Kind, url: String, user: String? = nil, bucket: String? = nil, prefix: String? = nil, region: String? = nil, arguments: [String]? = nil,
+        files: Files? = nil
     ) {
+        self.files = files
         self.arguments = arguments
         self.kind = kind
         self.url = url

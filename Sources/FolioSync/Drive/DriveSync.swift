@@ -11,6 +11,9 @@ import SystemPackage
 package struct DriveSync: Sendable {
     let engine: SyncEngine
     let paths: FolioPaths
+    /// Where the replica's files are: `paths.driveDirectory`, or beneath the drive's mount
+    /// (``DriveMount``) while the folder is mounted.
+    let replicaRoot: String
 
     /// The journal domain of the user's drive.
     package static let domain = "drive"
@@ -19,12 +22,15 @@ package struct DriveSync: Sendable {
     /// the index database (`$XDG_STATE_HOME/folio/index.sqlite`) of this process: the daemon's one
     /// pool, or, in a process of its own, one it opened (GRDB: one pool per database file in a
     /// process). The database's owner migrates it (``SyncJournal/createTables(_:)`` and the rest).
-    package init(provider: any FileProvider, paths: FolioPaths = FolioPaths(), database: any DatabaseWriter) throws {
+    /// `replicaRoot` is where the replica's files are reached when not at `paths.driveDirectory`
+    /// (beneath the drive's mount).
+    package init(provider: any FileProvider, paths: FolioPaths = FolioPaths(), database: any DatabaseWriter, replicaRoot: String? = nil) throws {
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
         self.paths = paths
+        self.replicaRoot = replicaRoot ?? paths.driveDirectory
         engine = SyncEngine(
-            provider: provider, replica: LocalReplica(root: paths.driveDirectory), journal: SyncJournal(database: database, domain: Self.domain),
+            provider: provider, replica: LocalReplica(root: self.replicaRoot), journal: SyncJournal(database: database, domain: Self.domain),
             versions: VersionStore(directory: paths.versionsDirectory))
     }
 
@@ -49,12 +55,12 @@ package struct DriveSync: Sendable {
     }
 
     /// The staging folder, where transfers write before a file takes its place.
-    package static func stagingDirectory(_ paths: FolioPaths) -> String { paths.driveDirectory + "/" + LocalReplica.stagingName }
+    var stagingDirectory: String { replicaRoot + "/" + LocalReplica.stagingName }
 
     /// What the staging folder holds: files left by transfers that were killed (none while no
     /// transfer runs).
     package func stagingLeftovers() async throws -> (files: Int, bytes: Int64) {
-        let folder = Self.stagingDirectory(paths)
+        let folder = stagingDirectory
         return try await SyncFileWork.run {
             var files = 0, bytes: Int64 = 0
             // Files, in the folder and in the providers' folders within it (which stay).
@@ -78,7 +84,7 @@ package struct DriveSync: Sendable {
     /// folders, emptied: a provider program that runs on is told its folder there once, at hello,
     /// and fetches into it.
     private func sweepStaging() async throws -> Int {
-        let folder = Self.stagingDirectory(paths)
+        let folder = stagingDirectory
         return try await SyncFileWork.run {
             var removed = 0
             func sweep(_ folder: String, keepingFolders: Bool) {

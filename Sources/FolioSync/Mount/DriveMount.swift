@@ -23,7 +23,7 @@ package final class DriveMount: Sendable {
     /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
     /// it is.
     package init(_ folder: String, materialize: @escaping @Sendable (String, Progress) async throws -> Void, logger: Logger) throws(FUSEMountError) {
-        FUSEChannel.clearStale(at: folder)
+        Self.clearStale(at: folder)
         // O_PATH (Swift's Glibc module lacks it): the folder itself, to reach beneath the mount.
         let replica = open(folder, 0o10000000 | O_DIRECTORY | O_CLOEXEC)
         guard replica >= 0 else { throw FUSEMountError("cannot open the drive's folder \(folder): \(Errno(rawValue: errno))") }
@@ -33,6 +33,7 @@ package final class DriveMount: Sendable {
             throw error
         }
         fileSystem = DriveFileSystem(channel: channel, replica: replica, materialize: materialize, logger: logger)
+
         finished = DispatchGroup()
         for number in 0..<Self.threads {
             finished.enter()
@@ -42,6 +43,16 @@ package final class DriveMount: Sendable {
             }
             thread.name = "folio-mount-\(number)"
             thread.start()
+        }
+    }
+
+    /// Unmounts what a daemon that died left mounted at the drive's folder `folder` (only one
+    /// daemon of the user runs, so a Folio mount there now is a dead one's), so that the folder is
+    /// the plain replica again. Blocking.
+    package static func clearStale(at folder: String) {
+        // Mounts can be stacked (a daemon that mounted over a dead one's, then died): at most a few.
+        for _ in 0..<8 where DriveMountAvailability.isMounted(at: folder) {
+            FUSEChannel.detachStale(at: folder)
         }
     }
 
@@ -64,12 +75,17 @@ package final class DriveMount: Sendable {
     }
 
     /// Unmounts the drive's folder (lazily: files open through it keep working until closed) and
-    /// waits up to `deadline` for the serving threads to end; false when they had not. Blocks: call
-    /// it from a thread or pool made for blocking work.
+    /// waits up to `deadline` for the serving threads to end; if something still holds the mount
+    /// then, the threads stop serving it and its connection ends when the device is closed (the
+    /// files still open through it fail from then on). False when the threads had not ended.
+    /// Blocks: call it from a thread or pool made for blocking work.
     @discardableResult
     package func unmount(deadline: Duration = .seconds(2)) -> Bool {
         fileSystem.channel.unmount()
         let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) / 1e18
+        if finished.wait(timeout: .now() + seconds) == .success { return true }
+        fileSystem.logger.notice("the drive's mount was still in use after it was unmounted: its connection ends")
+        fileSystem.channel.stop()
         return finished.wait(timeout: .now() + seconds) == .success
     }
 }

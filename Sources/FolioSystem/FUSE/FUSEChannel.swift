@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import CFolioShims
+import Synchronization
 public import SystemPackage
 
 /// A FUSE mount and its channel: `/dev/fuse` opened and mounted at a folder, requests read from it
@@ -11,7 +12,7 @@ public import SystemPackage
 /// device; otherwise `fusermount3` (Debian's `fuse3`), which mounts the device it opens and sends
 /// it back over a Unix socket (`_FUSE_COMMFD`), as libfuse does. The device is close-on-exec, so
 /// no child keeps the mount alive: when this process ends, the kernel aborts the connection and
-/// every access to the mount fails with `ENOTCONN` until it is unmounted (``clearStale(at:)``).
+/// every access to the mount fails with `ENOTCONN` until it is unmounted (``detachStale(at:)``).
 public final class FUSEChannel: Sendable {
     /// The mounted `/dev/fuse`.
     public let device: CInt
@@ -19,6 +20,8 @@ public final class FUSEChannel: Sendable {
     public let mountpoint: String
     /// Whether `fusermount3` mounted it (and so must unmount it).
     private let unprivileged: Bool
+    /// Set by ``stop()``: readers return instead of waiting for more requests.
+    private let stopping = Atomic<Bool>(false)
 
     /// The largest write the kernel sends in one request; a request is at most this and a page.
     public static let maximumWrite = 128 * 1024
@@ -46,6 +49,8 @@ public final class FUSEChannel: Sendable {
             device = try Self.mountWithFusermount(mountpoint, name: name)
             unprivileged = true
         }
+        // Readers wait in `poll`, so that ``stop()`` reaches them.
+        _ = fcntl(device, F_SETFL, fcntl(device, F_GETFL) | O_NONBLOCK)
     }
 
     private static func mountWithFusermount(_ mountpoint: String, name: String) throws(FUSEMountError) -> CInt {
@@ -70,15 +75,20 @@ public final class FUSEChannel: Sendable {
     }
 
     /// Reads one request into `buffer` (at least ``requestBufferSize`` bytes), waiting for one:
-    /// its length, or nil once the file system is unmounted.
+    /// its length, or nil once the file system is unmounted or ``stop()`` was called.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
         while true {
+            if stopping.load(ordering: .relaxed) { return nil }
             let count = Glibc.read(device, buffer.baseAddress, buffer.count)
             if count > 0 { return count }
             if count == 0 { return nil }
             switch errno {
+            case EAGAIN:
+                // Nothing yet: wait, a quarter second at most between looks at `stopping`.
+                var waiting = pollfd(fd: device, events: Int16(POLLIN), revents: 0)
+                _ = poll(&waiting, 1, 250)
             // Interrupted, or a request the kernel took back before it was read.
-            case EINTR, EAGAIN, ENOENT: continue
+            case EINTR, ENOENT: continue
             case ENODEV: return nil
             default: throw Errno(rawValue: errno)
             }
@@ -97,16 +107,20 @@ public final class FUSEChannel: Sendable {
         Self.detach(mountpoint, unprivileged: unprivileged)
     }
 
+    /// Makes ``read(into:)`` return nil within a quarter second, in every thread; once they have,
+    /// releasing this object closes the device, which ends the connection (any file still open
+    /// through a lazily unmounted mount then fails).
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+    }
+
     deinit { close(device) }
 
-    /// Unmounts a FUSE mount at `mountpoint` left by a process that ended (its accesses fail with
-    /// `ENOTCONN`); true when there was one.
-    @discardableResult
-    public static func clearStale(at mountpoint: String) -> Bool {
-        var status = stat()
-        guard stat(mountpoint, &status) != 0, errno == ENOTCONN else { return false }
+    /// Unmounts, lazily, the FUSE mount at `mountpoint` that a process left when it ended (its
+    /// accesses fail with `ENOTCONN`). The caller knows it is one: a `stat` of it can still
+    /// succeed from the kernel's cache.
+    public static func detachStale(at mountpoint: String) {
         detach(mountpoint, unprivileged: geteuid() != 0)
-        return true
     }
 
     private static func detach(_ mountpoint: String, unprivileged: Bool) {

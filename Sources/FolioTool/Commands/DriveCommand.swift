@@ -31,6 +31,11 @@ struct DriveCommand: AsyncParsableCommand {
         @Option(help: "The WebDAV user or S3 access key (default for S3: $AWS_ACCESS_KEY_ID).") var user: String?
         @Option(help: "The S3 region.") var region = "us-east-1"
         @Flag(help: "Save without checking the server first (it lists the root and writes and deletes a small file).") var noCheck = false
+        @Option(
+            help: """
+                How files that are not downloaded appear: stubs (name.folio-cloud files) or on-demand (their own names, \
+                in the drive's folder mounted with FUSE by the daemon; a program's first read downloads the file).
+                """) var files: DriveConfiguration.Files = .stubs
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -43,7 +48,7 @@ struct DriveCommand: AsyncParsableCommand {
             if let user, !user.isEmpty, secret == nil {
                 printError("folio drive setup: --user \(user) without a password: set $FOLIO_PASSWORD (the server is asked without one)")
             }
-            let configuration: DriveConfiguration
+            var configuration: DriveConfiguration
             switch kind {
             case "webdav":
                 guard let url = URL(string: location), url.scheme == "http" || url.scheme == "https" else {
@@ -73,6 +78,10 @@ struct DriveCommand: AsyncParsableCommand {
             default:
                 throw ValidationError("unknown drive kind “\(kind)” (webdav, s3, folder or provider)")
             }
+            if files == .onDemand, let refusal = DriveMountAvailability.refusal() {
+                throw ValidationError("--files on-demand: \(refusal)")
+            }
+            configuration.files = files
             let sealed = kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret
             if !noCheck {
                 do {
@@ -82,9 +91,11 @@ struct DriveCommand: AsyncParsableCommand {
                     throw ExitCode(4)
                 }
             }
-            try await SyncFileWork.run { try configuration.save(secret: sealed) }
+            let saved = configuration
+            try await SyncFileWork.run { try saved.save(secret: sealed) }
             print("drive: \(configuration)")
             print("replica: \(FolioPaths().driveDirectory)")
+            print("files: \(files == .onDemand ? "on demand (the daemon mounts the drive's folder)" : "stubs")")
             print("run `folio drive sync` to sync it")
         }
     }
@@ -192,6 +203,7 @@ struct DriveCommand: AsyncParsableCommand {
             if paths.isEmpty {
                 print("drive: \(configuration)")
                 print("replica: \(FolioPaths().driveDirectory)")
+                print("files: " + DriveCommand.filesLine(configuration))
                 if FileManager.default.fileExists(atPath: DriveConfiguration.secretPath(FolioPaths())) {
                     switch try await SyncFileWork.run({ SecretBox.keyPlace() }) {
                     case .keyring: print("secret: sealed; its key is in the session keyring")
@@ -396,5 +408,17 @@ struct DriveCommand: AsyncParsableCommand {
     static func drive(_ configuration: DriveConfiguration? = nil) async throws -> DriveSync {
         let configuration = try configuration ?? driveConfiguration()
         return try await SyncFileWork.run { try DriveSync(provider: configuration.makeProvider()) }
+    }
+}
+
+extension DriveConfiguration.Files: ExpressibleByArgument {}
+
+extension DriveCommand {
+    /// How the drive's files appear, for `folio drive status`.
+    static func filesLine(_ configuration: DriveConfiguration) -> String {
+        guard configuration.files == .onDemand else { return "stubs (name.folio-cloud for files not downloaded)" }
+        let folder = FolioPaths().driveDirectory
+        if DriveMountAvailability.isMounted(at: folder) { return "on demand: the daemon has mounted \(folder)" }
+        return "on demand, not mounted now (the daemon mounts the drive's folder while it runs)"
     }
 }

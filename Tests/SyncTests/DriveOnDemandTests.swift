@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Folio
+import FolioSync
+import FolioSystem
+import FolioTesting
+import FolioTestTraits
+import Foundation
+import Testing
+
+/// The drive with files on demand (issue 23), through a real daemon: it mounts the drive's folder,
+/// every program sees the files under their names and reads them on demand, the index still knows
+/// which are downloaded, and a daemon killed while readers wait leaves none hanging.
+@Suite("The drive's files on demand", .elasticPool, .enabled(if: fuseMounts, "needs /dev/fuse, and root or fusermount3"))
+struct DriveOnDemandTests {
+    /// Runs a program to its end.
+    func run(_ arguments: String...) throws -> ProcessRunner.Output {
+        try ProcessRunner.run(URL(fileURLWithPath: ExecutableSearch.locate(arguments[0])!), Array(arguments.dropFirst()))
+    }
+
+    func status(_ path: String) throws -> String {
+        try run("getfattr", "--only-values", "-n", "user.folio.status", path).stdout
+    }
+
+    static func found(_ predicate: String, in drive: String, _ environment: [String: String]) -> Set<String> {
+        let output = try? ProcessRunner.folio(["query", predicate, "--scope", drive], environment: environment)
+        return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
+    }
+
+    @Test func programsReadTheDriveOnDemandThroughTheDaemon() async throws {
+        let dir = try TemporaryDirectory("drive-on-demand")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        let server = dir.child("server").path
+        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
+        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server, "--files", "on-demand"], environment: environment)
+        #expect(setup.status == 0 && setup.stdout.contains("files: on demand"), "\(setup.stdout)\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let drive = dir.child("data/folio/Drive").path
+        #expect(await eventually { DriveMountAvailability.isMounted(at: drive) }, "\(daemon.log)")
+        let shown = try ProcessRunner.folio(["drive", "status"], environment: environment)
+        #expect(shown.stdout.contains("files: on demand: the daemon has mounted \(drive)"), "\(shown.stdout)\(shown.stderr)")
+
+        // A file that appears on the server shows under its own name, its size, no blocks.
+        let content = String(repeating: "from elsewhere ", count: 1000)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: server + "/remote.txt"))
+        #expect(await eventually { FileManager.default.fileExists(atPath: drive + "/remote.txt") }, "\(daemon.log)")
+        #expect(try run("stat", "-c", "%s %b", drive + "/remote.txt").stdout == "\(content.utf8.count) 0\n")
+        #expect(try run("ls", "-A", drive).stdout == "remote.txt\n")
+        #expect(try status(drive + "/remote.txt") == "cloud")
+        // The daemon's index sees the replica beneath: not downloaded.
+        #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 0", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
+
+        // Read by a program that knows nothing of Folio: downloaded on the way.
+        let read = try run("cat", drive + "/remote.txt")
+        #expect(read.status == 0 && read.stdout == content, "\(read.stderr)")
+        #expect(try status(drive + "/remote.txt") == "local")
+        #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 100", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
+
+        // A program's new file in the mount reaches the server by the daemon's passes.
+        #expect(try run("sh", "-c", "echo 'made by a shell' > '\(drive)/made.txt'").status == 0)
+        #expect(await eventually { FileManager.default.contents(atPath: server + "/made.txt") == Data("made by a shell\n".utf8) }, "\(daemon.log)")
+
+        // Stopped, the daemon unmounts: the folder is the plain replica, every byte there.
+        #expect(daemon.stop() == 0)
+        #expect(!DriveMountAvailability.isMounted(at: drive))
+        #expect(FileManager.default.contents(atPath: drive + "/remote.txt") == Data(content.utf8))
+        #expect(FileManager.default.contents(atPath: drive + "/made.txt") == Data("made by a shell\n".utf8))
+    }
+
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aKilledDaemonHangsNoReaderAndTheNextOneMountsAgain() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let dir = try TemporaryDirectory("drive-on-demand-kill")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        let setup = try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString, "--files", "on-demand"], environment: environment)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let names = (0..<10).map { "waited\($0).txt" }
+        for name in names { try Data("the content of \(name)".utf8).write(to: server.root!.appendingPathComponent(name)) }
+        server.fixOwnership()
+        let drive = dir.child("data/folio/Drive").path
+        var daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        _ = try daemon.waitForListening()
+        #expect(await eventually(60) { names.allSatisfy { FileManager.default.fileExists(atPath: drive + "/" + $0) } }, "\(daemon.log)")
+
+        // Ten readers wait for downloads the server holds back.
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "GET", pathContains: "waited", action: .hold(gate), times: 100))
+        let readers = try names.map { name in
+            let reader = Process()
+            reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+            reader.arguments = [drive + "/" + name]
+            reader.standardOutput = FileHandle.nullDevice
+            reader.standardError = FileHandle.nullDevice
+            try reader.run()
+            return reader
+        }
+        #expect(await eventually { names.allSatisfy { name in (try? self.status(drive + "/" + name)) == "downloading" } }, "\(daemon.log)")
+        #expect(readers.allSatisfy { $0.isRunning })
+
+        // Killed, the daemon leaves no reader waiting: each gets an error within a second.
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
+        let killed = ContinuousClock.now
+        #expect(await eventually(1) { readers.allSatisfy { !$0.isRunning } }, "readers still waiting a second after the daemon died")
+        for reader in readers where reader.isRunning { reader.terminate() }
+        #expect(ContinuousClock.now - killed < .seconds(1))
+        #expect(readers.allSatisfy { !$0.isRunning && $0.terminationStatus != 0 })
+        // The dead mount answers at once, with an error.
+        let dead = try run("ls", drive)
+        #expect(dead.status != 0 && dead.stderr.contains("Transport endpoint is not connected"), "\(dead.stdout)\(dead.stderr)")
+
+        // The next daemon clears the dead mount and mounts again; reads work.
+        gate.open()
+        daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        #expect(await eventually(30) { (try? run("cat", drive + "/waited3.txt").stdout) == "the content of waited3.txt" }, "\(daemon.log)")
+        #expect(try run("ls", drive).stdout.split(separator: "\n").count == 10)
+    }
+}
