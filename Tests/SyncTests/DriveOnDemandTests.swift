@@ -31,7 +31,8 @@ struct DriveOnDemandTests {
     @Test func programsReadTheDriveOnDemandThroughTheDaemon() async throws {
         let dir = try TemporaryDirectory("drive-on-demand")
         var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "1"
+        // No timed passes: a program's change through the mount is what starts one.
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
         let server = dir.child("server").path
         try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
         let setup = try ProcessRunner.folio(["drive", "setup", "folder", server, "--files", "on-demand"], environment: environment)
@@ -47,7 +48,9 @@ struct DriveOnDemandTests {
         // A file that appears on the server shows under its own name, its size, no blocks.
         let content = String(repeating: "from elsewhere ", count: 1000)
         try Data(content.utf8).write(to: URL(fileURLWithPath: server + "/remote.txt"))
-        #expect(await eventually { FileManager.default.fileExists(atPath: drive + "/remote.txt") }, "\(daemon.log)")
+        let pass = try ProcessRunner.folio(["drive", "sync"], environment: environment)
+        #expect(pass.status == 0, "\(pass.stderr)")
+        #expect(FileManager.default.fileExists(atPath: drive + "/remote.txt"), "\(daemon.log)")
         #expect(try run("stat", "-c", "%s %b", drive + "/remote.txt").stdout == "\(content.utf8.count) 0\n")
         #expect(try run("ls", "-A", drive).stdout == "remote.txt\n")
         #expect(try status(drive + "/remote.txt") == "cloud")
@@ -59,6 +62,16 @@ struct DriveOnDemandTests {
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)")
         #expect(try status(drive + "/remote.txt") == "local")
         #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 100", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
+
+        // Pinned, then evicted: the state any program reads; evicted, the file stays listed.
+        #expect(try ProcessRunner.folio(["drive", "pin", drive + "/remote.txt"], environment: environment).status == 0)
+        #expect(try status(drive + "/remote.txt") == "pinned")
+        #expect(try ProcessRunner.folio(["drive", "unpin", drive + "/remote.txt"], environment: environment).status == 0)
+        let evicted = try ProcessRunner.folio(["drive", "evict", drive + "/remote.txt"], environment: environment)
+        #expect(evicted.status == 0, "\(evicted.stdout)\(evicted.stderr)")
+        #expect(try status(drive + "/remote.txt") == "cloud")
+        #expect(try run("stat", "-c", "%s %b", drive + "/remote.txt").stdout == "\(content.utf8.count) 0\n")
+        #expect(try run("cat", drive + "/remote.txt").stdout == content)
 
         // A program's new file in the mount reaches the server by the daemon's passes.
         #expect(try run("sh", "-c", "echo 'made by a shell' > '\(drive)/made.txt'").status == 0)

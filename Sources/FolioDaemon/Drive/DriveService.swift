@@ -313,10 +313,17 @@ final class DriveService: Service, Sendable {
         if let mount = state.withLock({ $0.mount }) { return mount.fileSystem.replicaPath }
         do {
             try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
-            let mount = try DriveMount(paths.driveDirectory, materialize: { [weak self] relative, progress in
-                guard let self else { throw FileProviderError(.providerDomainNotFound, message: "the daemon is stopping") }
-                try await self.materialize(self.paths.driveDirectory + "/" + relative, progress: progress)
-            }, logger: logger)
+            let mount = try DriveMount(
+                paths.driveDirectory, journal: SyncJournal(database: database, domain: DriveSync.domain),
+                materialize: { [weak self] relative, progress in
+                    guard let self else { throw FileProviderError(.providerDomainNotFound, message: "the daemon is stopping") }
+                    try await self.materialize(self.paths.driveDirectory + "/" + relative, progress: progress)
+                },
+                // A program's change through the mount is sent once writes are quiet, as a coordinated one is.
+                changed: { [weak self] relative in
+                    guard let self else { return }
+                    self.noteWrite(.wrote(self.paths.driveDirectory + "/" + relative))
+                }, logger: logger)
             state.withLock {
                 $0.mount = mount
                 $0.mountRefusal = nil

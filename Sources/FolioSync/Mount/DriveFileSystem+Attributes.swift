@@ -2,6 +2,8 @@
 @preconcurrency import Glibc
 #endif
 import CFolioShims
+import Folio
+import GRDB
 import FolioSystem
 import Foundation
 import Synchronization
@@ -13,13 +15,35 @@ extension DriveFileSystem {
     static let statusAttribute = "user.folio.status"
     static let progressAttribute = "user.folio.progress"
 
-    /// Folio's attributes of the item at `path`, by name.
+    /// Folio's attributes of the item at `path`, by name. The status, first that holds:
+    /// downloading (for an open here), error (the last pass set it aside), cloud (a placeholder),
+    /// uploading (changed here, the server does not have it yet), pinned (kept downloaded), local.
     func folioAttributes(_ path: String, _ item: Item) -> [(String, String)] {
         if let progress = state.withLock({ $0.downloading[path]?.progress }) {
             let percent = Int((progress.fractionCompleted * 100).rounded(.down))
             return [(Self.statusAttribute, "downloading"), (Self.progressAttribute, String(min(100, max(0, percent))))]
         }
-        return [(Self.statusAttribute, item.placeholder ? "cloud" : "local")]
+        let kind: SyncJournal.ReplicaItem
+        switch item.status.st_mode & S_IFMT {
+        case S_IFDIR: kind = .folder
+        case S_IFREG where item.placeholder: kind = .placeholder
+        case S_IFREG:
+            let modified = Double(item.status.st_mtim.tv_sec) + Double(item.status.st_mtim.tv_nsec) / 1e9
+            kind = .file(device: UInt64(item.status.st_dev), inode: UInt64(item.status.st_ino), size: Int64(item.status.st_size), modified: modified)
+        default: return [(Self.statusAttribute, "local")]
+        }
+        // The journal, read on this (the mount's own) thread: one indexed lookup.
+        let synced = journal.flatMap { journal in try? journal.database.read { db in try journal.itemStates(of: [(path, kind)], db).first ?? nil } }
+        return [(Self.statusAttribute, Self.status(synced, placeholder: item.placeholder))]
+    }
+
+    /// The status an item shows, from its state in the journal.
+    static func status(_ synced: UbiquitousSyncState?, placeholder: Bool) -> String {
+        if synced?.error != nil { return "error" }
+        if placeholder { return "cloud" }
+        if let synced, !synced.isUploaded { return "uploading" }
+        if synced?.isPinned == true { return "pinned" }
+        return "local"
     }
 
     /// The size-or-value reply the protocol wants: the size alone when asked for 0 bytes, the bytes

@@ -87,6 +87,7 @@ extension DriveFileSystem {
             ]
             if utimensat(replica, target, times, AT_SYMLINK_NOFOLLOW) != 0 { throw CErrno.last }
         }
+        changed(path)
         replyAttributes(request, try self.item(path).get().status)
     }
 
@@ -160,6 +161,9 @@ extension DriveFileSystem {
         if plus {
             statuses = listing.entries[first..<end].map { status(of: $0, in: listing, folder: folder) }
             ids = nodes.remember(zip(listing.entries[first..<end], statuses).compactMap { $1 == nil ? nil : $0.name }, in: request.header.nodeid)
+            for (entry, status) in zip(listing.entries[first..<end], statuses) where status.map({ $0.st_mode & S_IFMT == S_IFDIR }) ?? false {
+                watchBeneath(Self.child(entry.name, of: folder))
+            }
         }
         used = 0
         var given = 0
@@ -228,6 +232,7 @@ extension DriveFileSystem {
     private func openFile(_ path: String, _ flags: UInt32, _ request: FUSERequest) throws(CErrno) {
         let file = openat(replica, Self.relative(path), Self.openFlags(flags))
         guard file >= 0 else { throw CErrno.last }
+        if CInt(bitPattern: flags) & O_ACCMODE != O_RDONLY { state.withLock { $0.writing[UInt64(file)] = path } }
         replyOpened(request, file)
     }
 
@@ -327,6 +332,7 @@ extension DriveFileSystem {
             close(file)
             throw failure
         }
+        state.withLock { $0.writing[UInt64(file)] = path }
         replyOpened(request, file, entry: entry(name, in: request.header.nodeid, Item(status: status, placeholder: false)))
     }
 
@@ -349,8 +355,11 @@ extension DriveFileSystem {
 
     func release(_ request: FUSERequest) {
         if let release = request.argument(fuse_release_in.self) {
-            if let backing = state.withLock({ $0.backings.removeValue(forKey: release.fh) }) { _ = cfolio_fuse_backing_close(channel.device, backing) }
+            let (backing, written) = state.withLock { ($0.backings.removeValue(forKey: release.fh), $0.writing.removeValue(forKey: release.fh)) }
+            if let backing { _ = cfolio_fuse_backing_close(channel.device, backing) }
             close(CInt(truncatingIfNeeded: release.fh))
+            // Sent once the writer is done with it.
+            if let written { changed(written) }
         }
         channel.reply(request.header.unique)
     }
@@ -377,6 +386,7 @@ extension DriveFileSystem {
         guard mkdirat(replica, path, mode_t(make.mode) & 0o7777) == 0 else { throw CErrno.last }
         // The kernel applied the caller's umask; this process's own must not narrow it further.
         _ = fchmodat(replica, path, mode_t(make.mode) & 0o7777, 0)
+        changed(path)
         channel.reply(request.header.unique, entry(name, in: request.header.nodeid, try item(path).get()))
     }
 
@@ -387,6 +397,7 @@ extension DriveFileSystem {
             guard errno == ENOENT, !folder, unlinkat(replica, path + PlaceholderStub.suffix, 0) == 0 else { throw CErrno.last }
         }
         nodes.removed(name, in: request.header.nodeid)
+        changed(path)
         channel.reply(request.header.unique)
     }
 
@@ -415,6 +426,8 @@ extension DriveFileSystem {
             if !exchange, (try? target.get())?.placeholder == true { _ = unlinkat(replica, newPath + PlaceholderStub.suffix, 0) }
         }
         nodes.moved(name, in: request.header.nodeid, to: newName, in: newParent, exchanged: exchange)
+        changed(path)
+        changed(newPath)
         channel.reply(request.header.unique)
     }
 
@@ -423,6 +436,7 @@ extension DriveFileSystem {
         guard let (target, _) = request.name(at: end) else { throw CErrno(EINVAL) }
         if placeholder(path) != nil { throw CErrno(EEXIST) }
         guard symlinkat(target, replica, path) == 0 else { throw CErrno.last }
+        changed(path)
         channel.reply(request.header.unique, entry(name, in: request.header.nodeid, try item(path).get()))
     }
 
@@ -437,6 +451,7 @@ extension DriveFileSystem {
         let (name, path, _) = try childPath(request, at: MemoryLayout<fuse_link_in>.size, making: true)
         if placeholder(path) != nil { throw CErrno(EEXIST) }
         guard linkat(replica, source, replica, path, 0) == 0 else { throw CErrno(errno == ENOENT && placeholder(source) != nil ? EPERM : errno) }
+        changed(path)
         channel.reply(request.header.unique, entry(name, in: request.header.nodeid, try item(path).get()))
     }
 

@@ -31,7 +31,16 @@ package final class DriveFileSystem: Sendable {
     /// `…at` form (extended attributes) and for the sync engine.
     package let replicaPath: String
     let nodes = DriveNodes()
+    /// Watches the folders the kernel knows, beneath, for changes made there (see
+    /// `DriveFileSystem+Coherence.swift`); nil when inotify could not be had (names then refresh
+    /// when the kernel's cache expires).
+    let watcher: InotifyWatcher?
     let materialize: @Sendable (String, Progress) async throws -> Void
+    /// The drive's journal, for each item's state (pinned, uploading, in error); nil: none kept.
+    let journal: SyncJournal?
+    /// Told of each change made through the mount (a file written and closed, made, removed or
+    /// renamed), by path: a pass then sends it.
+    let changed: @Sendable (String) -> Void
     let logger: Logger
     /// Kernel attribute and entry cache lifetime, seconds: the sync engine changes the replica
     /// beneath, so it is short.
@@ -48,6 +57,9 @@ package final class DriveFileSystem: Sendable {
         /// Whether opened files are served by the kernel from the replica's file (FUSE
         /// passthrough), as agreed at the start.
         var passthrough = false
+        /// The files open for writing, by handle, with their paths when opened: closed, they are
+        /// reported changed.
+        var writing: [UInt64: String] = [:]
         /// The backing ids of files open with passthrough, by handle.
         var backings: [UInt64: CInt] = [:]
         /// Why passthrough is off, logged once.
@@ -82,15 +94,37 @@ package final class DriveFileSystem: Sendable {
     /// Serves the replica at `replica` (an `O_PATH` folder descriptor this object then owns) on
     /// `channel`. `materialize` downloads the placeholder at a replica-relative path, telling the
     /// progress how far it is.
-    package init(channel: FUSEChannel, replica: CInt, materialize: @escaping @Sendable (String, Progress) async throws -> Void, logger: Logger) {
+    package init(
+        channel: FUSEChannel, replica: CInt, journal: SyncJournal?, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
+        changed: @escaping @Sendable (String) -> Void, logger: Logger
+    ) {
+        self.journal = journal
+        self.changed = changed
+        let forward = ForwardingTarget()
+        do {
+            watcher = try InotifyWatcher(logger: logger) { events in forward.target?.forgetStale(events) }
+        } catch {
+            logger.notice("the drive's mount cannot watch the replica: programs see changes a second late", metadata: ["error": "\(error)"])
+            watcher = nil
+        }
         self.channel = channel
         self.replica = replica
         replicaPath = "/proc/self/fd/\(replica)"
         self.materialize = materialize
         self.logger = logger
+        forward.target = self
+        watchBeneath("")
     }
 
-    deinit { close(replica) }
+    /// The file system the watcher's handler reaches, set once it exists.
+    private final class ForwardingTarget: @unchecked Sendable {
+        weak var target: DriveFileSystem?
+    }
+
+    deinit {
+        watcher?.stop()
+        close(replica)
+    }
 
     /// Whether `name` is one of Folio's own, never shown: a stub, or in the root the staging
     /// folder or the replica's marker; unfinished uploads anywhere.
@@ -174,6 +208,7 @@ package final class DriveFileSystem: Sendable {
     func entry(_ name: String, in parent: UInt64, _ item: Item) -> fuse_entry_out {
         var entry = fuse_entry_out()
         entry.nodeid = nodes.remember(name, in: parent)
+        if item.status.st_mode & S_IFMT == S_IFDIR, let path = nodes.path(entry.nodeid) { watchBeneath(path) }
         entry.entry_valid = Self.cacheSeconds
         entry.attr_valid = Self.cacheSeconds
         entry.attr = Self.attributes(item.status)

@@ -22,7 +22,11 @@ package final class DriveMount: Sendable {
     /// starts serving it. `materialize` downloads a placeholder, by its path relative to the
     /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
     /// it is.
-    package init(_ folder: String, materialize: @escaping @Sendable (String, Progress) async throws -> Void, logger: Logger) throws(FUSEMountError) {
+    /// `journal` gives each item's state; `changed` hears of each change made through the mount.
+    package init(
+        _ folder: String, journal: SyncJournal? = nil, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
+        changed: @escaping @Sendable (String) -> Void = { _ in }, logger: Logger
+    ) throws(FUSEMountError) {
         Self.clearStale(at: folder)
         // O_PATH (Swift's Glibc module lacks it): the folder itself, to reach beneath the mount.
         let replica = open(folder, 0o10000000 | O_DIRECTORY | O_CLOEXEC)
@@ -32,7 +36,7 @@ package final class DriveMount: Sendable {
             close(replica)
             throw error
         }
-        fileSystem = DriveFileSystem(channel: channel, replica: replica, materialize: materialize, logger: logger)
+        fileSystem = DriveFileSystem(channel: channel, replica: replica, journal: journal, materialize: materialize, changed: changed, logger: logger)
 
         finished = DispatchGroup()
         for number in 0..<Self.threads {

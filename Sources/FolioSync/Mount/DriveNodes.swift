@@ -120,6 +120,18 @@ final class DriveNodes: Sendable {
         }
     }
 
+    /// The node at `components` below the root (none: the root), or nil when the kernel holds none.
+    func node<Components: Collection<String>>(at components: Components) -> UInt64? {
+        state.withLock { state in
+            var current = Self.root
+            for name in components {
+                guard let id = state.byName[Key(parent: current, name: name)] else { return nil }
+                current = id
+            }
+            return current
+        }
+    }
+
     /// How many nodes the kernel holds (the root included).
     var count: Int { state.withLock { $0.nodes.count - 1 - $0.free.count } }
 }

@@ -245,7 +245,7 @@ struct DriveCommand: AsyncParsableCommand {
         func run() async throws {
             let done: [String]
             do {
-                if let downloaded = try await inDaemon() {
+                if let downloaded = try await Self.inDaemon(paths) {
                     done = downloaded
                 } else {
                     let drive = try await DriveCommand.drive()
@@ -265,9 +265,10 @@ struct DriveCommand: AsyncParsableCommand {
             if done.isEmpty { print("nothing to download: everything asked for is local") }
         }
 
-        /// The downloads, run by the daemon when one runs the drive (its index and presenters see
-        /// them as they go); nil otherwise.
-        private func inDaemon() async throws(CoordinationFailure) -> [String]? {
+        /// The downloads of `paths`, run by the daemon when one runs the drive (its index and
+        /// presenters see them as they go; with files on demand, only it reaches the replica
+        /// beneath the mount); nil otherwise.
+        static func inDaemon(_ paths: [String]) async throws(CoordinationFailure) -> [String]? {
             guard let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) else { return nil }
             defer { daemon.disconnect() }
             let request = DriveDownloadRequest(paths: paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path })
@@ -328,9 +329,14 @@ struct DriveCommand: AsyncParsableCommand {
             let targets = try paths.map(drive.drivePath)
             try await drive.setPinned(targets, true)
             do {
-                for path in try await drive.download(targets, progress: Progress(totalUnitCount: 0)) { print("downloaded: \(path)") }
+                var downloaded = try await Download.inDaemon(paths)
+                if downloaded == nil { downloaded = try await drive.download(targets, progress: Progress(totalUnitCount: 0)) }
+                for path in downloaded ?? [] { print("downloaded: \(path)") }
             } catch let error as FileProviderError {
                 printError("folio drive pin: pinned, but the download failed (the next sync tries again): \(error)")
+                throw ExitCode(4)
+            } catch let failure as CoordinationFailure {
+                printError("folio drive pin: pinned, but the download failed (the next sync tries again): \(failure.message)")
                 throw ExitCode(4)
             }
             for path in targets { print("pinned: \(path.isEmpty ? "the whole drive" : path)") }
