@@ -45,7 +45,11 @@ extension DriveFileSystem {
         if PlaceholderStub.isStubName(name) { relative = PlaceholderStub.documentName(ofStub: relative) }
         let parts = relative.split(separator: "/").map(String.init)
         guard let last = parts.last, let folder = nodes.node(at: parts.dropLast()) else { return }
-        if entry { notify(FUSE_NOTIFY_INVAL_ENTRY, fuse_notify_inval_entry_out(parent: folder, namelen: UInt32(last.utf8.count), flags: 0), name: last) }
+        if entry {
+            notify(FUSE_NOTIFY_INVAL_ENTRY, fuse_notify_inval_entry_out(parent: folder, namelen: UInt32(last.utf8.count), flags: 0), name: last)
+            // The folder's listing, which the kernel keeps too.
+            notify(FUSE_NOTIFY_INVAL_INODE, fuse_notify_inval_inode_out(ino: folder, off: 0, len: 0))
+        }
         if let item = nodes.node(at: parts) { notify(FUSE_NOTIFY_INVAL_INODE, fuse_notify_inval_inode_out(ino: item, off: 0, len: 0)) }
     }
 

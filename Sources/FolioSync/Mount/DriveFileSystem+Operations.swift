@@ -133,6 +133,8 @@ extension DriveFileSystem {
         }
         var answer = fuse_open_out()
         answer.fh = handle
+        // The kernel keeps the listing (a change beneath makes it forget it; see coherence).
+        answer.open_flags = UInt32(FOPEN_CACHE_DIR | FOPEN_KEEP_CACHE)
         channel.reply(request.header.unique, answer)
     }
 

@@ -42,9 +42,10 @@ package final class DriveFileSystem: Sendable {
     /// renamed), by path: a pass then sends it.
     let changed: @Sendable (String) -> Void
     let logger: Logger
-    /// Kernel attribute and entry cache lifetime, seconds: the sync engine changes the replica
-    /// beneath, so it is short.
-    static let cacheSeconds: UInt64 = 1
+    /// Kernel attribute, entry and listing cache lifetime, seconds. Changes made beneath (by the
+    /// sync engine) are told to the kernel as they happen (`DriveFileSystem+Coherence.swift`), so
+    /// this bounds only what a lost inotify event could leave stale.
+    static let cacheSeconds: UInt64 = 10
 
     struct State {
         /// Opens waiting for a download, by request number, with the path each waits for.
