@@ -36,13 +36,13 @@ struct DriveMountTests {
     }
 
     /// Device `two`'s folder mounted, its downloads made by an engine on the replica beneath.
-    func mount(_ two: SyncDevice, _ backend: SyncBackend, gate: Gate? = nil) throws -> (mount: DriveMount, engine: SyncEngine) {
+    func mount(_ two: SyncDevice, _ backend: SyncBackend, gate: Gate? = nil, passthrough: Bool = true) throws -> (mount: DriveMount, engine: SyncEngine) {
         let provider = try backend.provider()
         let box = EngineBox()
         let mount = try DriveMount(two.root, materialize: { path, progress in
             await gate?.wait()
             _ = try await box.engine!.materialize([SyncPath(path)], progress: progress)
-        }, logger: Logger(label: "test.mount"))
+        }, passthrough: passthrough, logger: Logger(label: "test.mount"))
         box.engine = SyncEngine(provider: provider, replica: LocalReplica(root: mount.fileSystem.replicaPath), journal: two.journal, versions: two.versions)
         return (mount, box.engine!)
     }
@@ -163,5 +163,32 @@ struct DriveMountTests {
         #expect(await eventually { FileManager.default.contents(atPath: beneath) == Data("worth the wait".utf8) })
         #expect(try run("cat", file) == "worth the wait")
         #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", file) == "local")
+    }
+
+    /// Without passthrough (a kernel before 6.9, a user without CAP_SYS_ADMIN) reads and writes go
+    /// through the mount's threads: whole files, a part at an offset, a write in the middle, a
+    /// truncation, an append.
+    @Test func readsAndWritesWithoutPassthrough() async throws {
+        let backend = try SyncBackend(.memory)
+        let one = try await backend.device("one"), two = try await backend.device("two", keepsEverything: false)
+        let large = (0..<50_000).map { "row \($0)\n" }.joined()
+        try one.write("big.txt", large)
+        try await one.settle()
+        try await two.settle()
+        let (mount, _) = try mount(two, backend, passthrough: false)
+        defer { mount.unmount() }
+        let file = two.root + "/big.txt"
+        let scratch = try TemporaryDirectory("folio-mount-expected")
+        let expected = scratch.child("big.txt")
+        try Data(large.utf8).write(to: expected)
+        #expect(try run("sha256sum", file).prefix(64) == run("sha256sum", expected.path).prefix(64))
+        #expect(!mount.fileSystem.passthrough && mount.fileSystem.readsServed.load(ordering: .relaxed) > 0)
+        #expect(try run("dd", "if=\(file)", "bs=1", "skip=100000", "count=9", "status=none") == String(large.utf8.dropFirst(100_000).prefix(9))!)
+        try run("sh", "-c", "printf XYZ | dd of='\(file)' bs=1 seek=10 conv=notrunc status=none && truncate -s 20 '\(file)' && printf 'end' >> '\(file)'")
+        var edited = Array(large.utf8.prefix(20))
+        edited.replaceSubrange(10..<13, with: Array("XYZ".utf8))
+        let beneath = mount.fileSystem.replicaPath + "/big.txt"
+        #expect(FileManager.default.contents(atPath: beneath) == Data(edited + Array("end".utf8)))
+        #expect(try run("cat", file) == String(decoding: edited + Array("end".utf8), as: UTF8.self))
     }
 }

@@ -51,6 +51,10 @@ final class DriveService: Service, Sendable {
         var mountRefusal: String?
     }
 
+    /// Held while the drive's folder is mounted or unmounted: `currentDrive()` runs on any thread
+    /// of a blocking pool, and two of them must not both mount.
+    private let mounting = NSLock()
+
     /// One pass, as the browser page shows it.
     struct PassRecord: Sendable {
         var ended: Date
@@ -173,21 +177,18 @@ final class DriveService: Service, Sendable {
             throw FileProviderError(.providerDomainNotFound, message: "no drive is set up, and “\(path)” is a placeholder")
         }
         let relative = try drive.drivePath(path)
-        logger.info("materializing for a coordinated access", metadata: ["path": "\(relative)"])
+        logger.info("materializing a placeholder for an access", metadata: ["path": "\(relative)"])
         statesChanged(state.withLock { $0.downloading.insert(path); return $0.downloading })
         defer { statesChanged(state.withLock { $0.downloading.remove(path); return $0.downloading }) }
         _ = try await drive.download([relative], progress: progress)
     }
 
-    /// `path` where the daemon reaches the replica's own file: beneath the drive's mount while
-    /// the folder is mounted (where stubs are seen as they are), else `path` itself.
-    func physical(_ path: String) -> String { PathRedirect.physical(path) }
-
     /// Whether `path` is a folder (a package, say) in the drive with a placeholder somewhere inside:
     /// a coordinated read of it downloads them first (the walk stops at the first one found).
     func holdsPlaceholders(_ path: String) -> Bool {
+        // Beneath the drive's mount, where stubs are seen as they are.
         guard contains(path) else { return false }
-        let path = physical(path)
+        let path = PathRedirect.physical(path)
         guard (try? FileStatus(path: FilePath(path)))?.kind == .directory else { return false }
         var found = false
         DirectoryScanner().scan(path, visit: { entry in
@@ -200,7 +201,7 @@ final class DriveService: Service, Sendable {
     /// Whether `path` is a placeholder: a stub is there, the document is not.
     func isPlaceholder(_ path: String) -> Bool {
         guard contains(path) else { return false }
-        let path = physical(path)
+        let path = PathRedirect.physical(path)
         return access(path, F_OK) != 0 && PlaceholderStub.read(at: path + PlaceholderStub.suffix) != nil
     }
 
@@ -310,6 +311,8 @@ final class DriveService: Service, Sendable {
     /// The replica beneath the drive's folder, mounted now if it was not; nil when it cannot be
     /// (the drive then keeps stubs, and says why once).
     private func mountedReplica() -> String? {
+        mounting.lock()
+        defer { mounting.unlock() }
         if let mount = state.withLock({ $0.mount }) { return mount.fileSystem.replicaPath }
         do {
             try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
@@ -341,8 +344,11 @@ final class DriveService: Service, Sendable {
         }
     }
 
-    /// Unmounts the drive's folder if it is mounted (the configuration went back to stubs); nil.
+    /// Unmounts the drive's folder if it is mounted (the configuration went back to stubs, or no
+    /// drive is set up); nil.
     private func unmounted() -> String? {
+        mounting.lock()
+        defer { mounting.unlock() }
         if let mount = state.withLock({ state in defer { state.mount = nil }; return state.mount }) {
             PathRedirect.remove(paths.driveDirectory)
             mount.unmount()
@@ -372,6 +378,7 @@ final class DriveService: Service, Sendable {
                 $0.drive = nil
                 $0.madeFrom = []
             }
+            _ = unmounted()
             return nil
         }
         let onDemand = (try? DriveConfiguration.load(paths))??.files == .onDemand

@@ -41,6 +41,9 @@ package final class DriveFileSystem: Sendable {
     /// Told of each change made through the mount (a file written and closed, made, removed or
     /// renamed), by path: a pass then sends it.
     let changed: @Sendable (String) -> Void
+    /// Whether to ask the kernel for passthrough (tests turn it off to exercise reads and writes
+    /// through this process, as where the kernel or the user's rights have none).
+    let wantsPassthrough: Bool
     let logger: Logger
     /// Kernel attribute, entry and listing cache lifetime, seconds. Changes made beneath (by the
     /// sync engine) are told to the kernel as they happen (`DriveFileSystem+Coherence.swift`), so
@@ -97,8 +100,9 @@ package final class DriveFileSystem: Sendable {
     /// progress how far it is.
     package init(
         channel: FUSEChannel, replica: CInt, journal: SyncJournal?, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
-        changed: @escaping @Sendable (String) -> Void, logger: Logger
+        changed: @escaping @Sendable (String) -> Void, passthrough: Bool = true, logger: Logger
     ) {
+        wantsPassthrough = passthrough
         self.journal = journal
         self.changed = changed
         let forward = ForwardingTarget()
@@ -276,7 +280,7 @@ package final class DriveFileSystem: Sendable {
         answer.flags = offer.flags & wanted
         // Passthrough (kernel 6.9): reads and writes of an open file go from the kernel to the
         // replica's file, at the disk's speed. Registering a backing file needs CAP_SYS_ADMIN.
-        if offer.flags & UInt32(FUSE_INIT_EXT) != 0, offer.flags2 & CFOLIO_FUSE_PASSTHROUGH_FLAGS2 != 0, geteuid() == 0 {
+        if wantsPassthrough, offer.flags & UInt32(FUSE_INIT_EXT) != 0, offer.flags2 & CFOLIO_FUSE_PASSTHROUGH_FLAGS2 != 0, geteuid() == 0 {
             answer.minor = min(offer.minor, 40)
             answer.flags |= UInt32(FUSE_INIT_EXT)
             answer.flags2 = CFOLIO_FUSE_PASSTHROUGH_FLAGS2

@@ -22,10 +22,11 @@ package final class DriveMount: Sendable {
     /// starts serving it. `materialize` downloads a placeholder, by its path relative to the
     /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
     /// it is.
-    /// `journal` gives each item's state; `changed` hears of each change made through the mount.
+    /// `journal` gives each item's state; `changed` hears of each change made through the mount;
+    /// `passthrough` false keeps every read and write in this process.
     package init(
         _ folder: String, journal: SyncJournal? = nil, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
-        changed: @escaping @Sendable (String) -> Void = { _ in }, logger: Logger
+        changed: @escaping @Sendable (String) -> Void = { _ in }, passthrough: Bool = true, logger: Logger
     ) throws(FUSEMountError) {
         Self.clearStale(at: folder)
         // O_PATH (Swift's Glibc module lacks it): the folder itself, to reach beneath the mount.
@@ -36,7 +37,8 @@ package final class DriveMount: Sendable {
             close(replica)
             throw error
         }
-        fileSystem = DriveFileSystem(channel: channel, replica: replica, journal: journal, materialize: materialize, changed: changed, logger: logger)
+        fileSystem = DriveFileSystem(
+            channel: channel, replica: replica, journal: journal, materialize: materialize, changed: changed, passthrough: passthrough, logger: logger)
 
         finished = DispatchGroup()
         for number in 0..<Self.threads {
