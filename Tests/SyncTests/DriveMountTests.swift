@@ -191,4 +191,41 @@ struct DriveMountTests {
         #expect(FileManager.default.contents(atPath: beneath) == Data(edited + Array("end".utf8)))
         #expect(try run("cat", file) == String(decoding: edited + Array("end".utf8), as: UTF8.self))
     }
+
+    /// Real programs on a tree of 10,000 files of which one in ten is downloaded (the replica
+    /// written as the engine leaves it: a file, or a stub in its place): `find` sees every file
+    /// with its size, `du` counts only what is here; `sqlite3` keeps a database in the drive
+    /// (rollback journal, then WAL).
+    @Test func findDuAndSqliteOnTheMount() async throws {
+        let home = try TemporaryDirectory("folio-mount-tree")
+        let root = home.child("Drive").path
+        let content = Data(String(repeating: "x", count: 5000).utf8)
+        for folder in 0..<20 {
+            try FileManager.default.createDirectory(atPath: root + "/tree/f\(folder)", withIntermediateDirectories: true)
+            for index in folder * 500..<(folder + 1) * 500 {
+                let path = root + "/tree/f\(folder)/file\(index).txt"
+                if index % 10 == 0 {
+                    try content.write(to: URL(fileURLWithPath: path))
+                } else {
+                    let stub = PlaceholderStub(name: "file\(index).txt", size: Int64(content.count), modified: 1_790_000_000, contentType: "public.plain-text")
+                    try stub.encoded().write(to: URL(fileURLWithPath: path + PlaceholderStub.suffix))
+                }
+            }
+        }
+        let mount = try DriveMount(root, materialize: { _, _ in throw CocoaError(.fileReadUnknown) }, logger: Logger(label: "test.mount"))
+        defer { mount.unmount() }
+        let files = try run("find", root + "/tree", "-type", "f", "-printf", "%s %b\n").split(separator: "\n")
+        #expect(files.count == 10_000 && files.allSatisfy { $0.hasPrefix("5000 ") })
+        #expect(files.filter { !$0.hasSuffix(" 0") }.count == 1000, "only the downloaded files take blocks")
+        let used = Int(try run("du", "-s", "-B1", root + "/tree").split(separator: "\t")[0])!
+        let apparent = Int(try run("du", "-s", "-B1", "--apparent-size", root + "/tree").split(separator: "\t")[0])!
+        #expect(apparent >= 10_000 * 5000 && used < 10_000 * 5000 / 4, "\(used) of \(apparent)")
+
+        let database = root + "/notes.sqlite"
+        try run("sqlite3", database, "create table notes(text); insert into notes values ('first'); insert into notes values ('second');")
+        #expect(try run("sqlite3", database, "select count(*) from notes;") == "2\n")
+        try run("sqlite3", database, "pragma journal_mode=wal; insert into notes values ('third');")
+        #expect(try run("sqlite3", database, "select text from notes order by rowid desc limit 1;") == "third\n")
+        #expect(try run("sqlite3", database, "pragma integrity_check;") == "ok\n")
+    }
 }

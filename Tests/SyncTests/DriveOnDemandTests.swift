@@ -23,6 +23,13 @@ struct DriveOnDemandTests {
         try run("getfattr", "--only-values", "-n", "user.folio.status", path).stdout
     }
 
+    /// Whether users other than root may open `/dev/fuse` (mode 0666 on most systems; some
+    /// containers keep it 0600, and fusermount3 opens it as the user).
+    static var fuseIsOpenToUsers: Bool {
+        var device = stat()
+        return stat("/dev/fuse", &device) == 0 && device.st_mode & 0o006 == 0o006
+    }
+
     static func found(_ predicate: String, in drive: String, _ environment: [String: String]) -> Set<String> {
         let output = try? ProcessRunner.folio(["query", predicate, "--scope", drive], environment: environment)
         return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
@@ -135,5 +142,38 @@ struct DriveOnDemandTests {
         _ = try daemon.waitForListening()
         #expect(await eventually(30) { (try? run("cat", drive + "/waited3.txt").stdout) == "the content of waited3.txt" }, "\(daemon.log)")
         #expect(try run("ls", drive).stdout.split(separator: "\n").count == 10)
+    }
+
+    /// A user who is not root mounts through `fusermount3` (setuid root; Debian's `fuse3`), with no
+    /// passthrough: reads go through the daemon, and the mount is the user's alone.
+    @Test(.enabled(if: geteuid() == 0 && ExecutableSearch.locate("fusermount3") != nil && Self.fuseIsOpenToUsers, "needs root (to run as nobody), fusermount3, and /dev/fuse open to users"))
+    func aUserWhoIsNotRootMountsThroughFusermount() async throws {
+        let dir = try TemporaryDirectory("drive-on-demand-user")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        for folder in ["home", "data", "config", "state", "run", "server"] {
+            try FileManager.default.createDirectory(atPath: dir.path + "/" + folder, withIntermediateDirectories: true)
+        }
+        _ = chmod(dir.path + "/run", 0o700)
+        let content = String(repeating: "read through the daemon ", count: 4000)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: dir.path + "/server/far.txt"))
+        #expect(try run("chown", "-R", "65534:65534", dir.path).status == 0)
+        func asUser(_ arguments: [String]) throws -> ProcessRunner.Output {
+            try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups"] + arguments, environment: environment)
+        }
+        let folio = ProcessRunner.folioExecutable().path
+        let setup = try asUser([folio, "drive", "setup", "folder", dir.path + "/server", "--files", "on-demand"])
+        #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"], runAs: 65534)
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let drive = dir.child("data/folio/Drive").path
+        #expect(await eventually { DriveMountAvailability.isMounted(at: drive) }, "\(daemon.log)")
+        #expect(try asUser([folio, "drive", "sync"]).status == 0)
+        let read = try asUser(["/bin/cat", drive + "/far.txt"])
+        #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
+        #expect(daemon.log.contains("passthrough=false"), "\(daemon.log)")
+        #expect(daemon.stop() == 0)
+        #expect(!DriveMountAvailability.isMounted(at: drive), "\(daemon.log)")
     }
 }

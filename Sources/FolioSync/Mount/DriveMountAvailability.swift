@@ -8,10 +8,13 @@ import Foundation
 package enum DriveMountAvailability {
     /// Why the drive cannot be mounted here, in one sentence; nil when it can.
     package static func refusal() -> String? {
-        guard access("/dev/fuse", R_OK | W_OK) == 0 else { return "this machine has no usable /dev/fuse (files stay stubs)" }
-        guard geteuid() == 0 || ExecutableSearch.locate("fusermount3") != nil else {
-            return "fusermount3 is not installed (Debian: apt install fuse3)"
+        var device = stat()
+        guard stat("/dev/fuse", &device) == 0, device.st_mode & S_IFMT == S_IFCHR else { return "this machine has no /dev/fuse (files stay stubs)" }
+        // fusermount3 opens the device as the user, too.
+        guard access("/dev/fuse", R_OK | W_OK) == 0 else {
+            return "/dev/fuse is not open to this user (mode \(String(device.st_mode & 0o777, radix: 8)); most systems make it 0666)"
         }
+        guard geteuid() == 0 || ExecutableSearch.locate("fusermount3") != nil else { return "fusermount3 is not installed (Debian: apt install fuse3)" }
         return nil
     }
 

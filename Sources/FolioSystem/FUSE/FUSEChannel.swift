@@ -62,15 +62,26 @@ public final class FUSEChannel: Sendable {
             throw FUSEMountError("socketpair: \(Errno(rawValue: errno))")
         }
         defer { close(ends[0]) }
+        // Its complaint, for the error (a few lines at most).
+        var complaint: [CInt] = [-1, -1]
+        guard pipe(&complaint) == 0 else { throw FUSEMountError("pipe: \(Errno(rawValue: errno))") }
+        for end in complaint { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(complaint[0]) }
         let options = "rw,nosuid,nodev,fsname=\(name),subtype=\(name),default_permissions"
         let child = SpawnedProcess(
-            [fusermount, "-o", options, "--", mountpoint], environment: ["_FUSE_COMMFD": "3", "PATH": "/usr/bin:/bin"], passing: [(ends[1], 3)])
+            [fusermount, "-o", options, "--", mountpoint], environment: ["_FUSE_COMMFD": "3", "PATH": "/usr/bin:/bin"], errors: complaint[1],
+            passing: [(ends[1], 3)])
         close(ends[1])
+        close(complaint[1])
         guard let child else { throw FUSEMountError("cannot start \(fusermount)") }
         let device = cfolio_receive_fd(ends[0])
-        let failure = Errno(rawValue: errno)
         let status = child.wait()
-        guard device >= 0 else { throw FUSEMountError("fusermount3 did not mount \(mountpoint) (exit \(status)): \(failure)") }
+        guard device >= 0 else {
+            var bytes = [UInt8](repeating: 0, count: 1024)
+            let count = max(0, Glibc.read(complaint[0], &bytes, bytes.count))
+            let said = String(decoding: bytes[0..<count], as: UTF8.self).split(separator: "\n").joined(separator: "; ")
+            throw FUSEMountError("fusermount3 did not mount \(mountpoint) (exit \(status))" + (said.isEmpty ? "" : ": \(said)"))
+        }
         return device
     }
 
