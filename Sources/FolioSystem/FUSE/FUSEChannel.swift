@@ -74,7 +74,11 @@ public final class FUSEChannel: Sendable {
         close(ends[1])
         close(complaint[1])
         guard let child else { throw FUSEMountError("cannot start \(fusermount)") }
+        // Ten seconds for it to mount: a fusermount3 stuck in its mount is killed, not waited for.
+        var deadline = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(ends[0], SOL_SOCKET, SO_RCVTIMEO, &deadline, socklen_t(MemoryLayout<timeval>.size))
         let device = cfolio_receive_fd(ends[0])
+        if device < 0, errno == EAGAIN || errno == EWOULDBLOCK { kill(child.pid, SIGKILL) }
         let status = child.wait()
         guard device >= 0 else {
             var bytes = [UInt8](repeating: 0, count: 1024)
