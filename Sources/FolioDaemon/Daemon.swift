@@ -58,6 +58,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         drive?.noteWrite(change)
     }
     let arbiter = CoordinationArbiter(configuration: arbiterConfiguration, logger: logger)
+    drive?.coordinate(with: arbiter)
     // Presenters of drive items hear when their state with the server changes.
     index.onUbiquityChange { path, keys in arbiter.ubiquityAttributesChanged(at: path, keys: keys, client: 0) }
     let pools = DaemonPools()

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 public import Glibc
 #endif
-import SystemPackage
 
 /// The process's file mode creation mask (umask), read without changing it: `umask(2)` can only
 /// be read by setting it, which would race with every thread creating files meanwhile.
@@ -9,13 +8,7 @@ public enum FileCreationMask {
     /// The mask, from the `Umask:` line of `/proc/self/status` (Linux 4.7 and later); 0o077 (the
     /// strictest) where that cannot be read.
     public static var current: mode_t {
-        guard let bytes = try? FilePath("/proc/self/status").readBytes(maximumSize: 64 << 10) else { return 0o077 }
-        let status = String(decoding: bytes, as: UTF8.self)
-        for line in status.split(separator: "\n") where line.hasPrefix("Umask:") {
-            let digits = line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }
-            if let value = mode_t(digits, radix: 8) { return value }
-        }
-        return 0o077
+        ProcessStatusFile.value("Umask", at: "/proc/self/status").flatMap { mode_t($0, radix: 8) } ?? 0o077
     }
 
     /// The mode a new regular file gets from `open(…, 0666)`: what a downloaded file should have.

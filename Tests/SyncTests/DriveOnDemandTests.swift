@@ -91,6 +91,79 @@ struct DriveOnDemandTests {
         #expect(FileManager.default.contents(atPath: drive + "/made.txt") == Data("made by a shell\n".utf8))
     }
 
+    /// A document's versions on the device of `environment`: each one's content, and whether it
+    /// is an unresolved conflict.
+    static func versions(_ path: String, _ environment: [String: String]) throws -> [(content: String, conflict: Bool)] {
+        let output = try ProcessRunner.folio(["versions", "list", path, "--json"], environment: environment)
+        guard output.status == 0, let value = try? WireValue(parsing: Array(output.stdout.utf8)) else {
+            throw TestFailure("folio versions list failed: \(output.stdout)\(output.stderr)")
+        }
+        return (value["versions"]?.arrayValue ?? []).compactMap { version in
+            guard let file = version["path"]?.stringValue, let data = FileManager.default.contents(atPath: file) else { return nil }
+            return (String(decoding: data, as: UTF8.self), version["conflict"]?.boolValue == true && version["resolved"]?.boolValue != true)
+        }
+    }
+
+    /// Two devices, each a daemon with the drive mounted, edit one document through their mounts
+    /// with programs that know nothing of Folio: every byte stays. What a program wrote over is a
+    /// version on its device; of the two edits one is the document on both devices, the other an
+    /// unresolved conflict version, which any program sees as the document's status.
+    @Test func twoDevicesEditingThroughTheirMountsKeepEveryByte() async throws {
+        let dir = try TemporaryDirectory("drive-on-demand-two")
+        let server = dir.child("server").path
+        try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
+        var environments: [[String: String]] = []
+        var daemons: [DaemonProcess] = []
+        let homes = try ["one", "two"].map { try TemporaryDirectory("drive-on-demand-\($0)") }
+        // Stopped (unmounted) before their folders go.
+        defer { withExtendedLifetime(homes) { for daemon in daemons { daemon.stop() } } }
+        for home in homes {
+            var environment = home.xdgEnvironment()
+            environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+            #expect(try ProcessRunner.folio(["drive", "setup", "folder", server, "--files", "on-demand"], environment: environment).status == 0)
+            let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+            daemons.append(daemon)
+            _ = try daemon.waitForListening()
+            environments.append(environment)
+        }
+        let drives = environments.map { FolioPaths(environment: $0).driveDirectory }
+        for drive in drives { #expect(await eventually { DriveMountAvailability.isMounted(at: drive) }) }
+        let documents = drives.map { $0 + "/plan.txt" }
+        func sync(_ device: Int) throws {
+            let pass = try ProcessRunner.folio(["drive", "sync"], environment: environments[device])
+            #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
+        }
+
+        // Written on one, read on two (downloaded on the way).
+        #expect(try run("sh", "-c", "printf 'the first draft' > '\(documents[0])'").status == 0)
+        try sync(0)
+        try sync(1)
+        #expect(try run("cat", documents[1]).stdout == "the first draft")
+
+        // Both edit it, by an editor's save (a new file renamed over) and by a shell writing over it.
+        #expect(try run("sh", "-c", "printf 'edited on one' > '\(documents[0]).tmp' && mv '\(documents[0]).tmp' '\(documents[0])'").status == 0)
+        #expect(try run("sh", "-c", "printf 'edited on two' > '\(documents[1])'").status == 0)
+        // What each wrote over is kept where it was written.
+        for device in 0..<2 {
+            let listed = try ProcessRunner.folio(["versions", "list", documents[device], "--json"], environment: environments[device])
+            #expect(try Self.versions(documents[device], environments[device]).map(\.content).contains("the first draft"), "\(listed)\n\(daemons[device].log)")
+        }
+
+        // Passes on both, until they agree.
+        try sync(0)
+        try sync(1)
+        try sync(0)
+        let one = try #require(FileManager.default.contents(atPath: documents[0])), two = try #require(FileManager.default.contents(atPath: documents[1]))
+        #expect(one == two)
+        let kept = String(decoding: one, as: UTF8.self)
+        #expect(["edited on one", "edited on two"].contains(kept))
+        let other = kept == "edited on one" ? "edited on two" : "edited on one"
+        let conflicts = try (0..<2).map { device in try Self.versions(documents[device], environments[device]).filter(\.conflict).map(\.content) }
+        #expect(conflicts.joined().contains(other), "\(conflicts)")
+        let holder = conflicts[0].contains(other) ? 0 : 1
+        #expect(try status(documents[holder]) == "conflict")
+    }
+
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
     func aKilledDaemonHangsNoReaderAndTheNextOneMountsAgain() async throws {
         let server = try TestServer(.apache)

@@ -14,16 +14,17 @@ extension VersionStore {
     }()
 
     /// Stores the current contents of the item at `path` (or of `source`) as a new version.
-    /// Identical contents already kept as a non-conflict version are not added again.
+    /// Identical contents already kept as a non-conflict version are not added again. `shown` is
+    /// where users see the item, when not at `path` (the drive's replica beneath its mount).
     @discardableResult
     package func addVersion(
-        ofItemAt path: String, contentsOf source: String? = nil, kind: VersionRecord.Kind, isConflict: Bool = false
+        ofItemAt path: String, contentsOf source: String? = nil, shownAt shown: String? = nil, kind: VersionRecord.Kind, isConflict: Bool = false
     ) throws -> (identity: String, record: VersionRecord) {
         let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
         let origin = source ?? path
         let modified = (try? FileStatus(path: FilePath(origin), followSymlinks: true))?.modificationTime ?? Date().timeIntervalSince1970
         let (hash, size) = try storeObject(copying: origin)
-        let record = try insert(hash: hash, size: size, modified: modified, identity: identity, path: path, kind: kind, isConflict: isConflict)
+        let record = try insert(hash: hash, size: size, modified: modified, identity: identity, path: shown ?? path, kind: kind, isConflict: isConflict)
         collectIfDue()
         return (identity, record)
     }

@@ -49,6 +49,14 @@ final class DriveService: Service, Sendable {
         var mount: DriveMount?
         /// Why the drive's folder could not be mounted, logged once.
         var mountRefusal: String?
+        /// The daemon's coordination: programs' opens through the mount wait for its writes.
+        var arbiter: CoordinationArbiter?
+    }
+
+    /// Makes programs' opens through the drive's mount wait for the coordinated writes `arbiter`
+    /// holds for other processes (made after the drive: it tells the drive of writes).
+    func coordinate(with arbiter: CoordinationArbiter) {
+        state.withLock { $0.arbiter = arbiter }
     }
 
     /// Held while the drive's folder is mounted or unmounted: `currentDrive()` runs on any thread
@@ -326,7 +334,7 @@ final class DriveService: Service, Sendable {
                 changed: { [weak self] relative in
                     guard let self else { return }
                     self.noteWrite(.wrote(self.paths.driveDirectory + "/" + relative))
-                }, logger: logger)
+                }, arbiter: state.withLock { $0.arbiter }, versions: VersionStore(directory: paths.versionsDirectory), logger: logger)
             state.withLock {
                 $0.mount = mount
                 $0.mountRefusal = nil

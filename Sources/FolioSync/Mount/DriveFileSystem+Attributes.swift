@@ -10,14 +10,19 @@ import Synchronization
 
 /// Extended attributes through the mount: the replica's own, and two of Folio's that any program
 /// can read (`getfattr -d`, a file manager's column) but none can set: `user.folio.status` and,
-/// while a download runs, `user.folio.progress`.
+/// while a download runs, `user.folio.progress`. Folio's other attributes (a document's identity,
+/// which its versions and bookmarks follow) pass through when named, unlisted.
 extension DriveFileSystem {
     static let statusAttribute = "user.folio.status"
     static let progressAttribute = "user.folio.progress"
 
+    /// Whether `name` is one of the attributes the mount makes (never set by a program).
+    static func isMade(_ name: String) -> Bool { name == statusAttribute || name == progressAttribute }
+
     /// Folio's attributes of the item at `path`, by name. The status, first that holds:
-    /// downloading (for an open here), error (the last pass set it aside), cloud (a placeholder),
-    /// uploading (changed here, the server does not have it yet), pinned (kept downloaded), local.
+    /// downloading (for an open here), error (the last pass set it aside), conflict (versions that
+    /// lost to another device's wait to be resolved), cloud (a placeholder), uploading (changed
+    /// here, the server does not have it yet), pinned (kept downloaded), local.
     func folioAttributes(_ path: String, _ item: Item) -> [(String, String)] {
         if let progress = state.withLock({ $0.downloading[path]?.progress }) {
             let percent = Int((progress.fractionCompleted * 100).rounded(.down))
@@ -34,12 +39,20 @@ extension DriveFileSystem {
         }
         // The journal, read on this (the mount's own) thread: one indexed lookup.
         let synced = journal.flatMap { journal in try? journal.database.read { db in try journal.itemStates(of: [(path, kind)], db).first ?? nil } }
-        return [(Self.statusAttribute, Self.status(synced, placeholder: item.placeholder))]
+        let conflicted = kind != .folder && !item.placeholder && hasUnresolvedConflicts(path)
+        return [(Self.statusAttribute, Self.status(synced, placeholder: item.placeholder, conflicted: conflicted))]
+    }
+
+    /// Whether the document at `path` has conflict versions not marked resolved.
+    private func hasUnresolvedConflicts(_ path: String) -> Bool {
+        guard let records = try? versions?.versions(ofItemAt: replicaPath + "/" + path).records else { return false }
+        return records.contains { $0.isConflict && !$0.isResolved }
     }
 
     /// The status an item shows, from its state in the journal.
-    static func status(_ synced: UbiquitousSyncState?, placeholder: Bool) -> String {
+    static func status(_ synced: UbiquitousSyncState?, placeholder: Bool, conflicted: Bool = false) -> String {
         if synced?.error != nil { return "error" }
+        if conflicted { return "conflict" }
         if placeholder { return "cloud" }
         if let synced, !synced.isUploaded { return "uploading" }
         if synced?.isPinned == true { return "pinned" }
@@ -66,8 +79,7 @@ extension DriveFileSystem {
         if let value = folioAttributes(path, item).first(where: { $0.0 == name })?.1 {
             return try replyValue(request, Array(value.utf8), asked: get.size)
         }
-        guard !name.hasPrefix("user.folio.") else { throw CErrno(ENODATA) }
-        guard !item.placeholder else { throw CErrno(ENODATA) }
+        guard !Self.isMade(name), !item.placeholder else { throw CErrno(ENODATA) }
         let count = lgetxattr(replicaPath + "/" + path, name, buffer.baseAddress, min(buffer.count, get.size == 0 ? 0 : Int(get.size)))
         guard count >= 0 else { throw CErrno.last }
         if get.size == 0 {
@@ -99,7 +111,7 @@ extension DriveFileSystem {
         // Without FUSE_SETXATTR_EXT the arguments are the older, shorter form (size and flags).
         let argumentsSize = MemoryLayout<UInt32>.size * 2
         guard let (name, end) = request.name(at: argumentsSize), let value = request.bytes(at: end, count: Int(set.size)) else { throw CErrno(EINVAL) }
-        guard !name.hasPrefix("user.folio.") else { throw CErrno(EPERM) }
+        guard !Self.isMade(name) else { throw CErrno(EPERM) }
         let path = try path(of: request)
         guard try !item(path).get().placeholder else { throw CErrno(EPERM) }
         guard lsetxattr(replicaPath + "/" + path, name, value.baseAddress, value.count, CInt(bitPattern: set.flags)) == 0 else { throw CErrno.last }
@@ -108,7 +120,7 @@ extension DriveFileSystem {
 
     func removeExtendedAttribute(_ request: FUSERequest) throws(CErrno) {
         guard let (name, _) = request.name(at: 0) else { throw CErrno(EINVAL) }
-        guard !name.hasPrefix("user.folio.") else { throw CErrno(EPERM) }
+        guard !Self.isMade(name) else { throw CErrno(EPERM) }
         let path = try path(of: request)
         guard try !item(path).get().placeholder else { throw CErrno(ENODATA) }
         guard lremovexattr(replicaPath + "/" + path, name) == 0 else { throw CErrno.last }

@@ -17,19 +17,44 @@ extension DriveFileSystem {
         (CInt(bitPattern: flags) & ~(O_CREAT | O_EXCL | O_NOCTTY)) | O_CLOEXEC | O_NOFOLLOW
     }
 
+    /// Whether an open with `flags` writes the file over whole (it needs no old bytes).
+    private static func truncates(_ flags: UInt32) -> Bool {
+        CInt(bitPattern: flags) & O_TRUNC != 0 && CInt(bitPattern: flags) & O_ACCMODE != O_RDONLY
+    }
+
     func open(_ request: FUSERequest) throws(CErrno) {
         guard let open = request.argument(fuse_open_in.self) else { throw CErrno(EINVAL) }
         let path = try path(of: request)
         let item = try item(path).get()
-        if item.placeholder {
-            // Opened to be written over whole: no need for the old bytes.
-            if CInt(bitPattern: open.flags) & O_TRUNC != 0, CInt(bitPattern: open.flags) & O_ACCMODE != O_RDONLY {
-                try replacePlaceholder(path, mode: item.status.st_mode & 0o7777)
-            } else {
-                return afterDownloading(path, request) { (request) throws(CErrno) in try self.openFile(path, open.flags, request) }
-            }
+        let download = item.placeholder && !Self.truncates(open.flags)
+        let opener = heldOpener(path, request)
+        guard download || opener != nil else { return try openNow(path, open.flags, request) }
+        afterWaiting(path, request, downloading: download, writesAgainst: opener) { (request) throws(CErrno) in
+            try self.openNow(path, open.flags, request)
         }
-        try openFile(path, open.flags, request)
+    }
+
+    /// Opens the replica's file at `path` for `request`, nothing left to wait for: a placeholder
+    /// only when it is written over whole (an empty file of its name replaces it).
+    private func openNow(_ path: String, _ flags: UInt32, _ request: FUSERequest) throws(CErrno) {
+        let item = try item(path).get()
+        if item.placeholder {
+            // Evicted again while the opener waited: it would read nothing.
+            guard Self.truncates(flags) else { throw CErrno(EIO) }
+            try replacePlaceholder(path, mode: item.status.st_mode & 0o7777)
+        } else if CInt(bitPattern: flags) & O_ACCMODE != O_RDONLY {
+            keepVersion(path, item.status)
+        }
+        try openFile(path, flags, request)
+    }
+
+    /// The process opening `path` in `request` when another process's coordinated write holds the
+    /// file now (the open then waits for it to end), else nil.
+    private func heldOpener(_ path: String, _ request: FUSERequest) -> pid_t? {
+        guard let arbiter else { return nil }
+        // FUSE names the caller by its thread; the arbiter knows processes.
+        let opener = ProcessStatusFile.process(ofThread: pid_t(bitPattern: request.header.pid))
+        return arbiter.writeHolds(visible(path), against: opener) ? opener : nil
     }
 
     private func openFile(_ path: String, _ flags: UInt32, _ request: FUSERequest) throws(CErrno) {
@@ -39,37 +64,87 @@ extension DriveFileSystem {
         replyOpened(request, file)
     }
 
-    /// Answers an open with the replica's `file`: served by the kernel from it (passthrough) when
-    /// the mount has it, else through this process's reads and writes.
+    /// Answers an open with the replica's `file`: served by the kernel from the replica (passthrough)
+    /// when the mount has it, else through this process's reads and writes.
     func replyOpened(_ request: FUSERequest, _ file: CInt, entry: fuse_entry_out? = nil) {
         var answer = fuse_open_out()
         answer.fh = UInt64(file)
-        let backing = passthroughBacking(file)
-        if backing > 0 {
+        let writes = fcntl(file, F_GETFL) & O_ACCMODE != O_RDONLY
+        switch passthroughBacking(file, writes: writes) {
+        case .some(let backing):
             answer.open_flags |= CFOLIO_FOPEN_PASSTHROUGH
             answer.padding = UInt32(bitPattern: backing)  // backing_id, in protocol 7.40
+        case nil where state.withLock({ $0.passthrough }):
+            // The kernel refuses an open of a file it reads through the page cache while others of
+            // the same file are passthrough (and the reverse): this one bypasses the cache instead.
+            answer.open_flags |= UInt32(FOPEN_DIRECT_IO)
+        case nil: break
         }
-        // The id is kept until the file's release: the opener takes its backing file after this
-        // reply, in its own time.
-        if backing > 0 { state.withLock { $0.backings[UInt64(file)] = backing } }
         if let entry { channel.reply(request.header.unique, entry, answer) } else { channel.reply(request.header.unique, answer) }
     }
 
-    /// `file` registered as a backing file, or 0 when passthrough is off or refused.
-    private func passthroughBacking(_ file: CInt) -> CInt {
-        guard state.withLock({ $0.passthrough }) else { return 0 }
-        let backing = cfolio_fuse_backing_open(channel.device, file)
-        guard backing <= 0 else { return backing }
-        let reason = "\(Errno(rawValue: errno))"
-        let first = state.withLock { state -> Bool in
-            defer { state.passthrough = false }
-            return state.passthroughRefused == nil
+    /// The backing id of the file open as `file` (registered at its first open, shared by every
+    /// open of the same file: the kernel takes one backing file a file), or nil when passthrough
+    /// is off or refused, or the shared backing file cannot write and `writes` is asked.
+    private func passthroughBacking(_ file: CInt, writes: Bool) -> CInt? {
+        guard state.withLock({ $0.passthrough }) else { return nil }
+        var status = stat()
+        guard fstat(file, &status) == 0 else { return nil }
+        let key = Backing.Key(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        let shared = state.withLock { state -> CInt?? in
+            guard var backing = state.backings[key] else { return .none }
+            guard backing.writes || !writes else { return .some(nil) }
+            backing.opens += 1
+            state.backings[key] = backing
+            state.backingOfHandle[UInt64(file)] = key
+            return .some(backing.id)
         }
-        if first {
-            state.withLock { $0.passthroughRefused = reason }
-            logger.notice("the kernel refused passthrough: files are read through Folio", metadata: ["error": "\(reason)"])
+        if let shared { return shared }
+        // Opened again for reading and writing when it can be, so that every later open can share it.
+        let reopened = Glibc.open("/proc/self/fd/\(file)", O_RDWR | O_CLOEXEC)
+        let backingFile = reopened >= 0 ? reopened : dup(file)
+        guard backingFile >= 0 else { return nil }
+        let id = cfolio_fuse_backing_open(channel.device, backingFile)
+        guard id > 0 else {
+            let reason = "\(Errno(rawValue: errno))"
+            close(backingFile)
+            let first = state.withLock { state -> Bool in
+                defer { state.passthrough = false }
+                return state.passthroughRefused == nil
+            }
+            if first {
+                state.withLock { $0.passthroughRefused = reason }
+                logger.notice("the kernel refused passthrough: files are read through Folio", metadata: ["error": "\(reason)"])
+            }
+            return nil
         }
-        return 0
+        let won = state.withLock { state -> Bool in
+            // Another thread registered the same file meanwhile: its backing is the one.
+            guard state.backings[key] == nil else { return false }
+            state.backings[key] = Backing(id: id, file: backingFile, writes: reopened >= 0 || writes, opens: 1)
+            state.backingOfHandle[UInt64(file)] = key
+            return true
+        }
+        guard won else {
+            _ = cfolio_fuse_backing_close(channel.device, id)
+            close(backingFile)
+            return passthroughBacking(file, writes: writes)
+        }
+        return id
+    }
+
+    /// Ends the handle's share of its file's backing: the last one closes it.
+    private func releaseBacking(_ handle: UInt64) {
+        let ended = state.withLock { state -> Backing? in
+            guard let key = state.backingOfHandle.removeValue(forKey: handle), var backing = state.backings[key] else { return nil }
+            backing.opens -= 1
+            state.backings[key] = backing.opens > 0 ? backing : nil
+            return backing.opens > 0 ? nil : backing
+        }
+        if let ended {
+            _ = cfolio_fuse_backing_close(channel.device, ended.id)
+            close(ended.file)
+        }
     }
 
     /// Makes the placeholder at `path` an empty file of the document's name (to be written over)
@@ -82,14 +157,20 @@ extension DriveFileSystem {
         if unlinkat(replica, path + PlaceholderStub.suffix, 0) != 0, errno != ENOENT { throw CErrno.last }
     }
 
-    /// Answers `request` with `then` once the placeholder at `path` is downloaded (one download a
-    /// path, however many wait for it): the request's thread goes on serving meanwhile, and a
-    /// signal to the waiting process ends its wait with `EINTR` while the download goes on. `then`
-    /// gets a copy of the request (the thread's buffer is reused at once).
-    func afterDownloading(_ path: String, _ request: FUSERequest, then: @escaping @Sendable (FUSERequest) throws(CErrno) -> Void) {
+    /// Answers `request` with `then` once nothing holds it back: the placeholder at `path`
+    /// downloaded (`downloading`: one download a path, however many wait for it), and the
+    /// coordinated writes of other processes than `opener` to the file ended (waited for at most
+    /// ``writeWait``: then `EBUSY`). The request's thread goes on serving meanwhile, and a signal
+    /// to the waiting process ends its wait with `EINTR` while the download goes on. `then` gets a
+    /// copy of the request (the thread's buffer is reused at once).
+    func afterWaiting(
+        _ path: String, _ request: FUSERequest, downloading: Bool, writesAgainst opener: pid_t?,
+        then: @escaping @Sendable (FUSERequest) throws(CErrno) -> Void
+    ) {
         let unique = request.header.unique, header = request.header, body = Array(request.body)
-        let download = state.withLock { state -> Task<Void, any Error> in
+        let download = state.withLock { state -> Task<Void, any Error>? in
             state.waiting[unique] = path
+            guard downloading else { return nil }
             if let running = state.downloading[path] { return running.task }
             let progress = Progress(totalUnitCount: 0)
             let task = Task {
@@ -101,9 +182,13 @@ extension DriveFileSystem {
         }
         Task {
             var failure: CErrno?
-            do { try await download.value } catch {
+            if let opener, let arbiter, await !arbiter.afterWrites(to: self.visible(path), against: opener, deadline: Self.writeWait) {
+                self.logger.notice("a program's open waited too long for a coordinated write", metadata: ["path": "\(path)"])
+                failure = CErrno(EBUSY)
+            }
+            do { try await download?.value } catch {
                 self.logger.notice("a download for a program's open failed", metadata: ["path": "\(path)", "error": "\(error)"])
-                failure = CErrno(EIO)
+                failure = failure ?? CErrno(EIO)
             }
             guard self.state.withLock({ $0.waiting.removeValue(forKey: unique) }) != nil else { return }
             if let failure {
@@ -119,13 +204,24 @@ extension DriveFileSystem {
     }
 
     func create(_ request: FUSERequest) throws(CErrno) {
+        guard request.argument(fuse_create_in.self) != nil else { throw CErrno(EINVAL) }
+        let (_, path, _) = try childPath(request, at: MemoryLayout<fuse_create_in>.size, making: true)
+        // Opening a file that is there: it waits for other processes' coordinated writes as an open does.
+        guard (try? item(path).get()) != nil, let opener = heldOpener(path, request) else { return try createNow(request) }
+        afterWaiting(path, request, downloading: false, writesAgainst: opener) { (request) throws(CErrno) in try self.createNow(request) }
+    }
+
+    private func createNow(_ request: FUSERequest) throws(CErrno) {
         guard let create = request.argument(fuse_create_in.self) else { throw CErrno(EINVAL) }
         let (name, path, _) = try childPath(request, at: MemoryLayout<fuse_create_in>.size, making: true)
         let flags = CInt(bitPattern: create.flags)
-        if (try? item(path).get())?.placeholder == true {
+        let existing = try? item(path).get()
+        if existing?.placeholder == true {
             // Made over a document that is not here: refused unless it is written over whole.
             if flags & O_EXCL != 0 || flags & O_TRUNC == 0 { throw CErrno(EEXIST) }
             try replacePlaceholder(path, mode: mode_t(create.mode) & 0o7777)
+        } else if let existing, flags & O_EXCL == 0 {
+            keepVersion(path, existing.status)
         }
         let file = openat(replica, path, (flags & ~O_NOCTTY) | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode_t(create.mode) & 0o7777)
         guard file >= 0 else { throw CErrno.last }
@@ -158,8 +254,8 @@ extension DriveFileSystem {
 
     func release(_ request: FUSERequest) {
         if let release = request.argument(fuse_release_in.self) {
-            let (backing, written) = state.withLock { ($0.backings.removeValue(forKey: release.fh), $0.writing.removeValue(forKey: release.fh)) }
-            if let backing { _ = cfolio_fuse_backing_close(channel.device, backing) }
+            releaseBacking(release.fh)
+            let written = state.withLock { $0.writing.removeValue(forKey: release.fh) }
             close(CInt(truncatingIfNeeded: release.fh))
             // Sent once the writer is done with it.
             if let written { changed(written) }
@@ -180,5 +276,29 @@ extension DriveFileSystem {
             throw CErrno.last
         }
         channel.reply(request.header.unique)
+    }
+}
+
+extension DriveFileSystem {
+    /// Keeps the content of the downloaded file at `path` (as `status` found it) as a version of
+    /// its document before a program writes it, as for any other writer's change: not an empty
+    /// file, nor one larger than ``largestVersioned`` (copied at each open, it would cost more than
+    /// it saves), nor content kept already.
+    func keepVersion(_ path: String, _ status: stat) {
+        guard let versions, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0, status.st_size <= Self.largestVersioned else { return }
+        let fingerprint = LocalFingerprint(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+        guard state.withLock({ $0.kept[path] != fingerprint }) else { return }
+        do {
+            // Named beneath the mount (never through it: this thread serves it), shown as programs see it.
+            try versions.addVersion(ofItemAt: replicaPath + "/" + path, shownAt: visible(path), kind: .external)
+            state.withLock { state in
+                if state.kept.count >= 4096 { state.kept.removeAll() }
+                state.kept[path] = fingerprint
+            }
+        } catch {
+            logger.warning("the content a program writes over could not be kept as a version", metadata: ["path": "\(path)", "error": "\(error)"])
+        }
     }
 }

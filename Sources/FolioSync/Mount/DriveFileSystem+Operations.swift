@@ -55,7 +55,7 @@ extension DriveFileSystem {
             // A change to a document that is not here: its size set to nothing makes it an empty
             // file (written over, as any program would); anything else waits for it to arrive.
             guard change.valid & UInt32(FATTR_SIZE) != 0, change.size == 0 else {
-                return afterDownloading(path, request) { (request) throws(CErrno) in try self.setAttributes(request) }
+                return afterWaiting(path, request, downloading: true, writesAgainst: nil) { (request) throws(CErrno) in try self.setAttributes(request) }
             }
             try replacePlaceholder(path, mode: FileCreationMask.fileMode)
             item = try self.item(path).get()
@@ -68,6 +68,7 @@ extension DriveFileSystem {
             if fchownat(replica, target, owner, group, AT_SYMLINK_NOFOLLOW) != 0 { throw CErrno.last }
         }
         if change.valid & UInt32(FATTR_SIZE) != 0 {
+            if !item.placeholder, change.size != item.status.st_size { keepVersion(path, item.status) }
             if change.valid & UInt32(FATTR_FH) != 0 {
                 if ftruncate(CInt(truncatingIfNeeded: change.fh), off_t(change.size)) != 0 { throw CErrno.last }
             } else {
@@ -134,6 +135,12 @@ extension DriveFileSystem {
             if (try? target.get())?.placeholder == false, unlinkat(replica, newPath, 0) != 0 { throw CErrno.last }
             guard cfolio_renameat2(replica, path + PlaceholderStub.suffix, replica, newPath + PlaceholderStub.suffix, 0) == 0 else { throw CErrno.last }
         } else {
+            // Written over by the move (an editor's save): what it held is kept, and the document
+            // keeps its identity (its versions and bookmarks follow it).
+            if !exchange, let replaced = try? target.get(), !replaced.placeholder {
+                keepVersion(newPath, replaced.status)
+                inheritIdentity(of: newPath, to: path)
+            }
             guard cfolio_renameat2(replica, path, replica, newPath, flags) == 0 else { throw CErrno.last }
             // A placeholder that was there is replaced: its stub goes too.
             if !exchange, (try? target.get())?.placeholder == true { _ = unlinkat(replica, newPath + PlaceholderStub.suffix, 0) }
@@ -181,5 +188,19 @@ extension DriveFileSystem {
         answer.st.frsize = UInt32(status.f_frsize)
         answer.st.namelen = UInt32(status.f_namemax)
         channel.reply(request.header.unique, answer)
+    }
+}
+
+extension DriveFileSystem {
+    /// Gives the file at `path` the document identity of the one at `replaced` (which it is about
+    /// to replace), unless it has one of its own.
+    func inheritIdentity(of replaced: String, to path: String) {
+        let name = DocumentIdentity.attribute
+        var value = [UInt8](repeating: 0, count: 256)
+        let source = replicaPath + "/" + path
+        guard lgetxattr(source, name, nil, 0) < 0, errno == ENODATA else { return }
+        let count = lgetxattr(replicaPath + "/" + replaced, name, &value, value.count)
+        guard count > 0 else { return }
+        _ = lsetxattr(source, name, value, count, 0)
     }
 }

@@ -2,7 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import CFolioShims
-import Folio
+package import Folio
 package import Foundation
 package import FolioSystem
 package import Logging
@@ -41,6 +41,17 @@ package final class DriveFileSystem: Sendable {
     /// Told of each change made through the mount (a file written and closed, made, removed or
     /// renamed), by path: a pass then sends it.
     let changed: @Sendable (String) -> Void
+    /// Where the drive is mounted: its files' paths as apps and programs name them.
+    let folder: String
+    /// A program's open waits while another process's coordinated write (in this arbiter) holds
+    /// the file. Nil: opens never wait.
+    let arbiter: CoordinationArbiter?
+    /// The longest a program's open waits for coordinated writes (then `EBUSY`).
+    static let writeWait = Duration.seconds(30)
+    /// Where the content a program writes over is kept, as a version; nil: none kept.
+    let versions: VersionStore?
+    /// The largest file whose content is kept as a version when a program opens it to write.
+    static let largestVersioned = 64 << 20
     /// Whether to ask the kernel for passthrough (tests turn it off to exercise reads and writes
     /// through this process, as where the kernel or the user's rights have none).
     let wantsPassthrough: Bool
@@ -64,13 +75,34 @@ package final class DriveFileSystem: Sendable {
         /// The files open for writing, by handle, with their paths when opened: closed, they are
         /// reported changed.
         var writing: [UInt64: String] = [:]
-        /// The backing ids of files open with passthrough, by handle.
-        var backings: [UInt64: CInt] = [:]
+        /// The backing files of files open with passthrough, by file, and each handle's file.
+        var backings: [Backing.Key: Backing] = [:]
+        var backingOfHandle: [UInt64: Backing.Key] = [:]
+        /// The files whose content was last kept as a version, by path, as they were then.
+        var kept: [String: LocalFingerprint] = [:]
         /// Why passthrough is off, logged once.
         var passthroughRefused: String?
     }
 
     let state = Mutex(State())
+
+    /// A replica's file registered with the kernel for passthrough: one a file, shared by its
+    /// opens, closed with the last (kept until each open's release: the opener takes it after the
+    /// open's reply, in its own time).
+    struct Backing {
+        struct Key: Hashable {
+            var device: UInt64
+            var inode: UInt64
+        }
+
+        /// The kernel's number for it.
+        var id: CInt
+        /// The descriptor registered.
+        var file: CInt
+        /// Whether it was opened for writing (opens that write cannot share it otherwise).
+        var writes: Bool
+        var opens: Int
+    }
 
     /// One name of a folder's listing as the mount shows it.
     struct DirectoryEntry {
@@ -100,9 +132,13 @@ package final class DriveFileSystem: Sendable {
     /// progress how far it is.
     package init(
         channel: FUSEChannel, replica: CInt, journal: SyncJournal?, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
-        changed: @escaping @Sendable (String) -> Void, passthrough: Bool = true, logger: Logger
+        changed: @escaping @Sendable (String) -> Void, folder: String, arbiter: CoordinationArbiter?, versions: VersionStore?, passthrough: Bool = true,
+        logger: Logger
     ) {
         wantsPassthrough = passthrough
+        self.folder = folder
+        self.arbiter = arbiter
+        self.versions = versions
         self.journal = journal
         self.changed = changed
         let forward = ForwardingTarget()
@@ -150,6 +186,9 @@ package final class DriveFileSystem: Sendable {
 
     /// The path below the replica for `name` in the folder at `folder` ("" for the root).
     static func child(_ name: String, of folder: String) -> String { folder.isEmpty ? name : folder + "/" + name }
+
+    /// `path` as apps and programs name it.
+    func visible(_ path: String) -> String { path.isEmpty ? folder : folder + "/" + path }
 
     /// `path` as the `…at` calls take it ("." for the root).
     static func relative(_ path: String) -> String { path.isEmpty ? "." : path }

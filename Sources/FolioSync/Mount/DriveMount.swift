@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+package import Folio
 package import FolioSystem
 package import Foundation
 package import Logging
@@ -23,10 +24,13 @@ package final class DriveMount: Sendable {
     /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
     /// it is.
     /// `journal` gives each item's state; `changed` hears of each change made through the mount;
-    /// `passthrough` false keeps every read and write in this process.
+    /// programs' opens wait for the coordinated writes `arbiter` holds for other processes; what a
+    /// program writes over is kept in `versions`; `passthrough` false keeps every read and write
+    /// in this process.
     package init(
         _ folder: String, journal: SyncJournal? = nil, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
-        changed: @escaping @Sendable (String) -> Void = { _ in }, passthrough: Bool = true, logger: Logger
+        changed: @escaping @Sendable (String) -> Void = { _ in }, arbiter: CoordinationArbiter? = nil, versions: VersionStore? = nil,
+        passthrough: Bool = true, logger: Logger
     ) throws(FUSEMountError) {
         Self.clearStale(at: folder)
         // O_PATH (Swift's Glibc module lacks it): the folder itself, to reach beneath the mount.
@@ -38,7 +42,8 @@ package final class DriveMount: Sendable {
             throw error
         }
         fileSystem = DriveFileSystem(
-            channel: channel, replica: replica, journal: journal, materialize: materialize, changed: changed, passthrough: passthrough, logger: logger)
+            channel: channel, replica: replica, journal: journal, materialize: materialize, changed: changed, folder: folder,
+            arbiter: arbiter, versions: versions, passthrough: passthrough, logger: logger)
 
         finished = DispatchGroup()
         for number in 0..<Self.threads {

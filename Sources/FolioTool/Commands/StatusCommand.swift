@@ -44,6 +44,12 @@ struct StatusCommand: ParsableCommand {
                 "  presenter \(presenter["presenter"]?.intValue ?? 0) of pid \(owner?["pid"]?.intValue ?? 0) (\(owner?["name"]?.stringValue ?? "?")): \(presenter["path"]?.stringValue ?? "(no item yet)")"
             )
         }
+        if let opens = status["opens"]?.arrayValue, !opens.isEmpty {
+            print("programs' opens waiting for coordinated writes: \(opens.count)")
+            for open in opens {
+                print("  pid \(open["pid"]?.intValue ?? 0) for \(open["waiting_ms"]?.intValue ?? 0) ms: \(open["path"]?.stringValue ?? "?")")
+            }
+        }
         let clients = status["clients"]?.arrayValue ?? []
         print("clients: \(clients.count)")
         for client in clients {

@@ -71,6 +71,16 @@ struct TokenRecord {
     var sentAt: ContinuousClock.Instant
 }
 
+/// A program's open waiting for coordinated writes to end.
+struct ProgramOpen {
+    /// The file, as a reading claim would name it.
+    var item: ItemState
+    /// The opening process, whose own claims do not hold it back.
+    var process: Int32
+    var since = ContinuousClock.now
+    var proceed: @Sendable (Bool) -> Void
+}
+
 /// A connected client.
 struct ClientRecord {
     let sink: any ArbiterClient
@@ -101,6 +111,10 @@ struct ArbiterState {
     var watchCounts: [String: Int] = [:]
     var presenterWatches: [PresenterKey: [String]] = [:]
     var stamps: [String: ItemStamp] = [:]
+    /// Opens by programs that do not coordinate (through the drive's mount), waiting for other
+    /// processes' granted writes to end, by number.
+    var programOpens: [UInt64: ProgramOpen] = [:]
+    var nextProgramOpen: UInt64 = 0
     private var outbox: [(UInt32, ArbiterOutput)] = []
 
     /// Queues an output for a client; it is delivered after the lock is released.

@@ -7,9 +7,9 @@ extension CoordinationArbiter {
     /// The items shown of one claim (`items_total` says how many it has when there are more).
     static let statusItemsPerClaim = 16
 
-    /// The lock table, waiters and presenters, for `folio status` (debugging stuck claims). For an
+    /// The lock table, waiters, presenters and programs' opens waiting on writes, for `folio status` (debugging stuck claims). For an
     /// app (`visibleTo`: its client number) only its own client, claims and presenters, and of the
-    /// messages its claims wait on, not whose presenters they went to. What does not fit in
+    /// messages its claims wait on, not whose presenters they went to, and no programs' opens. What does not fit in
     /// `statusBudget` bytes is left out and counted in `omitted`.
     package func status(visibleTo viewer: UInt32? = nil) -> WireValue {
         perform { state in
@@ -69,6 +69,14 @@ extension CoordinationArbiter {
                 admit(value, "presenters", into: &presenters)
             }
             var status: [String: WireValue] = ["claims": .array(claims), "presenters": .array(presenters), "clients": .array(clients)]
+            if viewer == nil {
+                // Programs' opens through the drive's mount waiting for coordinated writes.
+                var opens: [WireValue] = []
+                for (_, open) in state.programOpens.sorted(by: { $0.key < $1.key }) {
+                    admit(["path": .string(open.item.path), "pid": .int(Int64(open.process)), "waiting_ms": milliseconds(open.since)], "opens", into: &opens)
+                }
+                status["opens"] = .array(opens)
+            }
             if !omitted.isEmpty { status["omitted"] = .object(omitted.mapValues { .int(Int64($0)) }) }
             return .object(status)
         }

@@ -296,7 +296,7 @@ package final class CoordinationArbiter: @unchecked Sendable {
         return false
     }
 
-    private func itemsConflict(_ x: ItemState, _ y: ItemState) -> Bool {
+    func itemsConflict(_ x: ItemState, _ y: ItemState) -> Bool {
         if x.key == y.key { return x.access.isWrite || y.access.isWrite }
         if CoordinationPath.isAncestor(x.key, of: y.key) { return x.access.isStructural }
         if CoordinationPath.isAncestor(y.key, of: x.key) { return y.access.isStructural }
@@ -371,5 +371,6 @@ package final class CoordinationArbiter: @unchecked Sendable {
             state.emit(to: presenter.client, .presenter(presenter.presenter, .reacquire(token: token), token: nil))
         }
         claim.reacquirers.removeAll()
+        if !state.programOpens.isEmpty { admitProgramOpens(&state) }
     }
 }
