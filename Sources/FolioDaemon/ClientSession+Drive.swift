@@ -18,6 +18,10 @@ extension ClientSession {
         RequestRoute(DriveProgressRequest.self, on: .slow) { session, _, _ throws(CoordinationFailure) in
             try session.driveProgress()
         },
+        RequestRoute(DriveReplicaRequest.self, on: .eventLoop) { session, _, _ throws(CoordinationFailure) in
+            try session.userOnly("reach the drive's replica")
+            return DriveReplicaReply(path: session.context.drive?.replicaBeneathMount)
+        },
         RequestRoute(DrivePublishRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.drivePublish(request.path, seconds: request.seconds, id: id)
         },

@@ -23,9 +23,10 @@ public struct DaemonConfiguration: Sendable {
     /// turns it off: names, types and dates only, as benchmarks of the crawl want).
     public var indexReadsContent: Bool
 
-    /// Makes the drive's provider from its configuration (nil while no drive is set up); without
+    /// Makes the drive's provider from its configuration (nil while no drive is set up), given
+    /// where the replica is reached when not at the drive's folder (beneath its mount); without
     /// it the daemon leaves the drive to `folio drive sync`. The `folio daemon` command sets it.
-    public var driveProvider: (@Sendable () throws -> (any FileProvider)?)?
+    public var driveProvider: (@Sendable (_ replicaRoot: String?) throws -> (any FileProvider)?)?
 
     /// Checks a drive configuration (with its secret) before the browser page saves it: the
     /// provider is made and its root asked for. Set by `folio daemon`, where the providers are

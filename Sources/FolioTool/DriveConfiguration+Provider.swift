@@ -6,12 +6,14 @@ import Foundation
 extension DriveConfiguration {
     /// The provider the drive lives on, with the sealed secret. Made here, where the providers are
     /// linked: the daemon and the sync engine know providers only by their protocol.
-    func makeProvider(_ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
-        try makeProvider(secret: try SecretBox.load(at: Self.secretPath(paths), paths: paths), paths)
+    /// `replicaRoot` is where the replica is reached when not at the drive's folder (beneath its
+    /// mount): a provider program writes there.
+    func makeProvider(_ paths: FolioPaths = FolioPaths(), replicaRoot: String? = nil) throws -> any FileProvider {
+        try makeProvider(secret: try SecretBox.load(at: Self.secretPath(paths), paths: paths), paths, replicaRoot: replicaRoot)
     }
 
     /// The provider with `secret` given (a configuration not saved yet, being checked).
-    func makeProvider(secret: String?, _ paths: FolioPaths = FolioPaths()) throws -> any FileProvider {
+    func makeProvider(secret: String?, _ paths: FolioPaths = FolioPaths(), replicaRoot: String? = nil) throws -> any FileProvider {
         switch kind {
         case .webdav:
             guard let base = URL(string: url), base.scheme == "http" || base.scheme == "https" else {
@@ -30,7 +32,7 @@ extension DriveConfiguration {
             return ProviderProcess(
                 executable: URL(fileURLWithPath: url), arguments: arguments ?? [],
                 domain: FileProviderDomain(identifier: FileProviderDomainIdentifier(rawValue: "drive"), displayName: "Drive"),
-                temporaryDirectory: URL(fileURLWithPath: paths.driveDirectory + "/.folio-staging/provider"), environment: secret.map { ProcessInfo.processInfo.environment.merging(["FOLIO_PASSWORD": $0]) { $1 } })
+                temporaryDirectory: URL(fileURLWithPath: (replicaRoot ?? paths.driveDirectory) + "/.folio-staging/provider"), environment: secret.map { ProcessInfo.processInfo.environment.merging(["FOLIO_PASSWORD": $0]) { $1 } })
         }
     }
 }

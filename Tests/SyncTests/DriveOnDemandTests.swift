@@ -61,6 +61,11 @@ struct DriveOnDemandTests {
         #expect(try run("stat", "-c", "%s %b", drive + "/remote.txt").stdout == "\(content.utf8.count) 0\n")
         #expect(try run("ls", "-A", drive).stdout == "remote.txt\n")
         #expect(try status(drive + "/remote.txt") == "cloud")
+        // `folio drive` reads the replica beneath the mount, where the daemon says it is.
+        let listed = try ProcessRunner.folio(["drive", "status", drive + "/remote.txt"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout == "cloud\tremote.txt\n", "\(listed.stdout)\(listed.stderr)")
+        let counted = try ProcessRunner.folio(["drive", "status"], environment: environment)
+        #expect(counted.stdout.contains("files: 0 local, 1 in the cloud, 0 waiting to upload"), "\(counted.stdout)\(counted.stderr)")
         // The daemon's index sees the replica beneath: not downloaded.
         #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 0", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
 
@@ -68,6 +73,7 @@ struct DriveOnDemandTests {
         let read = try run("cat", drive + "/remote.txt")
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)")
         #expect(try status(drive + "/remote.txt") == "local")
+        #expect(try ProcessRunner.folio(["drive", "status", drive + "/remote.txt"], environment: environment).stdout == "local\tremote.txt\n")
         #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 100", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
 
         // Pinned, then evicted: the state any program reads; evicted, the file stays listed.
@@ -162,6 +168,31 @@ struct DriveOnDemandTests {
         #expect(conflicts.joined().contains(other), "\(conflicts)")
         let holder = conflicts[0].contains(other) ? 0 : 1
         #expect(try status(documents[holder]) == "conflict")
+    }
+
+    /// A drive on a provider program (the Python example over a folder) with files on demand: the
+    /// program writes what it fetches beneath the mount, where the daemon's descriptor of the
+    /// replica reaches, and a read through the mount gets it.
+    @Test func aProviderProgramFetchesBeneathTheMount() async throws {
+        let dir = try TemporaryDirectory("drive-on-demand-provider")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        let served = dir.child("served").path
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/PythonProvider/folder_provider.py")
+        let content = String(repeating: "fetched by a program ", count: 500)
+        try Data(content.utf8).write(to: URL(fileURLWithPath: served + "/far.txt"))
+        let setup = try ProcessRunner.folio(["drive", "setup", "provider", example.path, "--files", "on-demand", "--", served], environment: environment)
+        #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let drive = dir.child("data/folio/Drive").path
+        #expect(await eventually(30) { FileManager.default.fileExists(atPath: drive + "/far.txt") }, "\(daemon.log)")
+        #expect(try status(drive + "/far.txt") == "cloud")
+        let read = try run("cat", drive + "/far.txt")
+        #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
     }
 
     @Test(.enabled(if: TestServer.shouldRun(.apache)))

@@ -20,7 +20,7 @@ final class DriveService: Service, Sendable {
     /// The daemon's pool on the index database, which the drive's journal shares (GRDB: one pool per
     /// database file in a process).
     let database: any DatabaseWriter
-    let makeProvider: @Sendable () throws -> (any FileProvider)?
+    let makeProvider: @Sendable (_ replicaRoot: String?) throws -> (any FileProvider)?
     let interval: Duration
     let quiet: Duration
     let logger: Logger
@@ -52,6 +52,9 @@ final class DriveService: Service, Sendable {
         /// The daemon's coordination: programs' opens through the mount wait for its writes.
         var arbiter: CoordinationArbiter?
     }
+
+    /// Where the replica is reached while the drive's folder is mounted; nil while it is not.
+    var replicaBeneathMount: String? { state.withLock { $0.mount?.fileSystem.replicaPath } }
 
     /// Makes programs' opens through the drive's mount wait for the coordinated writes `arbiter`
     /// holds for other processes (made after the drive: it tells the drive of writes).
@@ -146,7 +149,7 @@ final class DriveService: Service, Sendable {
     func drive() async throws -> DriveSync? { try await preparedDrive() }
 
     init(
-        paths: FolioPaths, database: any DatabaseWriter, makeProvider: @escaping @Sendable () throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
+        paths: FolioPaths, database: any DatabaseWriter, makeProvider: @escaping @Sendable (_ replicaRoot: String?) throws -> (any FileProvider)?, interval: Duration, quiet: Duration = .seconds(2),
         statesChanged: @escaping @Sendable (_ downloading: Set<String>) -> Void = { _ in },
         downloadsChanged: @escaping @Sendable (_ percents: [String: Double], _ ended: Set<String>) -> Void = { _, _ in }, logger: Logger
     ) {
@@ -381,7 +384,10 @@ final class DriveService: Service, Sendable {
         let (known, madeFrom) = state.withLock { ($0.drive, $0.madeFrom) }
         if let known, madeFrom == files { return known }
         if known != nil { logger.notice("the drive's configuration changed: the next pass uses the new one") }
-        guard let provider = try makeProvider() else {
+        // With files on demand the replica is reached beneath the mount (a provider program too).
+        let onDemand = (try? DriveConfiguration.load(paths))??.files == .onDemand
+        let replicaRoot = onDemand ? mountedReplica() : unmounted()
+        guard let provider = try makeProvider(replicaRoot) else {
             state.withLock {
                 $0.drive = nil
                 $0.madeFrom = []
@@ -389,8 +395,7 @@ final class DriveService: Service, Sendable {
             _ = unmounted()
             return nil
         }
-        let onDemand = (try? DriveConfiguration.load(paths))??.files == .onDemand
-        let drive = try DriveSync(provider: provider, paths: paths, database: database, replicaRoot: onDemand ? mountedReplica() : unmounted())
+        let drive = try DriveSync(provider: provider, paths: paths, database: database, replicaRoot: replicaRoot)
         state.withLock {
             $0.drive = drive
             $0.madeFrom = files

@@ -27,8 +27,9 @@ package final class DriveFileSystem: Sendable {
     let channel: FUSEChannel
     /// The replica beneath the mount (an `O_PATH` descriptor of its folder).
     let replica: CInt
-    /// The replica beneath the mount as a path (`/proc/self/fd/N`), for the calls that have no
-    /// `…at` form (extended attributes) and for the sync engine.
+    /// The replica beneath the mount as a path (`/proc/PID/fd/N`, this process's descriptor), for
+    /// the calls that have no `…at` form (extended attributes), for the sync engine, and for the
+    /// user's other processes while this one lives (a provider program, `folio drive status`).
     package let replicaPath: String
     let nodes = DriveNodes()
     /// Watches the folders the kernel knows, beneath, for changes made there (see
@@ -150,7 +151,7 @@ package final class DriveFileSystem: Sendable {
         }
         self.channel = channel
         self.replica = replica
-        replicaPath = "/proc/self/fd/\(replica)"
+        replicaPath = "/proc/\(getpid())/fd/\(replica)"
         self.materialize = materialize
         self.logger = logger
         forward.target = self

@@ -43,7 +43,7 @@ struct DaemonCommand: AsyncParsableCommand {
         }
         logger.logLevel = level
         var configuration = DaemonConfiguration()
-        configuration.driveProvider = { try DriveConfiguration.load()?.makeProvider() }
+        configuration.driveProvider = { try DriveConfiguration.load()?.makeProvider(replicaRoot: $0) }
         configuration.driveCheck = { drive, secret in try await drive.check(secret: secret) }
         configuration.presenterTimeout = CoordinationArbiter.Configuration.fromEnvironment().presenterTimeout
         if let presenterTimeout {

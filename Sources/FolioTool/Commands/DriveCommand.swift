@@ -410,10 +410,34 @@ struct DriveCommand: AsyncParsableCommand {
     }
 
     /// The drive of `configuration` (by default the one set up), synced in this process. Made on
-    /// the blocking pool: opening the secret may wait for the session keyring.
+    /// the blocking pool: opening the secret may wait for the session keyring. While the daemon has
+    /// the drive's folder mounted (files on demand), the replica is reached beneath the mount.
     static func drive(_ configuration: DriveConfiguration? = nil) async throws -> DriveSync {
         let configuration = try configuration ?? driveConfiguration()
-        return try await SyncFileWork.run { try DriveSync(provider: configuration.makeProvider()) }
+        let replicaRoot = try await replicaBeneathMount(configuration)
+        return try await SyncFileWork.run {
+            try DriveSync(provider: configuration.makeProvider(replicaRoot: replicaRoot), paths: FolioPaths(), replicaRoot: replicaRoot)
+        }
+    }
+
+    /// Where the replica is while the daemon has the drive's folder mounted; nil when it is not.
+    /// A mount no daemon answers for is refused: the folder shows nothing of the replica.
+    static func replicaBeneathMount(_ configuration: DriveConfiguration) async throws -> String? {
+        let folder = FolioPaths().driveDirectory
+        guard configuration.files == .onDemand, DriveMountAvailability.isMounted(at: folder) else { return nil }
+        guard let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath) else {
+            printError("folio drive: \(folder) is mounted, but no daemon answers for it (folio daemon clears it when it starts)")
+            throw ExitCode(5)
+        }
+        defer { daemon.disconnect() }
+        do throws(CoordinationFailure) {
+            if let path = try await daemon.send(DriveReplicaRequest(), deadline: .after(Sync.daemonDeadline)).path { return path }
+        } catch {
+            printError("folio drive: \(folder) is mounted, but the daemon did not say where its replica is: \(error.message)")
+            throw ExitCode(5)
+        }
+        printError("folio drive: \(folder) is mounted, but not by the daemon that runs now")
+        throw ExitCode(5)
     }
 }
 

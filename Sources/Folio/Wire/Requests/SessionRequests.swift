@@ -86,6 +86,21 @@ package struct DriveDownloadReply: Codable, Sendable {
     package init(downloaded: [String]) { self.downloaded = downloaded }
 }
 
+/// `drive.replica`: where the drive's replica is reached while the daemon has the drive's folder
+/// mounted (files on demand): a path into the daemon's descriptor of the folder beneath the mount,
+/// for the user's `folio drive` commands that read the replica. Nil while it is not mounted.
+package struct DriveReplicaRequest: DaemonRequest {
+    package static let method = "drive.replica"
+    package typealias Reply = DriveReplicaReply
+    package init() {}
+}
+
+/// Where the drive's replica is reached now (nil: at the drive's folder itself).
+package struct DriveReplicaReply: Codable, Sendable {
+    package var path: String?
+    package init(path: String?) { self.path = path }
+}
+
 /// `drive.progress`: what the drive's passes and downloads in the daemon are doing now (the bars
 /// of `folio drive sync` and `folio drive download`).
 package struct DriveProgressRequest: DaemonRequest {
