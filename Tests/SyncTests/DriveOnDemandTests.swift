@@ -195,6 +195,44 @@ struct DriveOnDemandTests {
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
     }
 
+    /// A program's read of a file not downloaded gets its first bytes when the server sends them,
+    /// not when the whole file is here; the rest as it arrives; and an error, never a short file,
+    /// when the download breaks off.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aProgramReadsAFileAsItArrives() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let dir = try TemporaryDirectory("drive-on-demand-arriving")
+        var environment = dir.xdgEnvironment()
+        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString, "--files", "on-demand"], environment: environment).status == 0)
+        let content = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) })
+        try content.write(to: server.root!.appendingPathComponent("arriving.bin"))
+        try content.write(to: server.root!.appendingPathComponent("broken.bin"))
+        server.fixOwnership()
+        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+        defer { daemon.stop() }
+        _ = try daemon.waitForListening()
+        let drive = dir.child("data/folio/Drive").path
+        #expect(await eventually(30) { FileManager.default.fileExists(atPath: drive + "/broken.bin") }, "\(daemon.log)")
+
+        // The server sends 256 KiB and waits: a program reads the start meanwhile.
+        let gate = FaultProxy.Gate()
+        proxy.add(.init(method: "GET", pathContains: "arriving.bin", action: .pauseReply(after: 256 << 10, gate), times: 1))
+        let start = try run("python3", "-c", "import sys; f = open(sys.argv[1], 'rb'); sys.stdout.write(f.read(100000).hex())", drive + "/arriving.bin")
+        #expect(start.status == 0 && start.stdout == content.prefix(100_000).map { String(format: "%02x", $0) }.joined(), "\(start.stderr)\n\(daemon.log)")
+        #expect(try status(drive + "/arriving.bin") == "downloading")
+        // The rest comes as the server sends it.
+        gate.open()
+        let whole = try run("sha256sum", drive + "/arriving.bin")
+        #expect(whole.stdout.prefix(64) == ContentDigest.sha256(of: content))
+
+        // A download that breaks off: the reader gets an error, not the bytes that came.
+        proxy.add(.init(method: "GET", pathContains: "broken.bin", action: .truncate(after: 1 << 20), times: 100))
+        let broken = try run("cat", drive + "/broken.bin")
+        #expect(broken.status != 0 && broken.stderr.contains("Input/output error"), "\(broken.stdout.count) bytes; \(broken.stderr)")
+    }
+
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
     func aKilledDaemonHangsNoReaderAndTheNextOneMountsAgain() async throws {
         let server = try TestServer(.apache)

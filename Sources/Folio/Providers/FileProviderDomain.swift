@@ -48,6 +48,9 @@ public struct FileProviderRequest: Sendable {
     /// so concurrent downloads into one folder wait for each other: the sync engine's pass spreads
     /// them (a fifth of a 5,000-file download's time, measured). Folio's own.
     package var fetchFolders = 0
+    /// Follows a fetched file as it is written (``ArrivingContents``): a provider that writes the
+    /// file itself reports each piece written. Folio's own.
+    package var arriving: ArrivingContents?
 
     /// A request.
     public init(requestingExecutable: URL? = nil, isSystemRequest: Bool = true, temporaryDirectory: URL) {

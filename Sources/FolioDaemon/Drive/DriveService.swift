@@ -183,7 +183,7 @@ final class DriveService: Service, Sendable {
 
     /// Downloads the placeholder standing for `path` (a coordinated read or write of it is waiting,
     /// or a program's open through the drive's mount), telling `progress` how far it is.
-    func materialize(_ path: String, progress: Progress = Progress(totalUnitCount: 0)) async throws {
+    func materialize(_ path: String, progress: Progress = Progress(totalUnitCount: 0), arriving: ArrivingContents? = nil) async throws {
         guard let drive = try await preparedDrive() else {
             throw FileProviderError(.providerDomainNotFound, message: "no drive is set up, and “\(path)” is a placeholder")
         }
@@ -191,7 +191,7 @@ final class DriveService: Service, Sendable {
         logger.info("materializing a placeholder for an access", metadata: ["path": "\(relative)"])
         statesChanged(state.withLock { $0.downloading.insert(path); return $0.downloading })
         defer { statesChanged(state.withLock { $0.downloading.remove(path); return $0.downloading }) }
-        _ = try await drive.download([relative], progress: progress)
+        _ = try await drive.download([relative], progress: progress, arriving: arriving)
     }
 
     /// Whether `path` is a folder (a package, say) in the drive with a placeholder somewhere inside:
@@ -329,9 +329,9 @@ final class DriveService: Service, Sendable {
             try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
             let mount = try DriveMount(
                 paths.driveDirectory, journal: SyncJournal(database: database, domain: DriveSync.domain),
-                materialize: { [weak self] relative, progress in
+                materialize: { [weak self] relative, progress, arriving in
                     guard let self else { throw FileProviderError(.providerDomainNotFound, message: "the daemon is stopping") }
-                    try await self.materialize(self.paths.driveDirectory + "/" + relative, progress: progress)
+                    try await self.materialize(self.paths.driveDirectory + "/" + relative, progress: progress, arriving: arriving)
                 },
                 // A program's change through the mount is sent once writes are quiet, as a coordinated one is.
                 changed: { [weak self] relative in

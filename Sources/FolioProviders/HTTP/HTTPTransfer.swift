@@ -22,10 +22,12 @@ enum HTTPTransfer {
     /// The file is its owner's alone while it arrives, and gets the umask's mode once complete.
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
     /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
+    /// With `arriving`, each piece is written as it comes and reported there (a reader takes the
+    /// file before it is whole).
     /// - Parameter failure: the error for a status that is not 200, given the start of its body.
     static func download(
         _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false, durable: Bool = false,
-        failure: (Int, [UInt8]) -> any Error
+        arriving: ArrivingContents? = nil, failure: (Int, [UInt8]) -> any Error
     ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data, written: FileStatus) {
         // The file's own work (its creation, which can take long on a file system with many
         // recent deletions, its writes, its mode) runs on the file-work pool, never on the
@@ -74,12 +76,15 @@ enum HTTPTransfer {
                 pendingBytes += buffer.readableBytes
                 done += Int64(buffer.readableBytes)
                 progress.completedUnitCount = done
-                if pendingBytes >= 1 << 20 {
-                    let pieces = pending
+                if pendingBytes >= (arriving == nil ? 1 << 20 : 0) {
+                    let pieces = pending, total = done
                     pending = []
                     pendingBytes = 0
                     try await writing?.value
-                    writing = Task { try await ProviderFileWork.run { try file.write(pieces) } }
+                    writing = Task {
+                        try await ProviderFileWork.run { try file.write(pieces) }
+                        arriving?.wrote(total, to: destination)
+                    }
                 }
             }
             let what = "\(request.method.rawValue) \(request.url)"
@@ -97,6 +102,7 @@ enum HTTPTransfer {
                 try file.write(rest)
                 return try file.finish(durable: durable)
             }
+            arriving?.wrote(done, to: destination)
             return (response.headers, done, Data(sha256.finalize()), written)
         } catch {
             _ = try? await writing?.value

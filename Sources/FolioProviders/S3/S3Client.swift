@@ -104,10 +104,12 @@ struct S3Client: Sendable {
     /// GETs `key` into the new file `destination`, reporting progress; returns the reply's ETag, the size, the SHA-256 and the
     /// file's status (flushed to disk first when `durable`).
     /// A short, long or (for plain-MD5 ETags) damaged body, or a dropped connection, leaves no file.
-    func download(_ key: String, to destination: String, progress: Progress, durable: Bool) async throws -> (
+    func download(_ key: String, to destination: String, progress: Progress, durable: Bool, arriving: ArrivingContents? = nil) async throws -> (
         etag: String?, size: Int64, sha256: Data, written: FileStatus
     ) {
-        let received = try await HTTPTransfer.download(request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true, durable: durable) {
+        let received = try await HTTPTransfer.download(
+            request("GET", key), client: client, to: destination, progress: progress, verifiesMD5ETag: true, durable: durable, arriving: arriving
+        ) {
             status, body in Self.statusError(status, body, "GET", key)
         }
         // S3 names every object's version: a reply without one is not a GET's reply.

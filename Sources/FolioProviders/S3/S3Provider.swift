@@ -235,7 +235,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
         guard !relative.isEmpty, !relative.hasSuffix("/") else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
         let destination = request.fetchDestination()
         let received = try await withTaskCancellationHandler {
-            try await s3.download(prefix + relative, to: destination, progress: progress, durable: request.flushesContents)
+            try await s3.download(prefix + relative, to: destination, progress: progress, durable: request.flushesContents, arriving: request.arriving)
         } onCancel: {
             progress.cancel()
         }

@@ -115,10 +115,12 @@ struct WebDAVClient: Sendable {
     /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag, the size, the SHA-256 and the
     /// file's status (flushed to disk first when `durable`).
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
-    func download(_ relative: String, to destination: String, progress: Progress, durable: Bool) async throws -> (
+    func download(_ relative: String, to destination: String, progress: Progress, durable: Bool, arriving: ArrivingContents? = nil) async throws -> (
         etag: String?, size: Int64, sha256: Data, written: FileStatus
     ) {
-        let received = try await HTTPTransfer.download(request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable) {
+        let received = try await HTTPTransfer.download(
+            request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable, arriving: arriving
+        ) {
             status, body in statusError(status, "GET", relative, body: body)
         }
         return (received.headers.first(name: "ETag"), received.size, received.sha256, received.written)

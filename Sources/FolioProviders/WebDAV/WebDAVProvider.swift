@@ -210,7 +210,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         guard !item.isFolder else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
         let destination = request.fetchDestination()
         let received = try await withTaskCancellationHandler {
-            try await dav.download(relative, to: destination, progress: progress, durable: request.flushesContents)
+            try await dav.download(relative, to: destination, progress: progress, durable: request.flushesContents, arriving: request.arriving)
         } onCancel: {
             progress.cancel()
         }

@@ -124,11 +124,12 @@ extension DriveSync {
         return String(absolute.dropFirst(root.count + 1))
     }
 
-    /// Downloads the placeholders at or below `paths` (drive paths), reporting to `progress`.
-    package func download(_ paths: [String], progress: Progress) async throws -> [String] {
+    /// Downloads the placeholders at or below `paths` (drive paths), reporting to `progress` (and
+    /// a single file's content as it is written to `arriving`).
+    package func download(_ paths: [String], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [String] {
         let lock = try await DriveLock.acquire(self.paths.stateDirectory + "/drive.lock")
         defer { lock.release() }
-        return try await engine.materialize(paths.map(SyncPath.init), progress: progress).map(\.text)
+        return try await engine.materialize(paths.map(SyncPath.init), progress: progress, arriving: arriving).map(\.text)
     }
 
     /// Evicts the downloaded files at or below `paths`; returns those evicted and the refusals.

@@ -31,8 +31,9 @@ package struct DriveItemStatus: Equatable, Sendable {
 extension SyncEngine {
     /// Downloads the placeholders at or below `paths` (each a file or a folder), reporting bytes to
     /// `progress`; returns the paths materialized. Cancelling the task stops it: what is not
-    /// downloaded stays a placeholder, and a partial download leaves nothing behind.
-    func materialize(_ paths: [SyncPath], progress: Progress) async throws -> [SyncPath] {
+    /// downloaded stays a placeholder, and a partial download leaves nothing behind. A single
+    /// file's content is reported to `arriving` as it is written, where the provider can.
+    func materialize(_ paths: [SyncPath], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [SyncPath] {
         let base = try await journal.base()
         let targets = try Self.files(within: paths, base: base, replica: replica).filter { base[$0]?.isPlaceholder == true }
         // Bytes (at least one per file). Each download reports to a progress of its own, mirrored
@@ -44,7 +45,8 @@ extension SyncEngine {
         board.beginPass(actions: targets.count, bytes: progress.totalUnitCount)
         defer { board.endPass() }
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
-        let request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
+        var request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
+        if targets.count == 1 { request.arriving = arriving }
         var done: [SyncPath] = []
         var completed: Int64 = 0
         for (path, size) in zip(targets, sizes) {

@@ -29,7 +29,9 @@ extension DriveFileSystem {
         let download = item.placeholder && !Self.truncates(open.flags)
         let opener = heldOpener(path, request)
         guard download || opener != nil else { return try openNow(path, open.flags, request) }
-        afterWaiting(path, request, downloading: download, writesAgainst: opener) { (request) throws(CErrno) in
+        // Opened to read: served from the file as it arrives, not once it is whole.
+        let streamed = download && CInt(bitPattern: open.flags) & O_ACCMODE == O_RDONLY ? Int64(item.status.st_size) : nil
+        afterWaiting(path, request, downloading: download, streaming: streamed, writesAgainst: opener) { (request) throws(CErrno) in
             try self.openNow(path, open.flags, request)
         }
     }
@@ -160,25 +162,35 @@ extension DriveFileSystem {
     /// Answers `request` with `then` once nothing holds it back: the placeholder at `path`
     /// downloaded (`downloading`: one download a path, however many wait for it), and the
     /// coordinated writes of other processes than `opener` to the file ended (waited for at most
-    /// ``writeWait``: then `EBUSY`). The request's thread goes on serving meanwhile, and a signal
-    /// to the waiting process ends its wait with `EINTR` while the download goes on. `then` gets a
-    /// copy of the request (the thread's buffer is reused at once).
+    /// ``writeWait``: then `EBUSY`). With `streaming` (an open to read, of a file of that size),
+    /// the open is answered as soon as the file's first bytes are written, with the file as it
+    /// arrives (``readArriving(_:_:_:)``), where the provider reports them. The request's thread
+    /// goes on serving meanwhile, and a signal to the waiting process ends its wait with `EINTR`
+    /// while the download goes on. `then` gets a copy of the request (the thread's buffer is
+    /// reused at once).
     func afterWaiting(
-        _ path: String, _ request: FUSERequest, downloading: Bool, writesAgainst opener: pid_t?,
+        _ path: String, _ request: FUSERequest, downloading: Bool, streaming size: Int64? = nil, writesAgainst opener: pid_t?,
         then: @escaping @Sendable (FUSERequest) throws(CErrno) -> Void
     ) {
         let unique = request.header.unique, header = request.header, body = Array(request.body)
-        let download = state.withLock { state -> Task<Void, any Error>? in
+        let download = state.withLock { state -> (task: Task<Void, any Error>, arriving: ArrivingContents)? in
             state.waiting[unique] = path
             guard downloading else { return nil }
-            if let running = state.downloading[path] { return running.task }
+            if let running = state.downloading[path] { return (running.task, running.arriving) }
             let progress = Progress(totalUnitCount: 0)
+            let arriving = ArrivingContents()
             let task = Task {
                 defer { self.state.withLock { _ = $0.downloading.removeValue(forKey: path) } }
-                try await self.materialize(path, progress)
+                do {
+                    try await self.materialize(path, progress, arriving)
+                    arriving.end(failed: false)
+                } catch {
+                    arriving.end(failed: true)
+                    throw error
+                }
             }
-            state.downloading[path] = (progress, task)
-            return task
+            state.downloading[path] = (progress, arriving, task)
+            return (task, arriving)
         }
         Task {
             var failure: CErrno?
@@ -186,7 +198,8 @@ extension DriveFileSystem {
                 self.logger.notice("a program's open waited too long for a coordinated write", metadata: ["path": "\(path)"])
                 failure = CErrno(EBUSY)
             }
-            do { try await download?.value } catch {
+            if failure == nil, let size, size > 0, let arriving = download?.arriving, await self.openArriving(unique, arriving, size: size) { return }
+            do { try await download?.task.value } catch {
                 self.logger.notice("a download for a program's open failed", metadata: ["path": "\(path)", "error": "\(error)"])
                 failure = failure ?? CErrno(EIO)
             }
@@ -238,6 +251,7 @@ extension DriveFileSystem {
     func read(_ request: FUSERequest, into buffer: UnsafeMutableRawBufferPointer) throws(CErrno) {
         guard let read = request.argument(fuse_read_in.self) else { throw CErrno(EINVAL) }
         readsServed.add(1, ordering: .relaxed)
+        if let arriving = state.withLock({ $0.arrivingFiles[read.fh] }), try !readArriving(request, read, arriving) { return }
         let count = pread(CInt(truncatingIfNeeded: read.fh), buffer.baseAddress, min(Int(read.size), buffer.count), off_t(read.offset))
         guard count >= 0 else { throw CErrno.last }
         channel.reply(request.header.unique, payload: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
@@ -255,6 +269,7 @@ extension DriveFileSystem {
     func release(_ request: FUSERequest) {
         if let release = request.argument(fuse_release_in.self) {
             releaseBacking(release.fh)
+            state.withLock { _ = $0.arrivingFiles.removeValue(forKey: release.fh) }
             let written = state.withLock { $0.writing.removeValue(forKey: release.fh) }
             close(CInt(truncatingIfNeeded: release.fh))
             // Sent once the writer is done with it.
@@ -300,5 +315,60 @@ extension DriveFileSystem {
         } catch {
             logger.warning("the content a program writes over could not be kept as a version", metadata: ["path": "\(path)", "error": "\(error)"])
         }
+    }
+}
+
+/// Files read while they arrive: a program's first byte comes when the server's does, not when
+/// the whole file is here.
+extension DriveFileSystem {
+    /// Answers the open `unique` with the file `arriving` writes, once its first bytes are there
+    /// (bypassing the page cache: the file grows). False when it cannot be (the provider does not
+    /// report, the download ended first, or its file is gone): the open then waits for the whole.
+    func openArriving(_ unique: UInt64, _ arriving: ArrivingContents, size: Int64) async -> Bool {
+        let first = await arriving.wait(for: 1)
+        guard !first.ended, let partial = first.path else { return false }
+        let file = (try? await SyncFileWork.run { Glibc.open(partial, O_RDONLY | O_CLOEXEC) }) ?? -1
+        guard file >= 0 else { return false }
+        let answered = state.withLock { state -> Bool in
+            guard state.waiting.removeValue(forKey: unique) != nil else { return false }
+            state.arrivingFiles[UInt64(file)] = (arriving, size)
+            return true
+        }
+        guard answered else {
+            close(file)
+            return true
+        }
+        var answer = fuse_open_out()
+        answer.fh = UInt64(file)
+        answer.open_flags = UInt32(FOPEN_DIRECT_IO)
+        channel.reply(unique, answer)
+        return true
+    }
+
+    /// Serves a read of a file that is arriving: now when its bytes are there (true: the caller
+    /// reads them), else later, from a task, once they are (`EIO` if the download fails first).
+    func readArriving(_ request: FUSERequest, _ read: fuse_read_in, _ file: (arriving: ArrivingContents, size: Int64)) throws(CErrno) -> Bool {
+        let end = min(Int64(read.offset) + Int64(read.size), file.size)
+        let now = file.arriving.now
+        if now.written >= end { return true }
+        if now.ended {
+            guard !now.failed else { throw CErrno(EIO) }
+            return true
+        }
+        let unique = request.header.unique, handle = CInt(truncatingIfNeeded: read.fh)
+        state.withLock { $0.waiting[unique] = "" }
+        Task {
+            let arrived = await file.arriving.wait(for: end)
+            guard self.state.withLock({ $0.waiting.removeValue(forKey: unique) }) != nil else { return }
+            guard arrived.written >= end || !arrived.failed else { return self.channel.reply(unique, error: EIO) }
+            _ = try? await SyncFileWork.run {
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(read.size), alignment: 16)
+                defer { buffer.deallocate() }
+                let count = pread(handle, buffer.baseAddress, buffer.count, off_t(read.offset))
+                guard count >= 0 else { return self.channel.reply(unique, error: errno) }
+                self.channel.reply(unique, payload: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            }
+        }
+        return false
     }
 }

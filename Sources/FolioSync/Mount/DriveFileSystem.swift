@@ -36,7 +36,7 @@ package final class DriveFileSystem: Sendable {
     /// `DriveFileSystem+Coherence.swift`); nil when inotify could not be had (names then refresh
     /// when the kernel's cache expires).
     let watcher: InotifyWatcher?
-    let materialize: @Sendable (String, Progress) async throws -> Void
+    let materialize: @Sendable (String, Progress, ArrivingContents) async throws -> Void
     /// The drive's journal, for each item's state (pinned, uploading, in error); nil: none kept.
     let journal: SyncJournal?
     /// Told of each change made through the mount (a file written and closed, made, removed or
@@ -65,8 +65,11 @@ package final class DriveFileSystem: Sendable {
     struct State {
         /// Opens waiting for a download, by request number, with the path each waits for.
         var waiting: [UInt64: String] = [:]
-        /// Downloads under way for opens, by path: how far each is, and the task the opens wait for.
-        var downloading: [String: (progress: Progress, task: Task<Void, any Error>)] = [:]
+        /// Downloads under way for opens, by path: how far each is, its file as it arrives, and the
+        /// task the opens wait for.
+        var downloading: [String: (progress: Progress, arriving: ArrivingContents, task: Task<Void, any Error>)] = [:]
+        /// Files read while they arrive, by handle: their download, and the size they will have.
+        var arrivingFiles: [UInt64: (arriving: ArrivingContents, size: Int64)] = [:]
         /// Open folders' listings, by handle.
         var listings: [UInt64: Listing] = [:]
         var nextListing: UInt64 = 1
@@ -130,9 +133,9 @@ package final class DriveFileSystem: Sendable {
 
     /// Serves the replica at `replica` (an `O_PATH` folder descriptor this object then owns) on
     /// `channel`. `materialize` downloads the placeholder at a replica-relative path, telling the
-    /// progress how far it is.
+    /// progress how far it is and the arriving contents where its file is written.
     package init(
-        channel: FUSEChannel, replica: CInt, journal: SyncJournal?, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
+        channel: FUSEChannel, replica: CInt, journal: SyncJournal?, materialize: @escaping @Sendable (String, Progress, ArrivingContents) async throws -> Void,
         changed: @escaping @Sendable (String) -> Void, folder: String, arbiter: CoordinationArbiter?, versions: VersionStore?, passthrough: Bool = true,
         logger: Logger
     ) {

@@ -22,13 +22,14 @@ package final class DriveMount: Sendable {
     /// Mounts the drive's folder `folder` (its replica stays reachable beneath the mount) and
     /// starts serving it. `materialize` downloads a placeholder, by its path relative to the
     /// folder, into the replica at ``DriveFileSystem/replicaPath``, telling the progress how far
-    /// it is.
+    /// it is (and, where it can, the arriving contents where its file is written: a reader then
+    /// starts before the file is whole).
     /// `journal` gives each item's state; `changed` hears of each change made through the mount;
     /// programs' opens wait for the coordinated writes `arbiter` holds for other processes; what a
     /// program writes over is kept in `versions`; `passthrough` false keeps every read and write
     /// in this process.
     package init(
-        _ folder: String, journal: SyncJournal? = nil, materialize: @escaping @Sendable (String, Progress) async throws -> Void,
+        _ folder: String, journal: SyncJournal? = nil, materialize: @escaping @Sendable (String, Progress, ArrivingContents) async throws -> Void,
         changed: @escaping @Sendable (String) -> Void = { _ in }, arbiter: CoordinationArbiter? = nil, versions: VersionStore? = nil,
         passthrough: Bool = true, logger: Logger
     ) throws(FUSEMountError) {

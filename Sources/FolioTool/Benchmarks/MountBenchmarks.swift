@@ -27,7 +27,7 @@ enum MountBenchmarks {
             }
             try writeLarge(folder + "/large.bin", size: largeSize)
             func mounted() throws -> DriveMount {
-                try DriveMount(folder, materialize: { _, _ in throw CocoaError(.fileReadUnknown) }, logger: Logger(label: "folio.bench.mount"))
+                try DriveMount(folder, materialize: { _, _, _ in throw CocoaError(.fileReadUnknown) }, logger: Logger(label: "folio.bench.mount"))
             }
             let find = ExecutableSearch.locate("find") ?? "/usr/bin/find"
             func stat(_ root: String) { SpawnedProcess.run([find, root + "/tree", "-printf", "%s %T@\n"]) }
@@ -35,15 +35,15 @@ enum MountBenchmarks {
             var cold: [Double] = [], plain: [Double] = []
             for _ in 0..<rounds {
                 let fresh = try mounted()
-                let beneath = fresh.fileSystem.replicaPath.replacingOccurrences(of: "/proc/self/", with: "/proc/\(getpid())/")
+                let beneath = fresh.fileSystem.replicaPath
                 cold.append(seconds { stat(folder) })
                 plain.append(seconds { stat(beneath) })
                 fresh.unmount()
             }
             let mount = try mounted()
             defer { mount.unmount() }
-            // The replica beneath the mount, as a child process reaches it.
-            let beneath = mount.fileSystem.replicaPath.replacingOccurrences(of: "/proc/self/", with: "/proc/\(getpid())/")
+            // The replica beneath the mount (a child process reaches it too).
+            let beneath = mount.fileSystem.replicaPath
             var harness = BenchmarkHarness(rounds: rounds)
             print("median of \(rounds) rounds, warm caches (each read once first)")
             _ = try readAll(folder + "/large.bin")
@@ -75,7 +75,7 @@ enum MountBenchmarks {
     }
 
     /// Writes `size` bytes of a pattern to `path`.
-    private static func writeLarge(_ path: String, size: Int64) throws {
+    static func writeLarge(_ path: String, size: Int64) throws {
         let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw BenchmarkFailure("cannot write \(path)") }
         defer { close(file) }
@@ -89,7 +89,7 @@ enum MountBenchmarks {
     }
 
     /// Reads `path` to its end in 1 MiB reads: the bytes read.
-    private static func readAll(_ path: String) throws -> Int64 {
+    static func readAll(_ path: String) throws -> Int64 {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { throw BenchmarkFailure("cannot read \(path): \(Errno(rawValue: errno))") }
         defer { close(file) }

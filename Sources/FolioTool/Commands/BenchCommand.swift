@@ -33,7 +33,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Entries in the tree stat'ed through the mount (mount; its large file is --sync-large).") var mountFiles = 100_000
     @Option(help: "The folder whose documents' text is read (content).") var contentCorpus = "/usr/share/doc"
     @Option(help: "Generated documents searched by their text (content; 0 for none).") var contentDocuments = 100_000
-    @Option(help: "The rclone to compare with (sync; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
+    @Option(help: "The rclone to compare with (sync, mount; default: .venv-bench/bin/rclone, then PATH's).") var rclone: String?
 
     func run() async throws {
         switch name {
@@ -43,6 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
         case "mount":
             guard let large = ByteCount.parse(syncLarge) else { throw ValidationError("--sync-large: “\(syncLarge)” is not a size") }
             try MountBenchmarks.run(files: mountFiles, largeSize: large, rounds: min(rounds, 5))
+            try await MountBenchmarks.runOnServer(rounds: min(rounds, 5), largeSize: min(large, 256 << 20), rclonePath: rclone)
         case "web": try await WebBenchmarks.run(folderEntries: webFolder, indexed: webIndexed, rounds: min(rounds, 5))
         case "types": TypeBenchmarks.run(iterations: iterations, rounds: rounds)
         case "wire": WireBenchmarks.run(iterations: min(iterations, 200_000), rounds: rounds)
