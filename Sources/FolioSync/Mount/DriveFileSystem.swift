@@ -183,6 +183,10 @@ package final class DriveFileSystem: Sendable {
     /// How many opens wait for a download now.
     package var waitingOpens: Int { state.withLock { $0.waiting.count } }
 
+    /// How many downloads for programs' opens are under way (a file read as it arrives goes on
+    /// downloading after its reader is done).
+    package var downloadsUnderWay: Int { state.withLock { $0.downloading.count } }
+
     static func isHidden(_ name: String, inRoot: Bool) -> Bool {
         if PlaceholderStub.isStubName(name) || name.hasPrefix(".folio-upload-") { return true }
         return inRoot && (name == LocalReplica.stagingName || name == LocalReplica.markerName)
