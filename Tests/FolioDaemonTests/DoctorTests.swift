@@ -47,7 +47,7 @@ struct DoctorTests {
         // user namespaces off, a drive whose folder is gone.
         let server = dir.child("server")
         try FileManager.default.createDirectory(at: server, withIntermediateDirectories: true)
-        let setup = try ProcessRunner.folio(["drive", "setup", "folder", server.path], environment: environment)
+        let setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", server.path], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         try FileManager.default.removeItem(at: server)
         #expect(chmod(dir.path + "/config/folio", 0o755) == 0)

@@ -18,7 +18,7 @@ struct SecretTests {
         environment["FOLIO_PASSWORD"] = nil
         let password = "s3cr3t-\(UUID().uuidString.prefix(8))"
         // No server answers there: saved unchecked.
-        let setup = try ProcessRunner.folio(["drive", "setup", "webdav", "https://alice:\(password)@dav.example.invalid/remote.php/dav/", "--no-check"], environment: environment)
+        let setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "webdav", "https://alice:\(password)@dav.example.invalid/remote.php/dav/", "--no-check"], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         #expect(!setup.stdout.contains(password) && !setup.stderr.contains(password))
         #expect(setup.stdout.contains("as alice"), "\(setup.stdout)")
@@ -50,7 +50,7 @@ struct CredentialsKeyTests {
         environment["FOLIO_PASSWORD"] = account.secretKey
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let paths = FolioPaths(environment: environment)
-        let setup = try ProcessRunner.folio(["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/keyring", "--user", account.accessKey], environment: environment)
+        let setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "s3", server.baseURL.absoluteString, account.bucket + "/keyring", "--user", account.accessKey], environment: environment)
         #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
         #expect(!FileManager.default.fileExists(atPath: paths.configDirectory + "/credentials.key"), "the key was written beside the secret")
         let stored = try bus.lookup(folder: paths.configDirectory)
@@ -80,7 +80,7 @@ struct CredentialsKeyTests {
         var environment = dir.xdgEnvironment()
         environment["FOLIO_PASSWORD"] = account.secretKey
         let paths = FolioPaths(environment: environment)
-        let arguments = ["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/moved", "--user", account.accessKey]
+        let arguments = ["drive", "setup", "--files", "stubs", "s3", server.baseURL.absoluteString, account.bucket + "/moved", "--user", account.accessKey]
         let setup = try ProcessRunner.folio(arguments, environment: environment)
         #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
         let keyFile = paths.configDirectory + "/credentials.key"

@@ -55,9 +55,9 @@ struct DriveCommandTests {
     static func setUp(_ server: TestServer, _ device: Device, through url: URL? = nil) throws {
         let output: ProcessRunner.Output
         if let account = server.s3 {
-            output = try device.folio("drive", "setup", "s3", (url ?? server.baseURL).absoluteString, account.bucket + "/drive", "--user", account.accessKey)
+            output = try device.folio("drive", "setup", "--files", "stubs", "s3", (url ?? server.baseURL).absoluteString, account.bucket + "/drive", "--user", account.accessKey)
         } else {
-            output = try device.folio("drive", "setup", "webdav", (url ?? server.baseURL).absoluteString)
+            output = try device.folio("drive", "setup", "--files", "stubs", "webdav", (url ?? server.baseURL).absoluteString)
         }
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
     }
@@ -124,7 +124,7 @@ struct DriveCommandTests {
         ]
         for (arguments, says) in cases {
             let device = try Device("setup-check", secret: account.secretKey)
-            let output = try ProcessRunner.folio(["drive", "setup"] + arguments, environment: device.environment)
+            let output = try ProcessRunner.folio(["drive", "setup", "--files", "stubs"] + arguments, environment: device.environment)
             #expect(output.status == 4, "\(arguments): \(output.stdout)\(output.stderr)")
             #expect(output.stderr.contains(says) && output.stderr.contains("nothing was saved"), "\(arguments): \(output.stderr)")
             #expect(!output.stderr.contains("serverUnreachable"), "\(arguments): \(output.stderr)")
@@ -132,7 +132,7 @@ struct DriveCommandTests {
         }
         // A user name without a password is said at once, before the server's refusal.
         let passwordless = try Device("setup-no-password")
-        let unsent = try ProcessRunner.folio(["drive", "setup", "webdav", apacheProxy.baseURL.absoluteString, "--user", "someone"], environment: passwordless.environment)
+        let unsent = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "webdav", apacheProxy.baseURL.absoluteString, "--user", "someone"], environment: passwordless.environment)
         #expect(unsent.status == 4 && unsent.stderr.contains("--user someone without a password: set $FOLIO_PASSWORD"), "\(unsent.stderr)")
         // The read-only server kept nothing but the drive's own folder, and a good server is saved
         // after its probe, which leaves nothing behind (only that folder, which sync keeps to itself).
@@ -141,7 +141,7 @@ struct DriveCommandTests {
         }
         #expect(served().isEmpty, "\(served())")
         let good = try Device("setup-good")
-        let saved = try good.folio("drive", "setup", "webdav", apache.baseURL.absoluteString)
+        let saved = try good.folio("drive", "setup", "--files", "stubs", "webdav", apache.baseURL.absoluteString)
         #expect(saved.status == 0 && FileManager.default.fileExists(atPath: good.home.child("config/folio/drive.json").path), "\(saved.stderr)")
         #expect(served().isEmpty, "\(served())")
     }
@@ -217,7 +217,7 @@ struct DriveCommandTests {
             .appendingPathComponent("Examples/PythonProvider/folder_provider.py")
         let executable = device.home.child("provider.py").path
         try FileManager.default.copyItem(atPath: example.path, toPath: executable)
-        let setup = try device.folio("drive", "setup", "provider", executable, "--", served)
+        let setup = try device.folio("drive", "setup", "--files", "stubs", "provider", executable, "--", served)
         #expect(setup.status == 0 && setup.stdout.contains("provider \(executable) \(served)"), "\(setup.stdout)\(setup.stderr)")
         try device.write("Notes/first.txt", Data("through the provider protocol".utf8))
         let first = try device.folio("drive", "sync")

@@ -38,12 +38,12 @@ struct DriveCrashTests {
                 server = nil
                 served = home.child("server").path
                 try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-                setup = try ProcessRunner.folio(["drive", "setup", "folder", served], environment: environment)
+                setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", served], environment: environment)
             case .webdav:
                 let server = try TestServer(.apache)
                 self.server = server
                 served = server.root!.path
-                setup = try ProcessRunner.folio(["drive", "setup", "webdav", server.baseURL.absoluteString], environment: environment)
+                setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "webdav", server.baseURL.absoluteString], environment: environment)
             }
             self.environment = environment
             #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")

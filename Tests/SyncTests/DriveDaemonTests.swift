@@ -146,7 +146,7 @@ struct DriveDaemonTests {
         environment["FOLIO_DRIVE_INTERVAL"] = "1"
         environment["FOLIO_PASSWORD"] = account.secretKey
         let setup = try ProcessRunner.folio(
-            ["drive", "setup", "s3", server.baseURL.absoluteString, account.bucket + "/drive", "--user", account.accessKey], environment: environment)
+            ["drive", "setup", "--files", "stubs", "s3", server.baseURL.absoluteString, account.bucket + "/drive", "--user", account.accessKey], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
         defer { daemon.stop() }
@@ -268,7 +268,7 @@ struct DriveDaemonTests {
         #expect(try ProcessRunner.folio(["drive", "sync"], environment: environment).status == 0)
         #expect(FileManager.default.contents(atPath: first + "/one.txt") == Data("one".utf8))
 
-        #expect(try ProcessRunner.folio(["drive", "setup", "folder", second], environment: environment).status == 0)
+        #expect(try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", second], environment: environment).status == 0)
         try Data("two".utf8).write(to: URL(fileURLWithPath: drive + "/two.txt"))
         let stopped = try ProcessRunner.folio(["drive", "sync"], environment: environment)
         #expect(stopped.status == 3 && stopped.stderr.contains("marker"), "\(stopped.stdout)\(stopped.stderr)")
@@ -432,7 +432,7 @@ struct DriveDaemonTests {
         environment["FOLIO_DRIVE_INTERVAL"] = "\(interval)"
         let folder = dir.child(server).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let setup = try ProcessRunner.folio(["drive", "setup", "folder", folder], environment: environment)
+        let setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", folder], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
         _ = try daemon.waitForListening()
@@ -496,7 +496,7 @@ struct DriveDaemonTests {
         let dir = try TemporaryDirectory(name)
         var environment = dir.xdgEnvironment()
         environment["FOLIO_DRIVE_INTERVAL"] = "1"
-        let setup = try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString], environment: environment)
+        let setup = try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "webdav", proxy.baseURL.absoluteString], environment: environment)
         #expect(setup.status == 0, "\(setup.stderr)")
         try FileManager.default.createDirectory(atPath: dir.child("data/folio/Drive").path, withIntermediateDirectories: true)
         return (server, proxy, dir, environment)

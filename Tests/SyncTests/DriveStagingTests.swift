@@ -14,7 +14,7 @@ struct DriveStagingTests {
         environment["FOLIO_PASSWORD"] = nil
         let server = dir.child("server").path
         try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
-        #expect(try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment).status == 0)
+        #expect(try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", server], environment: environment).status == 0)
         let first = try ProcessRunner.folio(["drive", "sync"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
         let staging = FolioPaths(environment: environment).driveDirectory + "/.folio-staging"

@@ -19,7 +19,7 @@ struct UbiquityIdentityTests {
             app.output.split(separator: "\n").compactMap { (try? WireValue(parsing: Array($0.utf8)))?["token"] }
         }
         #expect(await eventually { tokens() == [.null] }, "\(app.output)")
-        let setup = { (folder: String) in try ProcessRunner.folio(["drive", "setup", "folder", dir.child(folder).path], environment: environment) }
+        let setup = { (folder: String) in try ProcessRunner.folio(["drive", "setup", "--files", "stubs", "folder", dir.child(folder).path], environment: environment) }
         #expect(try setup("one").status == 0)
         #expect(await eventually { tokens().count == 2 }, "\(app.output)")
         let first = try #require(tokens().last?.stringValue)

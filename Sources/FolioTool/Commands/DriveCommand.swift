@@ -34,8 +34,9 @@ struct DriveCommand: AsyncParsableCommand {
         @Option(
             help: """
                 How files that are not downloaded appear: stubs (name.folio-cloud files) or on-demand (their own names, \
-                in the drive's folder mounted with FUSE by the daemon; a program's first read downloads the file).
-                """) var files: DriveConfiguration.Files = .stubs
+                in the drive's folder mounted with FUSE by the daemon; a program's first read downloads the file). \
+                Default: on-demand where FUSE can mount here, stubs elsewhere.
+                """) var files: DriveConfiguration.Files?
 
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -78,9 +79,11 @@ struct DriveCommand: AsyncParsableCommand {
             default:
                 throw ValidationError("unknown drive kind “\(kind)” (webdav, s3, folder or provider)")
             }
-            if files == .onDemand, let refusal = DriveMountAvailability.refusal() {
-                throw ValidationError("--files on-demand: \(refusal)")
-            }
+            let refusal = DriveMountAvailability.refusal()
+            if files == .onDemand, let refusal { throw ValidationError("--files on-demand: \(refusal)") }
+            // Chosen for the machine when not asked for.
+            let files = files ?? (refusal == nil ? .onDemand : .stubs)
+            let chosen = self.files != nil ? "" : refusal.map { "; chosen: \($0)" } ?? "; chosen: FUSE mounts here (--files stubs for stub files)"
             configuration.files = files
             let sealed = kind == "s3" ? secret ?? environment["AWS_SECRET_ACCESS_KEY"] : secret
             if !noCheck {
@@ -95,7 +98,7 @@ struct DriveCommand: AsyncParsableCommand {
             try await SyncFileWork.run { try saved.save(secret: sealed) }
             print("drive: \(configuration)")
             print("replica: \(FolioPaths().driveDirectory)")
-            print("files: \(files == .onDemand ? "on demand (the daemon mounts the drive's folder)" : "stubs")")
+            print("files: \(files == .onDemand ? "on demand (the daemon mounts the drive's folder)" : "stubs")\(chosen)")
             print("run `folio drive sync` to sync it")
         }
     }
