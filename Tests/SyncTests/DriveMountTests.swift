@@ -101,6 +101,18 @@ struct DriveMountTests {
         #expect(FileManager.default.contents(atPath: beneath + "/dir/b.txt") == Data(large.utf8))
         #expect(!FileManager.default.fileExists(atPath: beneath + "/dir/b.txt.folio-cloud"))
 
+        // One file open several times at once, reading and writing (the kernel takes one backing
+        // file a file: every open shares it).
+        let together = """
+            import sys
+            p = sys.argv[1]
+            first = open(p, 'rb'); writer = open(p, 'r+b'); second = open(p, 'rb')
+            writer.write(b'HELLO'); writer.flush()
+            print(first.read().decode(), second.read().decode(), sep='|', end='')
+            """
+        #expect(try run("python3", "-c", together, root + "/a.txt") == "HELLO world|HELLO world")
+        #expect(FileManager.default.contents(atPath: beneath + "/a.txt") == Data("HELLO world".utf8))
+
         // Writes land in the replica: a new file, an editor's save by rename, a removal.
         try run("sh", "-c", "echo made here > '\(root)/c.txt' && printf 'saved by an editor' > '\(root)/.a.txt.swp' && mv '\(root)/.a.txt.swp' '\(root)/a.txt'")
         #expect(FileManager.default.contents(atPath: beneath + "/c.txt") == Data("made here\n".utf8))

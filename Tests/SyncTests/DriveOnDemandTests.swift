@@ -35,6 +35,29 @@ struct DriveOnDemandTests {
         return Set((output?.stdout ?? "").split(separator: "\n").map { ($0 as NSString).lastPathComponent })
     }
 
+    /// A user with files on demand: `setup` prepares the server's side in the user's folder and
+    /// returns what follows `folio drive setup` (`--files on-demand` is added); timed passes off;
+    /// then the daemon started and the drive's folder mounted.
+    struct Home {
+        let dir: TemporaryDirectory
+        let environment: [String: String]
+        let daemon: DaemonProcess
+        var drive: String { dir.child("data/folio/Drive").path }
+
+        init(_ name: String, setup: (TemporaryDirectory) throws -> [String]) async throws {
+            dir = try TemporaryDirectory(name)
+            var environment = dir.xdgEnvironment()
+            environment["FOLIO_DRIVE_INTERVAL"] = "3600"
+            self.environment = environment
+            let made = try ProcessRunner.folio(["drive", "setup", "--files", "on-demand"] + setup(dir), environment: environment)
+            #expect(made.status == 0, "\(made.stdout)\(made.stderr)")
+            daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
+            _ = try daemon.waitForListening()
+            let drive = dir.child("data/folio/Drive").path
+            #expect(await eventually { DriveMountAvailability.isMounted(at: drive) }, "\(daemon.log)")
+        }
+    }
+
     @Test func programsReadTheDriveOnDemandThroughTheDaemon() async throws {
         let dir = try TemporaryDirectory("drive-on-demand")
         var environment = dir.xdgEnvironment()
@@ -96,6 +119,51 @@ struct DriveOnDemandTests {
         #expect(!DriveMountAvailability.isMounted(at: drive))
         #expect(FileManager.default.contents(atPath: drive + "/remote.txt") == Data(content.utf8))
         #expect(FileManager.default.contents(atPath: drive + "/made.txt") == Data("made by a shell\n".utf8))
+    }
+
+    /// A program that knows nothing of coordination, opening a file through the mount, waits while
+    /// an app's coordinated write holds it (the app's own writes through the mount do not), and
+    /// reads what the write left, never its work half done.
+    @Test func aProgramsOpenWaitsForACoordinatedWrite() async throws {
+        let home = try await Home("drive-on-demand-claim") { dir in
+            try FileManager.default.createDirectory(atPath: dir.child("server").path, withIntermediateDirectories: true)
+            return ["folder", dir.child("server").path]
+        }
+        let environment = home.environment, daemon = home.daemon
+        // Stopped (unmounted) while its folder is there.
+        defer { home.daemon.stop() }
+        let document = home.drive + "/notes.txt"
+        #expect(try run("sh", "-c", "printf before > '\(document)'").status == 0)
+
+        // An app (a real process, coordinating through the daemon) holds a write of the document.
+        var appEnvironment = environment
+        appEnvironment["FOLIO_COORDINATION"] = "daemon"
+        let app = try BackgroundProcess(ProcessRunner.builtExecutable("FolioCoordinationHelper"), environment: appEnvironment)
+        defer { app.stop() }
+        try await app.wait(for: #""event":"ready""#)
+        app.send(#"{"op": "write", "id": "w", "path": "\#(document)"}"#)
+        try await app.wait(for: #""event":"entered""#)
+
+        // A program's read waits: the daemon shows its open waiting on the write.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [document]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        #expect(await eventually { ((try? ProcessRunner.folio(["status"], environment: environment))?.stdout ?? "").contains("pid \(reader.processIdentifier) for") }, "\(daemon.log)")
+        #expect(reader.isRunning)
+
+        // The app writes through the mount itself (its own open does not wait), then releases.
+        app.send(#"{"op": "writefile", "id": "w", "path": "\#(document)", "text": "after the app's save"}"#)
+        try await app.wait(for: #""event":"wrote""#)
+        #expect(app.output.contains(#""ok":true"#), "\(app.output)")
+        #expect(reader.isRunning)
+        app.send(#"{"op": "release", "id": "w"}"#)
+        try await app.wait(for: #""event":"exited""#)
+        reader.waitUntilExit()
+        #expect(reader.terminationStatus == 0, "\(daemon.log)")
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "after the app's save")
     }
 
     /// A document's versions on the device of `environment`: each one's content, and whether it
@@ -175,21 +243,17 @@ struct DriveOnDemandTests {
     /// program writes what it fetches beneath the mount, where the daemon's descriptor of the
     /// replica reaches, and a read through the mount gets it.
     @Test func aProviderProgramFetchesBeneathTheMount() async throws {
-        let dir = try TemporaryDirectory("drive-on-demand-provider")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
-        let served = dir.child("served").path
-        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Examples/PythonProvider/folder_provider.py")
         let content = String(repeating: "fetched by a program ", count: 500)
-        try Data(content.utf8).write(to: URL(fileURLWithPath: served + "/far.txt"))
-        let setup = try ProcessRunner.folio(["drive", "setup", "provider", example.path, "--files", "on-demand", "--", served], environment: environment)
-        #expect(setup.status == 0, "\(setup.stdout)\(setup.stderr)")
-        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
-        defer { daemon.stop() }
-        _ = try daemon.waitForListening()
-        let drive = dir.child("data/folio/Drive").path
+        let home = try await Home("drive-on-demand-provider") { dir in
+            let served = dir.child("served").path
+            try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: URL(fileURLWithPath: served + "/far.txt"))
+            return ["provider", example.path, "--", served]
+        }
+        let daemon = home.daemon, drive = home.drive
+        defer { home.daemon.stop() }
         #expect(await eventually(30) { FileManager.default.fileExists(atPath: drive + "/far.txt") }, "\(daemon.log)")
         #expect(try status(drive + "/far.txt") == "cloud")
         let read = try run("cat", drive + "/far.txt")
@@ -203,18 +267,15 @@ struct DriveOnDemandTests {
     func aProgramReadsAFileAsItArrives() async throws {
         let server = try TestServer(.apache)
         let proxy = try FaultProxy(upstreamPort: server.port)
-        let dir = try TemporaryDirectory("drive-on-demand-arriving")
-        var environment = dir.xdgEnvironment()
-        environment["FOLIO_DRIVE_INTERVAL"] = "3600"
-        #expect(try ProcessRunner.folio(["drive", "setup", "webdav", proxy.baseURL.absoluteString, "--files", "on-demand"], environment: environment).status == 0)
         let content = Data((0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) })
-        try content.write(to: server.root!.appendingPathComponent("arriving.bin"))
-        try content.write(to: server.root!.appendingPathComponent("broken.bin"))
-        server.fixOwnership()
-        let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
-        defer { daemon.stop() }
-        _ = try daemon.waitForListening()
-        let drive = dir.child("data/folio/Drive").path
+        let home = try await Home("drive-on-demand-arriving") { _ in
+            try content.write(to: server.root!.appendingPathComponent("arriving.bin"))
+            try content.write(to: server.root!.appendingPathComponent("broken.bin"))
+            server.fixOwnership()
+            return ["webdav", proxy.baseURL.absoluteString]
+        }
+        let daemon = home.daemon, drive = home.drive
+        defer { home.daemon.stop() }
         #expect(await eventually(30) { FileManager.default.fileExists(atPath: drive + "/broken.bin") }, "\(daemon.log)")
 
         // The server sends 256 KiB and waits: a program reads the start meanwhile.
