@@ -375,7 +375,8 @@ struct JournalUpgradeTests {
 }
 
 /// One pass at a time: a second waits for the drive's lock without holding a thread (a wait of
-/// the daemon's for a long pass stalls nothing else), and a cancelled wait ends.
+/// the daemon's for a long pass stalls nothing else), this process's waiters in turn, and a
+/// cancelled wait ends.
 @Suite("The drive's lock", .elasticPool)
 struct DriveLockTests {
     @Test(.timeLimit(.minutes(1)))
@@ -384,25 +385,32 @@ struct DriveLockTests {
         let path = dir.path + "/drive.lock"
         let held = try await DriveLock.acquire(path)
         #expect(Self.descriptors(of: path) == 1)
-        // A waiter is under way once it has the lock file open beside the holder's descriptor (it
-        // opens the file, then polls the lock): only then is it cancelled or let in.
+        // A waiter of this process waits for its turn (the lock file not opened yet): only once it
+        // is seen waiting is it cancelled or let in.
         let waiter = Task { try await DriveLock.acquire(path) }
-        #expect(await eventually { Self.descriptors(of: path) == 2 }, "the waiter never started waiting")
+        #expect(await eventually { DriveLock.waiting(at: path) == 1 }, "the waiter never started waiting")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
-        #expect(Self.descriptors(of: path) == 1, "the cancelled wait left its descriptor open")
+        #expect(DriveLock.waiting(at: path) == 0 && Self.descriptors(of: path) == 1, "the cancelled wait is still there")
         let second = Task { try await DriveLock.acquire(path) }
-        #expect(await eventually { Self.descriptors(of: path) == 2 }, "the second never started waiting")
+        #expect(await eventually { DriveLock.waiting(at: path) == 1 }, "the second never started waiting")
+        // Another waits behind it: turns are taken in order.
+        let behind = Task { try await DriveLock.acquire(path) }
+        #expect(await eventually { DriveLock.waiting(at: path) == 2 }, "the one behind never started waiting")
         held.release()
         let taken = try await second.value
-        #expect(Self.descriptors(of: path) == 1)
+        #expect(Self.descriptors(of: path) == 1 && DriveLock.waiting(at: path) == 1)
+        behind.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await behind.value }
         // Held again: a third waits.
         let third = Task { try await DriveLock.acquire(path) }
-        #expect(await eventually { Self.descriptors(of: path) == 2 }, "the third never started waiting")
+        #expect(await eventually { DriveLock.waiting(at: path) == 1 }, "the third never started waiting")
         third.cancel()
         await #expect(throws: CancellationError.self) { _ = try await third.value }
         taken.release()
-        #expect(Self.descriptors(of: path) == 0)
+        #expect(Self.descriptors(of: path) == 0 && DriveLock.waiting(at: path) == 0)
+        // Free again: taken at once.
+        try await DriveLock.acquire(path).release()
     }
 
     /// How many descriptors of this process have the file at `path` open.

@@ -76,10 +76,12 @@ extension DriveFileSystem {
         }
         let path = try path(of: request)
         let item = try item(path).get()
-        if let value = folioAttributes(path, item).first(where: { $0.0 == name })?.1 {
+        if Self.isMade(name) {
+            // Worked out only when asked for (an app reading a document's identity needs none of it).
+            guard let value = folioAttributes(path, item).first(where: { $0.0 == name })?.1 else { throw CErrno(ENODATA) }
             return try replyValue(request, Array(value.utf8), asked: get.size)
         }
-        guard !Self.isMade(name), !item.placeholder else { throw CErrno(ENODATA) }
+        guard !item.placeholder else { throw CErrno(ENODATA) }
         let count = lgetxattr(replicaPath + "/" + path, name, buffer.baseAddress, min(buffer.count, get.size == 0 ? 0 : Int(get.size)))
         guard count >= 0 else { throw CErrno.last }
         if get.size == 0 {

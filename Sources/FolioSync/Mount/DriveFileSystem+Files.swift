@@ -53,7 +53,8 @@ extension DriveFileSystem {
     /// The process opening `path` in `request` when another process's coordinated write holds the
     /// file now (the open then waits for it to end), else nil.
     private func heldOpener(_ path: String, _ request: FUSERequest) -> pid_t? {
-        guard let arbiter else { return nil }
+        // Any process's first (no client is process 0): most opens find none, and read no more.
+        guard let arbiter, arbiter.writeHolds(visible(path), against: 0) else { return nil }
         // FUSE names the caller by its thread; the arbiter knows processes.
         let opener = ProcessStatusFile.process(ofThread: pid_t(bitPattern: request.header.pid))
         return arbiter.writeHolds(visible(path), against: opener) ? opener : nil
