@@ -112,6 +112,16 @@ struct DriveMountTests {
             """
         #expect(try run("python3", "-c", together, root + "/a.txt") == "HELLO world|HELLO world")
         #expect(FileManager.default.contents(atPath: beneath + "/a.txt") == Data("HELLO world".utf8))
+        // Appended to while open for reading elsewhere (the shared backing file is not opened to append).
+        let appended = """
+            import sys
+            p = sys.argv[1]
+            reader = open(p, 'rb')
+            with open(p, 'ab') as f: f.write(b'!')
+            print(reader.read().decode(), end='')
+            """
+        #expect(try run("python3", "-c", appended, root + "/a.txt") == "HELLO world!")
+        #expect(FileManager.default.contents(atPath: beneath + "/a.txt") == Data("HELLO world!".utf8))
 
         // Writes land in the replica: a new file, an editor's save by rename, a removal.
         try run("sh", "-c", "echo made here > '\(root)/c.txt' && printf 'saved by an editor' > '\(root)/.a.txt.swp' && mv '\(root)/.a.txt.swp' '\(root)/a.txt'")
