@@ -271,6 +271,7 @@ struct DriveOnDemandTests {
         let home = try await Home("drive-on-demand-arriving") { _ in
             try content.write(to: server.root!.appendingPathComponent("arriving.bin"))
             try content.write(to: server.root!.appendingPathComponent("broken.bin"))
+            try content.write(to: server.root!.appendingPathComponent("mapped.bin"))
             server.fixOwnership()
             return ["webdav", proxy.baseURL.absoluteString]
         }
@@ -293,6 +294,11 @@ struct DriveOnDemandTests {
         proxy.add(.init(method: "GET", pathContains: "broken.bin", action: .truncate(after: 1 << 20), times: 100))
         let broken = try run("cat", drive + "/broken.bin")
         #expect(broken.status != 0 && broken.stderr.contains("Input/output error"), "\(broken.stdout.count) bytes; \(broken.stderr)")
+
+        // Mapped (shared, as Python's mmap and many readers do) while it arrives.
+        let mapping = "import hashlib, mmap, sys; f = open(sys.argv[1], 'rb'); m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ); print(hashlib.sha256(m).hexdigest(), end='')"
+        let mapped = try run("python3", "-c", mapping, drive + "/mapped.bin")
+        #expect(mapped.status == 0 && mapped.stdout == ContentDigest.sha256(of: content), "\(mapped.stderr)")
     }
 
     @Test(.enabled(if: TestServer.shouldRun(.apache)))

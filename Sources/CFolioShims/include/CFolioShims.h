@@ -85,6 +85,7 @@ int cfolio_fuse_backing_close(int device, int id);
 
 /// The protocol's flags for passthrough, which this system's <linux/fuse.h> may predate.
 #define CFOLIO_FUSE_PASSTHROUGH_FLAGS2 (1u << 5) /* FUSE_PASSTHROUGH (1ULL << 37), in init's flags2 */
+#define CFOLIO_FUSE_DIRECT_IO_ALLOW_MMAP_FLAGS2 (1u << 4) /* FUSE_DIRECT_IO_ALLOW_MMAP (1ULL << 36), 7.39 */
 #define CFOLIO_FOPEN_PASSTHROUGH (1u << 7)
 
 /// fallocate(2). Returns 0 or -1 with errno set.

@@ -14,8 +14,10 @@ import SystemPackage
 extension DriveFileSystem {
     /// Answers the open `unique` with the file `arriving` writes, once its first bytes are there
     /// (bypassing the page cache: the file grows). False when it cannot be (the provider does not
-    /// report, the download ended first, or its file is gone): the open then waits for the whole.
+    /// report, the download ended first, or its file is gone; or the kernel could not map such a
+    /// file): the open then waits for the whole.
     func openArriving(_ unique: UInt64, _ arriving: ArrivingContents, size: Int64) async -> Bool {
+        guard state.withLock({ $0.mapsUncachedFiles }) else { return false }
         let first = await arriving.wait(for: 1)
         guard !first.ended, let partial = first.path else { return false }
         let file = (try? await SyncFileWork.run { Glibc.open(partial, O_RDONLY | O_CLOEXEC) }) ?? -1

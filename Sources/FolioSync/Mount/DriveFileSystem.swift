@@ -84,6 +84,9 @@ package final class DriveFileSystem: Sendable {
         var backingOfHandle: [UInt64: Backing.Key] = [:]
         /// The files whose content was last kept as a version, by path, as they were then.
         var kept: [String: LocalFingerprint] = [:]
+        /// Whether files opened bypassing the page cache can be mapped shared (kernel 6.6); files
+        /// are read as they arrive only then.
+        var mapsUncachedFiles = false
         /// Why passthrough is off, logged once.
         var passthroughRefused: String?
     }
@@ -327,12 +330,21 @@ package final class DriveFileSystem: Sendable {
         answer.flags = offer.flags & wanted
         // Passthrough (kernel 6.9): reads and writes of an open file go from the kernel to the
         // replica's file, at the disk's speed. Registering a backing file needs CAP_SYS_ADMIN.
-        if wantsPassthrough, offer.flags & UInt32(FUSE_INIT_EXT) != 0, offer.flags2 & CFOLIO_FUSE_PASSTHROUGH_FLAGS2 != 0, geteuid() == 0 {
+        let extended = offer.flags & UInt32(FUSE_INIT_EXT) != 0
+        if wantsPassthrough, extended, offer.flags2 & CFOLIO_FUSE_PASSTHROUGH_FLAGS2 != 0, geteuid() == 0 {
             answer.minor = min(offer.minor, 40)
             answer.flags |= UInt32(FUSE_INIT_EXT)
-            answer.flags2 = CFOLIO_FUSE_PASSTHROUGH_FLAGS2
+            answer.flags2 |= CFOLIO_FUSE_PASSTHROUGH_FLAGS2
             answer.unused.0 = 1  // max_stack_depth: the replica is on a file system that stacks on none
             state.withLock { $0.passthrough = true }
+        }
+        // Files opened bypassing the page cache (read as they arrive; an open that cannot share a
+        // passthrough backing) can still be mapped shared (kernel 6.6): programs map files to read them.
+        if extended, offer.flags2 & CFOLIO_FUSE_DIRECT_IO_ALLOW_MMAP_FLAGS2 != 0 {
+            answer.minor = max(answer.minor, min(offer.minor, 39))
+            answer.flags |= UInt32(FUSE_INIT_EXT)
+            answer.flags2 |= CFOLIO_FUSE_DIRECT_IO_ALLOW_MMAP_FLAGS2
+            state.withLock { $0.mapsUncachedFiles = true }
         }
         answer.max_background = 64
         answer.congestion_threshold = 48
