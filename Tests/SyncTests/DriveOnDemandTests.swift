@@ -272,6 +272,7 @@ struct DriveOnDemandTests {
             try content.write(to: server.root!.appendingPathComponent("arriving.bin"))
             try content.write(to: server.root!.appendingPathComponent("broken.bin"))
             try content.write(to: server.root!.appendingPathComponent("mapped.bin"))
+            try content.write(to: server.root!.appendingPathComponent("copied.bin"))
             server.fixOwnership()
             return ["webdav", proxy.baseURL.absoluteString]
         }
@@ -299,6 +300,13 @@ struct DriveOnDemandTests {
         let mapping = "import hashlib, mmap, sys; f = open(sys.argv[1], 'rb'); m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ); print(hashlib.sha256(m).hexdigest(), end='')"
         let mapped = try run("python3", "-c", mapping, drive + "/mapped.bin")
         #expect(mapped.status == 0 && mapped.stdout == ContentDigest.sha256(of: content), "\(mapped.stderr)")
+
+        // Copied out by cp (copy_file_range, then its fallbacks) while it arrives, and back in.
+        let copy = home.dir.child("copy.bin").path
+        let copied = try run("cp", drive + "/copied.bin", copy)
+        #expect(copied.status == 0 && FileManager.default.contents(atPath: copy) == content, "\(copied.stderr)")
+        #expect(try run("cp", copy, drive + "/back.bin").status == 0)
+        #expect(FileManager.default.contents(atPath: drive + "/back.bin") == content)
     }
 
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
