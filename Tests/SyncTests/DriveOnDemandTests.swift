@@ -164,6 +164,12 @@ struct DriveOnDemandTests {
         reader.waitUntilExit()
         #expect(reader.terminationStatus == 0, "\(daemon.log)")
         #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "after the app's save")
+
+        // The app presenting the document hears of a program's write through the mount.
+        app.send(#"{"op": "presenter", "name": "P", "path": "\#(document)"}"#)
+        try await app.wait(for: #""event":"added""#)
+        #expect(try run("sh", "-c", "printf 'written by a shell' > '\(document)'").status == 0)
+        try await app.wait(for: #""callback":"didChange""#)
     }
 
     /// A document's versions on the device of `environment`: each one's content, and whether it
