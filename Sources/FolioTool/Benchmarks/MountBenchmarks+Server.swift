@@ -30,11 +30,13 @@ extension MountBenchmarks {
         let files = server.root!.appendingPathComponent("files").path
         let sizes: [(label: String, bytes: Int64)] = [("64 KiB", 64 << 10), ("16 MiB", 16 << 20)]
         try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
-        for round in 0..<rounds {
-            for size in sizes { try writeLarge(files + "/first-\(size.bytes)-\(round).bin", size: size.bytes) }
-            try writeLarge(files + "/whole-\(round).bin", size: largeSize)
+        try await SyncFileWork.run {
+            for round in 0..<rounds {
+                for size in sizes { try writeLarge(files + "/first-\(size.bytes)-\(round).bin", size: size.bytes) }
+                try writeLarge(files + "/whole-\(round).bin", size: largeSize)
+            }
+            server.fixOwnership()
         }
-        server.fixOwnership()
         let base = server.baseURL.appendingPathComponent("files/")
 
         // Folio: the drive's folder mounted, its engine on the replica beneath, every file a placeholder.
@@ -42,82 +44,95 @@ extension MountBenchmarks {
         let paths = FolioPaths(environment: ["HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state"])
         try FileManager.default.createDirectory(atPath: paths.driveDirectory, withIntermediateDirectories: true)
         let side = FolioSide()
-        let mount = try DriveMount(
-            paths.driveDirectory,
-            materialize: { path, progress, arriving in
-                guard let drive = side.drive else { throw CocoaError(.fileReadUnknown) }
-                _ = try await drive.download([path], progress: progress, arriving: arriving)
-            }, logger: Logger(label: "folio.bench.mount"))
-        defer { mount.unmount() }
-        let drive = try DriveSync(provider: WebDAVProvider(baseURL: base), paths: paths, replicaRoot: mount.fileSystem.replicaPath)
-        side.drive = drive
-        let listed = try await drive.sync()
-        guard listed.placeholders == rounds * (sizes.count + 1) else { throw BenchmarkFailure("the first pass made \(listed.placeholders) placeholders") }
+        // Mounting and unmounting wait for the kernel and threads: on the pool for blocking work.
+        let mount = try await SyncFileWork.run {
+            try DriveMount(
+                paths.driveDirectory,
+                materialize: { path, progress, arriving in
+                    guard let drive = side.drive else { throw CocoaError(.fileReadUnknown) }
+                    _ = try await drive.download([path], progress: progress, arriving: arriving)
+                }, logger: Logger(label: "folio.bench.mount"))
+        }
+        var rcloneMount: RcloneMount?
+        let measured: Result<Void, any Error>
+        do {
+            let drive = try DriveSync(provider: WebDAVProvider(baseURL: base), paths: paths, replicaRoot: mount.fileSystem.replicaPath)
+            side.drive = drive
+            let listed = try await drive.sync()
+            guard listed.placeholders == rounds * (sizes.count + 1) else { throw BenchmarkFailure("the first pass made \(listed.placeholders) placeholders") }
 
-        // rclone: the same files, its own cache.
-        let rcloneFolder = scratch.child("rclone").path
-        try FileManager.default.createDirectory(atPath: rcloneFolder, withIntermediateDirectories: true)
-        let rcloneMount = try RcloneMount(rclone: rclone.path, url: base.absoluteString, at: rcloneFolder, cache: scratch.child("rclone-cache").path)
-        defer { rcloneMount.stop() }
+            // rclone: the same files, its own cache.
+            let rcloneFolder = scratch.child("rclone").path
+            try FileManager.default.createDirectory(atPath: rcloneFolder, withIntermediateDirectories: true)
+            rcloneMount = try await SyncFileWork.run { try RcloneMount(rclone: rclone.path, url: base.absoluteString, at: rcloneFolder, cache: scratch.child("rclone-cache").path) }
 
-        print("files not downloaded, on one Apache mod_dav_fs server on loopback, \(rounds) rounds (a new file each round); beside the server's")
-        print("own first byte (curl's time to first byte) and \(rclone.version) mount --vfs-cache-mode full over the same files")
-        var harness = BenchmarkHarness(rounds: rounds)
-        for size in sizes {
-            var folio: [Double] = [], server: [Double] = [], viaRclone: [Double] = []
+            print("files not downloaded, on one Apache mod_dav_fs server on loopback, \(rounds) rounds (a new file each round); beside the server's")
+            print("own first byte (curl's time to first byte) and \(rclone.version) mount --vfs-cache-mode full over the same files")
+            var harness = BenchmarkHarness(rounds: rounds)
+            for size in sizes {
+                var folio: [Double] = [], server: [Double] = [], viaRclone: [Double] = []
+                for round in 0..<rounds {
+                    let name = "first-\(size.bytes)-\(round).bin"
+                    server.append(try await SyncFileWork.run { try curlFirstByte(curl, base.appendingPathComponent(name).absoluteString) })
+                    folio.append(try await SyncFileWork.run { try firstByte(paths.driveDirectory + "/" + name) })
+                    // Its download goes on after the first byte: done before the next clock starts
+                    // (downloads take the drive's lock one at a time).
+                    try await settled(mount)
+                    viaRclone.append(try await SyncFileWork.run { try firstByte(rcloneFolder + "/" + name) })
+                }
+                harness.blockRatios(
+                    "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
+                    baselineName: "the server's first byte (curl)", baselines: server.map { $0 * 1000 })
+                harness.blockRatios(
+                    "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
+                    baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
+            }
+            var folio: [Double] = [], viaCurl: [Double] = [], viaRclone: [Double] = []
             for round in 0..<rounds {
-                let name = "first-\(size.bytes)-\(round).bin"
-                server.append(try curlFirstByte(curl, base.appendingPathComponent(name).absoluteString))
-                folio.append(try await SyncFileWork.run { try firstByte(paths.driveDirectory + "/" + name) })
-                // Its download goes on after the first byte: done before the next clock starts
-                // (downloads take the drive's lock one at a time).
-                try await settled(mount)
-                viaRclone.append(try await SyncFileWork.run { try firstByte(rcloneFolder + "/" + name) })
+                let name = "whole-\(round).bin"
+                viaCurl.append(try await SyncFileWork.run { try curlWhole(curl, base.appendingPathComponent(name).absoluteString) })
+                folio.append(try await SyncFileWork.run { try seconds { _ = try? readAll(paths.driveDirectory + "/" + name) } })
+                viaRclone.append(try await SyncFileWork.run { try seconds { _ = try? readAll(rcloneFolder + "/" + name) } })
+            }
+            let label = largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"
+            harness.blockRatios(
+                "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
+                baselineName: "curl's download of it", baselines: viaCurl.map { $0 * 1000 })
+            harness.blockRatios(
+                "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
+                baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
+
+            // Writes: a file made through the mount, until the server has all of it.
+            let written: Int64 = 64 << 20
+            folio = []
+            viaRclone = []
+            for round in 0..<rounds {
+                let name = "written-\(round).bin"
+                folio.append(
+                    try await seconds {
+                        try await SyncFileWork.run { try writeLarge(paths.driveDirectory + "/" + name, size: written) }
+                        let report = try await drive.sync()
+                        guard report.uploaded == 1 else { throw BenchmarkFailure("the pass after a write uploaded \(report.uploaded) files") }
+                    })
+                viaRclone.append(
+                    try await seconds {
+                        try await SyncFileWork.run { try writeLarge(rcloneFolder + "/r" + name, size: written) }
+                        try await waitForServer(files + "/r" + name, size: written)
+                    })
             }
             harness.blockRatios(
-                "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                baselineName: "the server's first byte (curl)", baselines: server.map { $0 * 1000 })
-            harness.blockRatios(
-                "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
+                "\(written >> 20) MiB written through Folio's mount until the server has it (a pass)", unit: "ms", values: folio.map { $0 * 1000 },
+                baselineName: "rclone mount (--vfs-write-back 0s)", baselines: viaRclone.map { $0 * 1000 })
+            harness.report()
+            measured = .success(())
+        } catch {
+            measured = .failure(error)
         }
-        var folio: [Double] = [], viaCurl: [Double] = [], viaRclone: [Double] = []
-        for round in 0..<rounds {
-            let name = "whole-\(round).bin"
-            viaCurl.append(try curlWhole(curl, base.appendingPathComponent(name).absoluteString))
-            folio.append(try await SyncFileWork.run { try seconds { _ = try? readAll(paths.driveDirectory + "/" + name) } })
-            viaRclone.append(try await SyncFileWork.run { try seconds { _ = try? readAll(rcloneFolder + "/" + name) } })
+        _ = try? await SyncFileWork.run { [rcloneMount] in
+            rcloneMount?.stop()
+            mount.unmount()
         }
-        let label = largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"
-        harness.blockRatios(
-            "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-            baselineName: "curl's download of it", baselines: viaCurl.map { $0 * 1000 })
-        harness.blockRatios(
-            "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-            baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
-
-        // Writes: a file made through the mount, until the server has all of it.
-        let written: Int64 = 64 << 20
-        folio = []
-        viaRclone = []
-        for round in 0..<rounds {
-            let name = "written-\(round).bin"
-            folio.append(
-                try await seconds {
-                    try await SyncFileWork.run { try writeLarge(paths.driveDirectory + "/" + name, size: written) }
-                    let report = try await drive.sync()
-                    guard report.uploaded == 1 else { throw BenchmarkFailure("the pass after a write uploaded \(report.uploaded) files") }
-                })
-            viaRclone.append(
-                try await seconds {
-                    try await SyncFileWork.run { try writeLarge(rcloneFolder + "/r" + name, size: written) }
-                    try await waitForServer(files + "/r" + name, size: written)
-                })
-        }
-        harness.blockRatios(
-            "\(written >> 20) MiB written through Folio's mount until the server has it (a pass)", unit: "ms", values: folio.map { $0 * 1000 },
-            baselineName: "rclone mount (--vfs-write-back 0s)", baselines: viaRclone.map { $0 * 1000 })
-        harness.report()
+        try measured.get()
     }
 
     /// Waits until the mount's downloads for programs have ended.
