@@ -183,12 +183,6 @@ extension MountBenchmarks {
         try await body()
         return (ContinuousClock.now - start).seconds
     }
-
-    private static func seconds(_ body: () throws -> Void) throws -> Double {
-        let start = ContinuousClock.now
-        try body()
-        return (ContinuousClock.now - start).seconds
-    }
 }
 
 /// `rclone mount` of a WebDAV folder with `--vfs-cache-mode full`, running until stopped.

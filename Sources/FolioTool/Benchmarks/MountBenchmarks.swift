@@ -98,9 +98,9 @@ enum MountBenchmarks {
     }
 
     /// The wall time of `body`, in seconds.
-    private static func seconds(_ body: () -> Void) -> Double {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
-        body()
+        try body()
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
