@@ -25,6 +25,10 @@ package final class IndexStore: Sendable {
         }
         var status = stat()
         if stat(path, &status) == 0, status.st_size == 0 { try Self.setPageSize(path) }
+        // The names' trigram index, a file of its own (`NameTrigrams`): there before a reader
+        // attaches it.
+        let names = NameTrigrams.path(besideIndex: path)
+        try NameTrigrams.prepare(path: names)
         var configuration = Configuration()
         configuration.label = "folio.index"
         // The `folio drive` commands write the sync journal beside the daemon: a writer waits for
@@ -39,6 +43,10 @@ package final class IndexStore: Sendable {
                 // Checkpoints every 32 MiB of log rather than 4: a crawl's commits rewrite the same
                 // index pages, and each checkpoint copied them all to the database again.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
+            } else {
+                // Readers only: a writer's transactions (IMMEDIATE) would lock it against its own
+                // writer's.
+                try db.execute(sql: "ATTACH DATABASE ? AS \(NameTrigrams.schema)", arguments: [names])
             }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
@@ -124,6 +132,10 @@ package final class IndexStore: Sendable {
         migrator.registerMigration("v15-name-trigrams") { db in
             try IndexSchema.makeNameTrigrams(db)
             try db.execute(sql: "UPDATE meta SET value = '15' WHERE key = 'schema'")
+        }
+        migrator.registerMigration("v16-name-trigrams-apart") { db in
+            try IndexSchema.moveNameTrigramsApart(db)
+            try db.execute(sql: "UPDATE meta SET value = '16' WHERE key = 'schema'")
         }
         return migrator
     }

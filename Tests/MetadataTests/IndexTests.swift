@@ -361,6 +361,40 @@ struct IndexCrawlTests {
         #expect(found.count == folders)
     }
 
+    /// The names' trigram index lives in a file of its own, written after the rows (`NameTrigrams`):
+    /// when a kill leaves it behind the rows, or the file is lost, the next start makes it again
+    /// from the rows, and name search finds every name once.
+    @Test func namesIndexBehindTheRowsIsMadeAgain() async throws {
+        let folders = 40, perFolder = 5
+        let world = try await IndexWorld("index-names") { dir in
+            for folder in 0..<folders {
+                for file in 0..<perFolder { try dir.write("docs/f\(folder)/n\(file).txt", "") }
+            }
+        }
+        try await world.waitUntilIdle()
+        // Not the start of a name: only the trigram index finds it.
+        func found() throws -> Int { (try world.send(Search(text: "4.txt", limit: 5000))["items"]?.arrayValue ?? []).count }
+        #expect(try found() == folders)
+        let names = world.indexDatabase.replacingOccurrences(of: ".sqlite", with: "-names.sqlite")
+        let sequence = try world.sql("SELECT sequence FROM name_trigrams").first?.first
+        #expect(try world.sql("SELECT sequence FROM applied", on: names).first?.first == sequence)
+
+        // Killed with the last transactions' names unwritten: the rows say more than the names.
+        world.kill()
+        _ = try world.sql("INSERT INTO items_fts(items_fts) VALUES ('delete-all'); UPDATE applied SET sequence = 1", on: names)
+        try world.restart()
+        try await world.waitUntilIdle()
+        #expect(try found() == folders)
+        #expect(try world.sql("SELECT sequence FROM applied", on: names).first?.first == (try world.sql("SELECT sequence FROM name_trigrams").first?.first))
+
+        // The file lost.
+        world.kill()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: names + suffix) }
+        try world.restart()
+        try await world.waitUntilIdle()
+        #expect(try found() == folders)
+    }
+
     /// Names with newlines, invalid UTF-8, paths beyond PATH_MAX, symbolic-link loops and a folder
     /// of 100,000 entries: indexed, or skipped with a logged reason.
     @Test func hostileTreesAreIndexedOrSkipped() async throws {

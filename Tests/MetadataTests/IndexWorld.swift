@@ -89,10 +89,13 @@ final class IndexWorld: @unchecked Sendable {
         guard after == before + 1 else { throw TestFailure("the daemon does not run the query (it ran in process)") }
     }
 
-    /// Runs `sql` on the index database with the sqlite3 tool; one line per row, columns split by tabs.
-    func sql(_ sql: String) throws -> [[String]] {
-        let output = try ProcessRunner.run(
-            URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-separator", "\t", FolioPaths(environment: environment).indexDatabase, sql])
+    /// The index database's file.
+    var indexDatabase: String { FolioPaths(environment: environment).indexDatabase }
+
+    /// Runs `sql` on the index database (or `database`) with the sqlite3 tool; one line per row,
+    /// columns split by tabs.
+    func sql(_ sql: String, on database: String? = nil) throws -> [[String]] {
+        let output = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/sqlite3"), ["-separator", "\t", database ?? indexDatabase, sql])
         guard output.status == 0 else { throw TestFailure("sqlite3: \(output.stderr)") }
         return output.stdout.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }

@@ -9,10 +9,10 @@ import GRDB
 /// are not indexed, which would cost every crawl.
 ///
 /// `fold` is the name folded for case- and diacritic-insensitive comparison, and `items_fts`
-/// indexes it by trigrams for substring search (in the form migration `v15-name-trigrams` gives
-/// it). `IndexWriter` keeps `items_fts` in step with explicit statements, not triggers: a trigger
-/// makes every row its own statement savepoint, at which FTS5 flushes a segment, which made a
-/// crawl four times slower.
+/// indexes it by trigrams for substring search (since migration `v16-name-trigrams-apart`, in a
+/// database of its own: ``NameTrigrams``). `IndexWriter` keeps `items_fts` in step with explicit
+/// changes, not triggers: a trigger makes every row its own statement savepoint, at which FTS5
+/// flushes a segment, which made a crawl four times slower.
 ///
 /// A folder's `listed` is 1 only when its children in the index are exactly those on disk as of
 /// its last listing; the crawl lists the folders with `listed = 0`, each in the same transaction
@@ -134,6 +134,19 @@ enum IndexSchema {
                 DROP TABLE IF EXISTS items_fts;
                 CREATE VIRTUAL TABLE items_fts USING fts5(fold, content='items', content_rowid='id', tokenize='trigram', detail=none, columnsize=0);
                 INSERT INTO items_fts(items_fts) VALUES ('rebuild');
+                """)
+    }
+
+    /// Migration `v16-name-trigrams-apart`: the names' trigram index leaves this database for a
+    /// file of its own, written on a thread of its own (``NameTrigrams``); `name_trigrams` numbers
+    /// the transactions that change names, so the two files are known to be in step. The
+    /// daemon's next start makes the new file's index from the rows.
+    static func moveNameTrigramsApart(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TABLE IF EXISTS items_fts;
+                CREATE TABLE name_trigrams (sequence INTEGER NOT NULL);
+                INSERT INTO name_trigrams (sequence) VALUES (0);
                 """)
     }
 

@@ -18,6 +18,8 @@ struct IndexWriter {
     var scanner = DirectoryScanner()
     /// What the index leaves out.
     let exclusions = IndexExclusions()
+    /// The names' trigram index, told of every name written, changed and removed.
+    let names: NameTrigrams
 
     // MARK: Folders
 
@@ -112,7 +114,9 @@ struct IndexWriter {
         }
         let range = rows.written..<min(rows.written + count, rows.records.count)
         let batch = rows.records[range]
-        let syncStates = try states.map { try $0.states(of: Array(batch), db) }
+        let syncStates = try holdsDriveItems(rows.path) ? states.map { try $0.states(of: Array(batch), db) } : nil
+        // Looked up once a folder: GRDB's cache hashes the statement's text at every look-up.
+        let insertion = try db.cachedStatement(sql: Self.insertion)
         for (offset, listed) in batch.enumerated() {
             var record = listed
             record.sync = syncStates?[offset] ?? nil
@@ -127,7 +131,7 @@ struct IndexWriter {
                 try update(record, relist: relist, old: old, db)
                 changes.syncStateChanged(record.path, from: old.sync, to: record.sync)
             } else {
-                record.id = try insert(record, parent: rows.id, db)
+                record.id = try insert(record, parent: rows.id, db, insertion)
             }
             changes.wrote(record)
         }
@@ -244,13 +248,14 @@ struct IndexWriter {
                 arguments: [to, from.unicodeScalars.count + 1, from, from + "/", from + "0"])
         }
         let fold = MetadataFacts.searchFold(name)
-        try db.execute(
-            sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE id = ?", arguments: [source.id])
+        if let old = try String.fetchOne(db, sql: "SELECT fold FROM items WHERE id = ?", arguments: [source.id]) {
+            names.note(.delete(id: source.id, fold: old))
+        }
         // A new name may not say what the old one said of the type: the row is typed again.
         try db.execute(
             sql: "UPDATE items SET path = ?, name = ?, fold = ?, parent = ?, type_pending = CASE WHEN name = ? THEN type_pending ELSE 1 END WHERE id = ?",
             arguments: [to, name, fold, parent, name, source.id])
-        try db.execute(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)", arguments: [source.id, fold])
+        names.note(.insert(id: source.id, fold: fold))
         changes.removedTree(from)
         let moved = try Row.fetchCursor(
             db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ? OR (path >= ? AND path < ?)", arguments: [to, to + "/", to + "0"])
@@ -262,7 +267,8 @@ struct IndexWriter {
     func removeTree(_ path: String, _ db: Database, changes: inout IndexChanges) throws {
         let range = "path = ? OR (path >= ? AND path < ?)"
         let arguments: StatementArguments = [path, path + "/", path + "0"]
-        try db.execute(sql: "INSERT INTO items_fts(items_fts, rowid, fold) SELECT 'delete', id, fold FROM items WHERE \(range)", arguments: arguments)
+        let gone = try Row.fetchCursor(db, sql: "SELECT id, fold FROM items WHERE \(range)", arguments: arguments)
+        while let row = try gone.next() { names.note(.delete(id: row[0], fold: row[1])) }
         try db.execute(sql: "DELETE FROM contents WHERE rowid IN (SELECT id FROM items WHERE (\(range)) AND content_state IS NOT NULL)", arguments: arguments)
         try db.execute(sql: "DELETE FROM items WHERE \(range)", arguments: arguments)
         if db.changesCount > 0 { changes.removedTree(path) }
@@ -279,24 +285,49 @@ struct IndexWriter {
         try Row.fetchOne(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ?", arguments: [path]).map(IndexRecord.init(row:))
     }
 
-    /// Inserts a row; a folder starts unlisted. Returns its id.
-    func insert(_ record: IndexRecord, parent: Int64?, _ db: Database) throws -> Int64 {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
-                    uploaded, downloading, pinned, sync_error, download_percent, type_pending, content_state, listed, favorite_rank, last_used)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0,
-                    (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
-                """)
+    /// Whether the children of `folder` may be drive items (whose sync states are looked up).
+    private func holdsDriveItems(_ folder: String) -> Bool {
+        guard let driveRoot else { return false }
+        return folder == driveRoot || folder.hasPrefix(driveRoot + "/")
+    }
+
+    /// A row's insertion; a folder starts unlisted.
+    private static let insertion = """
+        INSERT INTO items (parent, path, name, fold, kind, size, modified, type, tags, device, inode, download_status,
+            uploaded, downloading, pinned, sync_error, download_percent, type_pending, content_state, listed, favorite_rank, last_used)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0,
+            (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
+        """
+
+    /// Inserts a row (with `statement`, the connection's `insertion`, when the caller has it); a
+    /// folder starts unlisted. Returns its id.
+    func insert(_ record: IndexRecord, parent: Int64?, _ db: Database, _ statement: Statement? = nil) throws -> Int64 {
+        let statement = try statement ?? db.cachedStatement(sql: Self.insertion)
         let fold = MetadataFacts.searchFold(record.name)
-        try statement.execute(arguments: [
-            parent, record.path, record.name, fold, IndexWire.kindCode(record.kind), record.size,
-            record.modified, record.type, record.tags, Int64(bitPattern: record.device), Int64(bitPattern: record.inode), record.downloadStatus,
-            record.sync?.isUploaded, record.sync?.isDownloading, record.sync?.isPinned, record.sync?.error, record.sync?.percentDownloaded,
-            record.typePending, record.hasContent ? 1 : nil,
-        ])
+        // Bound directly: run for every row a crawl writes (see `DirectBindings`).
+        let row = DirectBindings(statement)
+        row.bind(1, parent)
+        row.bind(2, record.path)
+        row.bind(3, record.name)
+        row.bind(4, fold)
+        row.bind(5, Int64(IndexWire.kindCode(record.kind)))
+        row.bind(6, record.size)
+        row.bind(7, record.modified)
+        row.bind(8, record.type)
+        row.bind(9, record.tags)
+        row.bind(10, Int64(bitPattern: record.device))
+        row.bind(11, Int64(bitPattern: record.inode))
+        row.bind(12, record.downloadStatus)
+        row.bind(13, record.sync?.isUploaded)
+        row.bind(14, record.sync?.isDownloading)
+        row.bind(15, record.sync?.isPinned)
+        row.bind(16, record.sync?.error)
+        row.bind(17, record.sync?.percentDownloaded)
+        row.bind(18, record.typePending)
+        row.bind(19, record.hasContent ? Int64(1) : nil)
+        try row.run(db)
         let id = db.lastInsertedRowID
-        try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)").execute(arguments: [id, fold])
+        names.note(.insert(id: id, fold: fold))
         return id
     }
 

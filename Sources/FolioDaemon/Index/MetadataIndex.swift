@@ -57,6 +57,10 @@ final class MetadataIndex: @unchecked Sendable {
     var extracting = false
     /// Where documents' text is read (through the sandboxed worker): off the index queue.
     let contentWork = DispatchQueue(label: "folio.index.contents", qos: .utility)
+    /// Where the status's counts are read: off the index queue.
+    let statusWork = DispatchQueue(label: "folio.index.status")
+    /// The last counts a status read, and when.
+    private let lastCounts = Mutex<(at: ContinuousClock.Instant, items: Int, roots: [WireValue])?>(nil)
     /// The sandboxed text extractor; nil when this process cannot run one.
     let extractor: TextExtractionWorkers?
     private var crawlStarted: ContinuousClock.Instant?
@@ -83,10 +87,11 @@ final class MetadataIndex: @unchecked Sendable {
         ubiquityListener.withLock { $0 = listener }
     }
 
-    /// The index in `pool`, of the folders of `paths`; `driveStates` tells how the drive's items
-    /// stand with the server.
+    /// The index in `pool`, of the folders of `paths`, with its names' trigram index `names`;
+    /// `driveStates` tells how the drive's items stand with the server.
     init(
-        pool: DatabasePool, paths: FolioPaths, driveStates: any DriveStateSource, watchesFileSystem: Bool = true, stepDelay: Duration = .zero,
+        pool: DatabasePool, names: NameTrigrams, paths: FolioPaths, driveStates: any DriveStateSource, watchesFileSystem: Bool = true,
+        stepDelay: Duration = .zero,
         extractorExecutable: String? = MetadataIndex.ownExecutable, logger: Logger
     ) {
         self.pool = pool
@@ -95,7 +100,7 @@ final class MetadataIndex: @unchecked Sendable {
         self.watchesFileSystem = watchesFileSystem
         self.stepDelay = stepDelay
         states = UbiquitousStates(driveRoot: paths.driveDirectory, source: driveStates)
-        writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger)
+        writer = IndexWriter(types: IndexTypes(), driveRoot: paths.driveDirectory, states: states, logger: logger, names: names)
         live = LiveQueries(logger: logger)
         extractor = extractorExecutable.map { TextExtractionWorkers(executable: $0) }
     }
@@ -119,6 +124,12 @@ final class MetadataIndex: @unchecked Sendable {
                 } catch {
                     logger.error("the index cannot watch the file system; it is updated by crawls and coordinated writes only", metadata: ["error": "\(error)"])
                 }
+            }
+            do {
+                // Before any write that names a name: the names' index in step with the rows.
+                _ = try pool.writeWithoutTransaction { db in try writer.names.check(db) }
+            } catch {
+                logger.error("the names' index could not be checked", metadata: ["error": "\(error)"])
             }
             do {
                 try write { db in
@@ -157,6 +168,7 @@ final class MetadataIndex: @unchecked Sendable {
             watcher = nil
         }
         contentWork.sync { extractor?.stop() }
+        writer.names.close(within: 10)
     }
 
     // MARK: Roots
@@ -214,7 +226,7 @@ final class MetadataIndex: @unchecked Sendable {
         dropCrawlState(touching: nil)
         try write { db in
             try db.execute(sql: "DELETE FROM items")
-            try db.execute(sql: "INSERT INTO items_fts(items_fts) VALUES ('delete-all')")
+            writer.names.note(.clear)
             try db.execute(sql: "DELETE FROM contents")
             var changes = IndexChanges()
             for root in try String.fetchAll(db, sql: "SELECT path FROM roots") { try ensureRoot(root, db, changes: &changes) }
@@ -232,10 +244,18 @@ final class MetadataIndex: @unchecked Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             defer { try? db.execute(sql: "PRAGMA synchronous = \(previous)") }
             var result: T?
-            try db.inTransaction {
-                result = try body(db)
-                return .commit
+            var sequence: Int64?
+            do {
+                try db.inTransaction {
+                    result = try body(db)
+                    sequence = try writer.names.numberTransaction(db)
+                    return .commit
+                }
+            } catch {
+                writer.names.rolledBack()
+                throw error
             }
+            writer.names.committed(sequence)
             return result!
         }
     }
@@ -554,25 +574,50 @@ final class MetadataIndex: @unchecked Sendable {
     // MARK: Status
 
     /// What the index holds and is doing.
-    func status() throws -> WireValue {
+    /// The rows in the index and under each root: read whole (`fresh`), or while a crawl runs
+    /// taken from the last status when it is under a second old. Each is a scan of every row
+    /// (60 ms at a million), which a script asking for the status to see a crawl end repeats.
+    private func counts(_ db: Database, fresh: Bool) throws -> (items: Int, roots: [WireValue]) {
+        let now = ContinuousClock.now
+        if !fresh, let last = lastCounts.withLock({ $0 }), now - last.at < .seconds(1) { return (last.items, last.roots) }
+        let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
+        var roots: [WireValue] = []
+        for row in try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path") {
+            let path: String = row[0]
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE path >= ? AND path < ?", arguments: [path + "/", path + "0"]) ?? 0
+            roots.append(["path": .string(path), "origin": .string(row[1]), "items": .int(Int64(count))])
+        }
+        lastCounts.withLock { $0 = (now, items, roots) }
+        return (items, roots)
+    }
+
+    /// What the index's status says from memory, taken on the index's queue.
+    struct StatusSnapshot: Sendable {
+        var crawling: Bool
+        var watches: Int
+        var unwrittenNames: Int
+    }
+
+    func statusSnapshot() -> StatusSnapshot {
         dispatchPrecondition(condition: .onQueue(work))
-        let crawlingNow = crawling
-        let watches = watcher?.watchCount ?? 0
+        return StatusSnapshot(crawling: crawling, watches: watcher?.watchCount ?? 0, unwrittenNames: writer.names.pending)
+    }
+
+    /// The index's status: `snapshot` with the counts read from the database (on `statusWork`, or
+    /// any queue but the cooperative pool and the event loops).
+    func status(_ snapshot: StatusSnapshot) throws -> WireValue {
+        let crawlingNow = snapshot.crawling
+        let watches = snapshot.watches
+        let unwrittenNames = snapshot.unwrittenNames
         return try pool.read { db in
-            let items = try Int.fetchOne(db, sql: "SELECT count(*) FROM items") ?? 0
             let pending = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE kind = 1 AND listed = 0") ?? 0
             let untyped = try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE type_pending = 1") ?? 0
             let unread = extractor == nil ? 0 : try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE content_state = 1") ?? 0
-            var roots: [WireValue] = []
-            for row in try Row.fetchAll(db, sql: "SELECT path, origin FROM roots ORDER BY path") {
-                let path: String = row[0]
-                let count = try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM items WHERE path >= ? AND path < ?", arguments: [path + "/", path + "0"]) ?? 0
-                roots.append(["path": .string(path), "origin": .string(row[1]), "items": .int(Int64(count))])
-            }
+            let (items, roots) = try counts(db, fresh: !(crawlingNow || pending > 0 || unwrittenNames > 0))
             return [
-                "state": .string(crawlingNow || pending > 0 ? "crawling" : untyped > 0 ? "typing" : unread > 0 ? "extracting" : "idle"),
-                "items": .int(Int64(items)), "pending_folders": .int(Int64(pending)), "pending_types": .int(Int64(untyped)),
+                "state": .string(crawlingNow || pending > 0 || unwrittenNames > 0 ? "crawling" : untyped > 0 ? "typing" : unread > 0 ? "extracting" : "idle"),
+                "items": .int(Int64(items)), "pending_folders": .int(Int64(pending)), "pending_names": .int(Int64(unwrittenNames)),
+                "pending_types": .int(Int64(untyped)),
                 "pending_contents": .int(Int64(unread)), "watched_folders": .int(Int64(watches)), "roots": .array(roots),
                 "queries": .int(Int64(live.count)),
                 "exclusions": .array(writer.exclusions.all.map { ["path": .string($0.path), "kind": .string($0.kind.name)] }),

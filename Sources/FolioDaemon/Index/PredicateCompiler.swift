@@ -164,13 +164,12 @@ struct PredicateCompiler {
     }
 
     /// A `LIKE` on the folded name. With a literal run of at least three characters (the trigram
-    /// tokenizer needs three) it goes through `items_fts`, whose `LIKE` takes no `ESCAPE`: there a
-    /// literal `%` or `_` stays a wildcard, which only widens the candidates. Otherwise it scans
-    /// `fold` with the wildcards escaped.
+    /// tokenizer needs three) the names' trigram index gives the rows holding every trigram of
+    /// `literal` (its longest run), a superset the query checks; otherwise it scans `fold` with the
+    /// wildcards escaped.
     static func like(_ parts: [LikePart], literal: String) -> Clause {
-        if literal.unicodeScalars.count >= 3 {
-            let pattern = parts.map { part in if case .text(let text) = part { text } else { "%" } }.joined()
-            return Clause(sql: "id IN (SELECT rowid FROM items_fts WHERE fold LIKE ?)", arguments: [pattern], exact: false)
+        if let query = MetadataIndex.substringQuery(literal) {
+            return Clause(sql: "id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)", arguments: [query], exact: false)
         }
         let pattern = parts.map { part in if case .text(let text) = part { escapeLike(text) } else { "%" } }.joined()
         return Clause(sql: "fold LIKE ? ESCAPE '\\'", arguments: [pattern], exact: false)
