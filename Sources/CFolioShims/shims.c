@@ -53,6 +53,13 @@ int cfolio_rename_noreplace(const char *oldpath, const char *newpath) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, oldpath, AT_FDCWD, newpath, RENAME_NOREPLACE);
 }
 
+#ifndef SYS_listxattrat
+#define SYS_listxattrat 465
+#endif
+long cfolio_listxattrat(int dirfd, const char *name, char *list, unsigned long size) {
+    return syscall(SYS_listxattrat, dirfd, name, AT_SYMLINK_NOFOLLOW, list, size);
+}
+
 int cfolio_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
 }

@@ -21,6 +21,10 @@ public struct DirectoryScanner: Sendable {
         public var path: String
         /// Its status (`lstat`).
         public var status: FileStatus
+        /// The names of its extended attributes, when the scanner reads them
+        /// (`readsAttributeNames`) and the kernel lists them by folder (nil otherwise: read them
+        /// by path).
+        public var attributeNames: [String]?
     }
 
     /// Why an entry was left out.
@@ -46,6 +50,9 @@ public struct DirectoryScanner: Sendable {
 
     /// The longest path walked (PATH_MAX less the terminator).
     public var maximumPathBytes = 4095
+
+    /// Whether each entry's extended attributes are listed as it is read (not a symbolic link's).
+    public var readsAttributeNames = false
 
     /// Creates a scanner.
     public init() {}
@@ -103,7 +110,12 @@ public struct DirectoryScanner: Sendable {
                     skipped(path, .unreadableEntry((error as? Errno) ?? .ioError))
                     return
                 }
-                visit(Entry(folder: folder, name: name, path: path, status: status))
+                var attributeNames: [String]?
+                if readsAttributeNames, status.kind != .symbolicLink {
+                    // A failure here leaves them to be read by path, which says why.
+                    attributeNames = (try? descriptor.extendedAttributeNames(ofEntry: cName)) ?? nil
+                }
+                visit(Entry(folder: folder, name: name, path: path, status: status, attributeNames: attributeNames))
             }
         }
     }

@@ -2,6 +2,42 @@
 @preconcurrency import Glibc
 import CFolioShims
 public import SystemPackage
+import Synchronization
+
+extension FileDescriptor {
+    /// Whether this kernel has `listxattrat` (Linux 6.13); learnt at the first call.
+    private static let hasListAttributesAt = Atomic<Bool>(true)
+
+    /// Returns the names of the extended attributes of the entry `name` of this folder, not
+    /// following a final symbolic link (`listxattrat`: one path component looked up, where
+    /// `llistxattr` walks the whole path, a tenth of the index's reads of a tree); nil where the
+    /// kernel lacks the call, and the caller reads them by path.
+    public func extendedAttributeNames(ofEntry name: UnsafePointer<CChar>) throws(Errno) -> [String]? {
+        guard Self.hasListAttributesAt.load(ordering: .relaxed) else { return nil }
+        var capacity = 256
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            let result = buffer.withUnsafeMutableBytes { raw in
+                cfolio_listxattrat(rawValue, name, raw.baseAddress?.assumingMemoryBound(to: CChar.self), UInt(raw.count))
+            }
+            if result == 0 { return [] }
+            if result > 0 { return buffer[0..<result].split(separator: 0).map { String(decoding: $0, as: UTF8.self) } }
+            let code = Errno(rawValue: errno)
+            switch code {
+            case .noFunction:
+                Self.hasListAttributesAt.store(false, ordering: .relaxed)
+                return nil
+            case .outOfRange:
+                // More names than the buffer holds: ask for their size and try again.
+                let size = cfolio_listxattrat(rawValue, name, nil, 0)
+                guard size >= 0 else { throw Errno(rawValue: errno) }
+                capacity = max(size, capacity * 2)
+            case .interrupted: continue
+            default: throw code
+            }
+        }
+    }
+}
 
 extension FilePath {
     /// Returns the value of the extended attribute `name` of the file at this path, or nil if it has none.

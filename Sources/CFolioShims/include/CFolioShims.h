@@ -32,6 +32,12 @@ int cfolio_fnmatch(const char *pattern, const char *name, int casefold);
 /// Returns 0 or -1 with errno set (EINVAL where the file system cannot do it).
 int cfolio_rename_noreplace(const char *oldpath, const char *newpath);
 
+/// listxattrat(2) (Linux 6.13) without following a final symbolic link: the names of the extended
+/// attributes of `name` in the folder open as `dirfd`, one path component looked up rather than a
+/// whole path. Returns the bytes written to `list` (or needed, with `size` 0), or -1 with errno set
+/// (ENOSYS on older kernels).
+long cfolio_listxattrat(int dirfd, const char *name, char *list, unsigned long size);
+
 /// sync_file_range(2) with SYNC_FILE_RANGE_WRITE: starts writing a range back to disk without
 /// waiting, so that a later fsync has less to do. Returns 0 or -1 with errno set.
 int cfolio_start_writeback(int fd, long long offset, long long length);

@@ -66,6 +66,9 @@ final class IndexExclusions: Sendable {
         }
     }
 
+    /// Whether nothing is excluded.
+    var isEmpty: Bool { folders.withLock { $0.isEmpty } }
+
     /// Whether the entry `path` of a folder whose entries are indexed is itself excluded (one
     /// lookup: the folder's own check covered what is above).
     func excludesEntry(_ path: String) -> Bool {

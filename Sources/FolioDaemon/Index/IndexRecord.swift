@@ -59,7 +59,8 @@ struct IndexRecord: Sendable, Equatable {
 
     /// From a file's status; the type from the name (cached per extension), the tags from the file;
     /// current when it is a file in the drive replica `driveRoot`.
-    init(path: String, name: String, status: FileStatus, types: IndexTypes, driveRoot: String? = nil) {
+    /// `attributeNames`: the file's extended attributes' names when the caller read them.
+    init(path: String, name: String, status: FileStatus, types: IndexTypes, driveRoot: String? = nil, attributeNames: [String]? = nil) {
         self.path = path
         self.name = name
         kind = status.kind
@@ -67,7 +68,8 @@ struct IndexRecord: Sendable, Equatable {
         modified = status.modificationTime
         (type, typePending) = types.identifier(name: name, kind: status.kind)
         // One call lists the attributes (none, for most files); only those present are read.
-        let attributes = status.kind == .symbolicLink ? [] : (try? FilePath(path).extendedAttributeNames(followSymlinks: false)) ?? []
+        let attributes =
+            status.kind == .symbolicLink ? [] : attributeNames ?? (try? FilePath(path).extendedAttributeNames(followSymlinks: false)) ?? []
         tags = attributes.contains(FileTags.attribute) ? Self.encode(tags: FileTags.tags(atPath: path)) : nil
         if status.kind == .regular, attributes.contains(UTType.mimeTypeAttribute) {
             typePending = true
@@ -81,13 +83,17 @@ struct IndexRecord: Sendable, Equatable {
     /// The records of one folder's entries as the index keeps them: a placeholder stands for the
     /// document it promises, unless the document is there too.
     static func records(of entries: [DirectoryScanner.Entry], types: IndexTypes, driveRoot: String?) -> [IndexRecord] {
-        let names = Set(entries.map(\.name))
+        // The folder's names, made only when it holds a placeholder (hashing every name of every
+        // folder was a fiftieth of a crawl).
+        var names: Set<String>?
         var records: [IndexRecord] = []
         records.reserveCapacity(entries.count)
         for entry in entries {
-            var record = IndexRecord(path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot)
+            var record = IndexRecord(
+                path: entry.path, name: entry.name, status: entry.status, types: types, driveRoot: driveRoot, attributeNames: entry.attributeNames)
             if PlaceholderStub.isStubName(entry.name) {
-                guard !names.contains(PlaceholderStub.documentName(ofStub: entry.name)),
+                if names == nil { names = Set(entries.map(\.name)) }
+                guard names?.contains(PlaceholderStub.documentName(ofStub: entry.name)) == false,
                     let promised = IndexRecord.promised(stubPath: entry.path, name: entry.name, status: entry.status, types: types)
                 else { continue }
                 record = promised

@@ -149,15 +149,17 @@ final class NameTrigrams: Sendable {
         do {
             try queue.inDatabase { db in
                 try db.inTransaction(.deferred) {
+                    let insertion = try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)")
+                    let deletion = try db.cachedStatement(sql: "INSERT INTO items_fts(items_fts, rowid, fold) VALUES ('delete', ?, ?)")
                     for change in changes {
                         switch change {
                         case .insert(let id, let fold):
-                            let insert = DirectBindings(try db.cachedStatement(sql: "INSERT INTO items_fts(rowid, fold) VALUES (?, ?)"))
+                            let insert = DirectBindings(insertion)
                             insert.bind(1, id)
                             insert.bind(2, fold)
                             try insert.run(db)
                         case .delete(let id, let fold):
-                            let delete = DirectBindings(try db.cachedStatement(sql: "INSERT INTO items_fts(items_fts, rowid, fold) VALUES ('delete', ?, ?)"))
+                            let delete = DirectBindings(deletion)
                             delete.bind(1, id)
                             delete.bind(2, fold)
                             try delete.run(db)
