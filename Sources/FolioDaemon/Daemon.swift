@@ -43,7 +43,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let store = try IndexStore(path: paths.indexDatabase)
     let schema = try store.schemaVersion() ?? "?"
     logger.debug("index database ready", metadata: ["path": "\(paths.indexDatabase)", "schema": "\(schema)"])
-    let names = try NameTrigrams(path: NameTrigrams.path(besideIndex: paths.indexDatabase), indexPath: paths.indexDatabase, logger: logger)
+    let names = try NameTrigrams(path: paths.indexNamesDatabase, indexPath: paths.indexDatabase, logger: logger)
     let index = MetadataIndex(
         pool: store.pool, names: names, paths: paths, driveStates: DriveJournalStates(paths: paths, database: store.pool),
         watchesFileSystem: configuration.indexWatchesFileSystem, stepDelay: configuration.indexStepDelay,

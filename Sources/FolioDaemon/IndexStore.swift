@@ -3,6 +3,7 @@ import Foundation
 @preconcurrency import Glibc
 #endif
 import FolioSync
+import FolioSystem
 package import GRDB
 
 /// The daemon's SQLite database (`$XDG_STATE_HOME/folio/index.sqlite`, WAL mode), opened and
@@ -27,7 +28,7 @@ package final class IndexStore: Sendable {
         if stat(path, &status) == 0, status.st_size == 0 { try Self.setPageSize(path) }
         // The names' trigram index, a file of its own (`NameTrigrams`): there before a reader
         // attaches it.
-        let names = NameTrigrams.path(besideIndex: path)
+        let names = FolioPaths.namesDatabase(besideIndex: path)
         try NameTrigrams.prepare(path: names)
         var configuration = Configuration()
         configuration.label = "folio.index"

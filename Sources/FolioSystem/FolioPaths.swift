@@ -50,6 +50,13 @@ public struct FolioPaths: Sendable, Hashable {
     public var stateDirectory: String { stateHome + "/folio" }
     /// `$XDG_STATE_HOME/folio/index.sqlite`.
     public var indexDatabase: String { stateDirectory + "/index.sqlite" }
+    /// `$XDG_STATE_HOME/folio/index-names.sqlite`: the names' trigram index, beside the index.
+    public var indexNamesDatabase: String { Self.namesDatabase(besideIndex: indexDatabase) }
+
+    /// The names' trigram index of the index database at `indexPath` (`x.sqlite` → `x-names.sqlite`).
+    public static func namesDatabase(besideIndex indexPath: String) -> String {
+        (indexPath.hasSuffix(".sqlite") ? String(indexPath.dropLast(".sqlite".count)) : indexPath) + "-names.sqlite"
+    }
     /// `$XDG_RUNTIME_DIR/folio`: the daemon's socket folder (mode 0700).
     public var socketDirectory: String { DaemonSocketPath.directory(inRuntimeDirectory: runtimeDirectory) }
     /// `$XDG_RUNTIME_DIR/folio/folio.sock`.

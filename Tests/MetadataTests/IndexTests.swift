@@ -375,7 +375,7 @@ struct IndexCrawlTests {
         // Not the start of a name: only the trigram index finds it.
         func found() throws -> Int { (try world.send(Search(text: "4.txt", limit: 5000))["items"]?.arrayValue ?? []).count }
         #expect(try found() == folders)
-        let names = world.indexDatabase.replacingOccurrences(of: ".sqlite", with: "-names.sqlite")
+        let names = FolioPaths.namesDatabase(besideIndex: world.indexDatabase)
         let sequence = try world.sql("SELECT sequence FROM name_trigrams").first?.first
         #expect(try world.sql("SELECT sequence FROM applied", on: names).first?.first == sequence)
 

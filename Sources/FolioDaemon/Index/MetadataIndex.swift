@@ -125,12 +125,8 @@ final class MetadataIndex: @unchecked Sendable {
                     logger.error("the index cannot watch the file system; it is updated by crawls and coordinated writes only", metadata: ["error": "\(error)"])
                 }
             }
-            do {
-                // Before any write that names a name: the names' index in step with the rows.
-                _ = try pool.writeWithoutTransaction { db in try writer.names.check(db) }
-            } catch {
-                logger.error("the names' index could not be checked", metadata: ["error": "\(error)"])
-            }
+            // Before any write that names a name: the names' index in step with the rows.
+            pool.writeWithoutTransaction { db in writer.names.check(db) }
             do {
                 try write { db in
                     for (path, origin) in [(paths.containersDirectory, "containers"), (paths.driveDirectory, "drive")] {

@@ -35,11 +35,6 @@ final class NameTrigrams: Sendable {
         case clear
     }
 
-    /// The file beside the index's database at `indexPath`.
-    static func path(besideIndex indexPath: String) -> String {
-        (indexPath as NSString).deletingPathExtension + "-names.sqlite"
-    }
-
     /// The name the file is attached under on the index's reading connections.
     static let schema = "names"
 
@@ -116,6 +111,8 @@ final class NameTrigrams: Sendable {
     func committed(_ sequence: Int64?) {
         let changes = state.withLock { state in
             defer { state.buffer = [] }
+            // No number: the transaction changed no name (`numberTransaction`).
+            guard sequence != nil else { return [Change]() }
             state.pending += state.buffer.count
             return state.buffer
         }
@@ -188,13 +185,21 @@ final class NameTrigrams: Sendable {
 
     /// Compares the names' index with the index's rows (`db`: a connection of the index, on its
     /// queue, before any write) and, when they are out of step, makes it again from the rows on
-    /// this thread. Returns whether it is made again.
-    @discardableResult
-    func check(_ db: Database) throws -> Bool {
-        let sequence = try Int64.fetchOne(db, sql: "SELECT sequence FROM name_trigrams") ?? 0
-        let applied = try queue.read { db in try Int64.fetchOne(db, sql: "SELECT sequence FROM applied") }
+    /// this thread.
+    /// A failure to compare leaves the names' index unwritten until the next start.
+    func check(_ db: Database) {
+        let sequence: Int64
+        let applied: Int64?
+        do {
+            sequence = try Int64.fetchOne(db, sql: "SELECT sequence FROM name_trigrams") ?? 0
+            applied = try queue.read { db in try Int64.fetchOne(db, sql: "SELECT sequence FROM applied") }
+        } catch {
+            state.withLock { $0.broken = true }
+            logger.error("the names' index could not be checked; name search misses changes until the daemon starts again", metadata: ["error": "\(error)"])
+            return
+        }
         state.withLock { $0.applied = applied }
-        guard applied != sequence else { return false }
+        guard applied != sequence else { return }
         logger.notice(
             "making the names' index again from the index's rows",
             metadata: ["index": "\(sequence)", "names": "\(applied.map(String.init) ?? "never made")"])
@@ -207,7 +212,6 @@ final class NameTrigrams: Sendable {
             }
             rebuild()
         }
-        return true
     }
 
     /// Every row's name, as the rows stand in one snapshot of the index's database, and that

@@ -104,7 +104,7 @@ struct Doctor {
     /// Folio's folders private to the user, its keys and databases readable by the user alone.
     mutating func checkModes() {
         let folders = [paths.socketDirectory, paths.configDirectory, paths.dataDirectory, paths.stateDirectory]
-        let files = [paths.socketPath, paths.indexDatabase, paths.configDirectory + "/bookmark.key", DriveConfiguration.secretPath(paths), SecretBox.keyPath(paths)]
+        let files = [paths.socketPath, paths.indexDatabase, paths.indexNamesDatabase, paths.configDirectory + "/bookmark.key", DriveConfiguration.secretPath(paths), SecretBox.keyPath(paths)]
         var wrong: [String] = []
         var fixes: [String] = []
         for (path, wanted) in folders.map({ ($0, 0o700) }) + files.map({ ($0, 0o600) }) {
