@@ -319,6 +319,30 @@ struct IndexWriter {
             (SELECT rank FROM favorites WHERE path = ?2), (SELECT used FROM recents WHERE path = ?2))
         """
 
+    /// Binds a row's nineteen values in the insertions' order (`parent` … `content_state`),
+    /// the first at `start`.
+    private func bind(_ record: IndexRecord, fold: String, parent: Int64?, to values: DirectBindings, from start: Int32) {
+        values.bind(start, parent)
+        values.bind(start + 1, record.path)
+        values.bind(start + 2, record.name)
+        values.bind(start + 3, fold)
+        values.bind(start + 4, Int64(IndexWire.kindCode(record.kind)))
+        values.bind(start + 5, record.size)
+        values.bind(start + 6, record.modified)
+        values.bind(start + 7, record.type)
+        values.bind(start + 8, record.tags)
+        values.bind(start + 9, Int64(bitPattern: record.device))
+        values.bind(start + 10, Int64(bitPattern: record.inode))
+        values.bind(start + 11, record.downloadStatus)
+        values.bind(start + 12, record.sync?.isUploaded)
+        values.bind(start + 13, record.sync?.isDownloading)
+        values.bind(start + 14, record.sync?.isPinned)
+        values.bind(start + 15, record.sync?.error)
+        values.bind(start + 16, record.sync?.percentDownloaded)
+        values.bind(start + 17, record.typePending)
+        values.bind(start + 18, record.hasContent ? Int64(1) : nil)
+    }
+
     /// How many rows `insertTogether` inserts with one statement.
     static let rowsTogether = 64
 
@@ -351,25 +375,7 @@ struct IndexWriter {
             folds.append(fold)
             let base = Int32(offset * 20)
             values.bind(base + 1, first + Int64(offset))
-            values.bind(base + 2, parent)
-            values.bind(base + 3, record.path)
-            values.bind(base + 4, record.name)
-            values.bind(base + 5, fold)
-            values.bind(base + 6, Int64(IndexWire.kindCode(record.kind)))
-            values.bind(base + 7, record.size)
-            values.bind(base + 8, record.modified)
-            values.bind(base + 9, record.type)
-            values.bind(base + 10, record.tags)
-            values.bind(base + 11, Int64(bitPattern: record.device))
-            values.bind(base + 12, Int64(bitPattern: record.inode))
-            values.bind(base + 13, record.downloadStatus)
-            values.bind(base + 14, record.sync?.isUploaded)
-            values.bind(base + 15, record.sync?.isDownloading)
-            values.bind(base + 16, record.sync?.isPinned)
-            values.bind(base + 17, record.sync?.error)
-            values.bind(base + 18, record.sync?.percentDownloaded)
-            values.bind(base + 19, record.typePending)
-            values.bind(base + 20, record.hasContent ? Int64(1) : nil)
+            bind(record, fold: fold, parent: parent, to: values, from: base + 2)
         }
         try values.run(db)
         for (offset, var record) in records.enumerated() {
@@ -387,25 +393,7 @@ struct IndexWriter {
         let fold = MetadataFacts.searchFold(record.name)
         // Bound directly: run for every row a crawl writes (see `DirectBindings`).
         let row = DirectBindings(statement)
-        row.bind(1, parent)
-        row.bind(2, record.path)
-        row.bind(3, record.name)
-        row.bind(4, fold)
-        row.bind(5, Int64(IndexWire.kindCode(record.kind)))
-        row.bind(6, record.size)
-        row.bind(7, record.modified)
-        row.bind(8, record.type)
-        row.bind(9, record.tags)
-        row.bind(10, Int64(bitPattern: record.device))
-        row.bind(11, Int64(bitPattern: record.inode))
-        row.bind(12, record.downloadStatus)
-        row.bind(13, record.sync?.isUploaded)
-        row.bind(14, record.sync?.isDownloading)
-        row.bind(15, record.sync?.isPinned)
-        row.bind(16, record.sync?.error)
-        row.bind(17, record.sync?.percentDownloaded)
-        row.bind(18, record.typePending)
-        row.bind(19, record.hasContent ? Int64(1) : nil)
+        bind(record, fold: fold, parent: parent, to: row, from: 1)
         try row.run(db)
         let id = db.lastInsertedRowID
         names.note(.insert(id: id, fold: fold))
