@@ -242,9 +242,13 @@ final class NameTrigrams: Sendable {
         }
     }
 
-    /// Writes what is handed over (waiting at most `seconds`) and closes the file.
+    /// Writes what is handed over (waiting at most `seconds`) and closes the file; a write still
+    /// under way after that is left to end with the process (the next start makes the index again).
     func close(within seconds: Double) {
-        if !waitUntilWritten(within: seconds) { logger.warning("the names' index was closed with changes unwritten; it is made again at the next start") }
+        guard waitUntilWritten(within: seconds) else {
+            logger.warning("the names' index was left with changes unwritten; it is made again at the next start")
+            return
+        }
         work.sync { try? queue.close() }
     }
 }
