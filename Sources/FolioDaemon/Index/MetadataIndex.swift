@@ -569,7 +569,6 @@ final class MetadataIndex: @unchecked Sendable {
 
     // MARK: Status
 
-    /// What the index holds and is doing.
     /// The rows in the index and under each root: read whole (`fresh`), or while a crawl runs
     /// taken from the last status when it is under a second old. Each is a scan of every row
     /// (60 ms at a million), which a script asking for the status to see a crawl end repeats.
@@ -594,12 +593,13 @@ final class MetadataIndex: @unchecked Sendable {
         var unwrittenNames: Int
     }
 
+    /// What the index is doing, for `status(_:)`.
     func statusSnapshot() -> StatusSnapshot {
         dispatchPrecondition(condition: .onQueue(work))
         return StatusSnapshot(crawling: crawling, watches: watcher?.watchCount ?? 0, unwrittenNames: writer.names.pending)
     }
 
-    /// The index's status: `snapshot` with the counts read from the database (on `statusWork`, or
+    /// What the index holds and is doing: `snapshot` with the counts read from the database (on `statusWork`, or
     /// any queue but the cooperative pool and the event loops).
     func status(_ snapshot: StatusSnapshot) throws -> WireValue {
         let crawlingNow = snapshot.crawling
