@@ -69,6 +69,13 @@ extension MountBenchmarks {
             print("files not downloaded, on one Apache mod_dav_fs server on loopback, \(rounds) rounds (a new file each round); beside the server's")
             print("own first byte (curl's time to first byte) and \(rclone.version) mount --vfs-cache-mode full over the same files")
             var harness = BenchmarkHarness(rounds: rounds)
+            /// Folio's seconds in milliseconds, round by round against each baseline's.
+            func report(_ subject: String, _ values: [Double], against baselines: [(name: String, seconds: [Double])]) {
+                for baseline in baselines {
+                    harness.blockRatios(
+                        subject, unit: "ms", values: values.map { $0 * 1000 }, baselineName: baseline.name, baselines: baseline.seconds.map { $0 * 1000 })
+                }
+            }
             for size in sizes {
                 var folio: [Double] = [], server: [Double] = [], viaRclone: [Double] = []
                 for round in 0..<rounds {
@@ -80,12 +87,9 @@ extension MountBenchmarks {
                     try await settled(mount)
                     viaRclone.append(try await SyncFileWork.run { try firstByte(rcloneFolder + "/" + name) })
                 }
-                harness.blockRatios(
-                    "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                    baselineName: "the server's first byte (curl)", baselines: server.map { $0 * 1000 })
-                harness.blockRatios(
-                    "time to first byte of a \(size.label) file not downloaded, through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                    baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
+                report(
+                    "time to first byte of a \(size.label) file not downloaded, through Folio's mount", folio,
+                    against: [("the server's first byte (curl)", server), ("rclone mount", viaRclone)])
             }
             var folio: [Double] = [], viaCurl: [Double] = [], viaRclone: [Double] = []
             for round in 0..<rounds {
@@ -95,12 +99,7 @@ extension MountBenchmarks {
                 viaRclone.append(try await SyncFileWork.run { try seconds { _ = try? readAll(rcloneFolder + "/" + name) } })
             }
             let label = largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"
-            harness.blockRatios(
-                "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                baselineName: "curl's download of it", baselines: viaCurl.map { $0 * 1000 })
-            harness.blockRatios(
-                "a \(label) file not downloaded, read whole through Folio's mount", unit: "ms", values: folio.map { $0 * 1000 },
-                baselineName: "rclone mount", baselines: viaRclone.map { $0 * 1000 })
+            report("a \(label) file not downloaded, read whole through Folio's mount", folio, against: [("curl's download of it", viaCurl), ("rclone mount", viaRclone)])
 
             // Writes: a file made through the mount, until the server has all of it.
             let written: Int64 = 64 << 20
@@ -120,9 +119,7 @@ extension MountBenchmarks {
                         try await waitForServer(files + "/r" + name, size: written)
                     })
             }
-            harness.blockRatios(
-                "\(written >> 20) MiB written through Folio's mount until the server has it (a pass)", unit: "ms", values: folio.map { $0 * 1000 },
-                baselineName: "rclone mount (--vfs-write-back 0s)", baselines: viaRclone.map { $0 * 1000 })
+            report("\(written >> 20) MiB written through Folio's mount until the server has it (a pass)", folio, against: [("rclone mount (--vfs-write-back 0s)", viaRclone)])
             harness.report()
             measured = .success(())
         } catch {
