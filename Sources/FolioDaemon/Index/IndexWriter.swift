@@ -128,7 +128,7 @@ struct IndexWriter {
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM favorites WHERE path > ?1 AND path < ?2) OR EXISTS (SELECT 1 FROM recents WHERE path > ?1 AND path < ?2)
                     """), arguments: [rows.path + "/", rows.path + "0"]) ?? true
-        let insertion = try db.cachedStatement(sql: Self.insertion)
+        let insertion = remembered ? try db.cachedStatement(sql: Self.insertion) : nil
         // The other rows are inserted many at a time (`insertTogether`).
         var fresh: [IndexRecord] = []
         for (offset, listed) in batch.enumerated() {

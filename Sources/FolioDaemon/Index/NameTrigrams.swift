@@ -78,9 +78,9 @@ final class NameTrigrams: Sendable {
         try queue.close()
     }
 
-    /// Opens the names' index at `path`, for the index at `indexPath`.
+    /// Opens the names' index at `path` (made by `prepare(path:)`, which `IndexStore` runs), for
+    /// the index at `indexPath`.
     init(path: String, indexPath: String, logger: Logger) throws {
-        try Self.prepare(path: path)
         var configuration = Configuration()
         configuration.label = "folio.index.names"
         configuration.busyMode = .timeout(30)
