@@ -40,7 +40,7 @@ struct DirectBindings {
 
     func bind(_ index: Int32, _ value: String?) {
         guard var value else { return }
-        value.withUTF8 { bytes in
+        _ = value.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { text in
                 if let base = text.baseAddress {
                     sqlite3_bind_text(handle, index, base, Int32(text.count), Self.transient)

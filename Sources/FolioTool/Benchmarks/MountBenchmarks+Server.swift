@@ -95,8 +95,8 @@ extension MountBenchmarks {
             for round in 0..<rounds {
                 let name = "whole-\(round).bin"
                 viaCurl.append(try await SyncFileWork.run { try curlWhole(curl, base.appendingPathComponent(name).absoluteString) })
-                folio.append(try await SyncFileWork.run { try seconds { _ = try? readAll(paths.driveDirectory + "/" + name) } })
-                viaRclone.append(try await SyncFileWork.run { try seconds { _ = try? readAll(rcloneFolder + "/" + name) } })
+                folio.append(try await SyncFileWork.run { try seconds { try readWhole(paths.driveDirectory + "/" + name, size: largeSize) } })
+                viaRclone.append(try await SyncFileWork.run { try seconds { try readWhole(rcloneFolder + "/" + name, size: largeSize) } })
             }
             let label = largeSize >= 1 << 30 ? "\(largeSize >> 30) GiB" : "\(largeSize >> 20) MiB"
             report("a \(label) file not downloaded, read whole through Folio's mount", folio, against: [("curl's download of it", viaCurl), ("rclone mount", viaRclone)])
@@ -173,6 +173,13 @@ extension MountBenchmarks {
             guard ContinuousClock.now < deadline else { throw BenchmarkFailure("the server never got \(path)") }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// Reads the file at `path` to its end: a failed or short read fails the benchmark rather than
+    /// being timed.
+    private static func readWhole(_ path: String, size: Int64) throws {
+        let read = try readAll(path)
+        guard read == size else { throw BenchmarkFailure("read \(read) of \(size) bytes of \(path)") }
     }
 
     private static func seconds(_ body: () async throws -> Void) async throws -> Double {
