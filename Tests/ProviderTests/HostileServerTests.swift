@@ -97,6 +97,26 @@ struct HostileServerTests {
         #expect(DAVPath.relative("/dav/a%2", basePath: "/dav/") == nil)
     }
 
+    /// An href that begins with the base's own bytes is decoded from there on; any other is
+    /// compared decoded, segment by segment. Both ways say the same of every href: a base written
+    /// with an escape (`/d%61v/`) is always compared decoded.
+    @Test func hrefsReadTheSameWhetherTheBaseIsMatchedAsBytesOrDecoded() {
+        let long = String(repeating: "x", count: 256)
+        let hrefs = [
+            "/dav/a", "/dav/a/", "/dav/", "/dav", "/dav/a/b/c.txt", "/dav//a", "/dav/a//", "/dav/a%2Fb", "/dav/%2e%2e/x", "/dav/./a", "/dav/a%00b",
+            "/dav/caf%C3%A9", "/dav/%C3", "/dav/%zz", "/davx/a", "/dav/\(long)", "/dav/\(long.dropLast())", "/dav/a?x=1", "/dav/a#b",
+            "http://127.0.0.1:1/dav/a", "http://127.0.0.1:1/dav/", "/",
+        ]
+        for href in hrefs {
+            let asBytes = DAVPath.relative(href, basePath: "/dav/", origin: "http://127.0.0.1:1")
+            let decoded = DAVPath.relative(href, basePath: "/d%61v/", origin: "http://127.0.0.1:1")
+            #expect(asBytes == decoded, "\(href.prefix(40))")
+        }
+        #expect(DAVPath.relative("/dav/a/b/c.txt", basePath: "/dav/") == "a/b/c.txt")
+        #expect(DAVPath.relative("/a/b/c", basePath: "/") == "a/b/c")
+        #expect(DAVPath.relative("//a", basePath: "/") == nil)
+    }
+
     /// Paths split and typed as bytes (read for every listed item), as they were split before.
     @Test func listedPathsSplitAsBefore() {
         for (relative, name, folder) in [

@@ -171,7 +171,13 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         let element = open.removeLast()
         openNames.removeLast()
         namespaces.removeLast()
-        guard let content = String(validating: text, as: UTF8.self) else { throw XMLRefusal("text that is not UTF-8") }
+        let content: String
+        if text.isEmpty {
+            content = ""
+        } else {
+            guard let valid = String(validating: text, as: UTF8.self) else { throw XMLRefusal("text that is not UTF-8") }
+            content = valid
+        }
         try handler.ended(element, within: open.last, text: content)
         text.removeAll(keepingCapacity: true)
     }

@@ -18,13 +18,35 @@ enum DAVPath {
             path = path[first...]
         }
         if let query = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { path = path[..<query] }
+        // Most hrefs begin with the base's very bytes: only the rest is decoded and split. (A base
+        // with escapes or empty segments is compared decoded, segment by segment, below.)
+        if isPlain(basePath), path.starts(with: basePath.utf8) {
+            guard let decoded = decodedBytes(path.dropFirst(basePath.utf8.count)) else { return nil }
+            var rest = decoded.split(separator: slash, omittingEmptySubsequences: false)[...]
+            if rest.last?.isEmpty == true { rest.removeLast() }
+            return joined(rest)
+        }
         guard let decoded = decodedBytes(path), let base = decodedBytes(basePath.utf8[...]) else { return nil }
         let baseSegments = base.split(separator: slash, omittingEmptySubsequences: true)
         var segments = decoded.split(separator: slash, omittingEmptySubsequences: false)[...]
         if segments.first?.isEmpty == true { segments.removeFirst() }
         if segments.last?.isEmpty == true { segments.removeLast() }
         guard segments.count >= baseSegments.count, zip(segments, baseSegments).allSatisfy({ $0.elementsEqual($1) }) else { return nil }
-        let rest = segments.dropFirst(baseSegments.count)
+        return joined(segments.dropFirst(baseSegments.count))
+    }
+
+    /// Whether `basePath` begins and ends with `/` and holds no escape and no empty segment: its
+    /// bytes are then the only ones that decode to it, segment by segment.
+    private static func isPlain(_ basePath: String) -> Bool {
+        let bytes = basePath.utf8
+        guard bytes.first == UInt8(ascii: "/"), bytes.last == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "%")) else { return false }
+        return !zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }
+    }
+
+    /// The segments below the base joined by `/`, or nil when one names what no file system here
+    /// can hold (empty, `.`, `..`, NUL, longer than 255 bytes).
+    private static func joined(_ rest: ArraySlice<ArraySlice<UInt8>>) -> String? {
+        let slash = UInt8(ascii: "/")
         for segment in rest {
             guard !segment.isEmpty, !segment.elementsEqual([UInt8(ascii: ".")]), !segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]),
                 !segment.contains(0), segment.count <= 255

@@ -97,6 +97,8 @@ struct MultistatusParser: BoundedXMLHandler {
     static func trimmed(_ text: String) -> String {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         var bytes = Substring(text).utf8[...]
+        // Most texts have no white space around them (hrefs, tags, dates): kept as they are.
+        guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else { return text }
         while let first = bytes.first, isSpace(first) { bytes = bytes.dropFirst() }
         while let last = bytes.last, isSpace(last) { bytes = bytes.dropLast() }
         return String(Substring(bytes))

@@ -38,14 +38,21 @@ struct WebDAVClient: Sendable {
     }
 
     /// The base URL's scheme, host and port (full-URL hrefs must name it).
-    var origin: String {
-        var text = "\(base.scheme ?? "http")://\(base.host ?? "")"
-        if let port = base.port { text += ":\(port)" }
-        return text
-    }
+    let origin: String
+    /// The path part of the base URL, ending in `/` (for matching hrefs). Kept, not read from `base`
+    /// each time: a listing matches every href it names against it.
+    let basePath: String
 
-    /// The path part of the base URL (for matching hrefs).
-    var basePath: String { base.path.hasSuffix("/") ? base.path : base.path + "/" }
+    init(base: URL, authorization: String?, client: HTTPClient, requestTimeout: TimeAmount) {
+        self.base = base
+        self.authorization = authorization
+        self.client = client
+        self.requestTimeout = requestTimeout
+        var origin = "\(base.scheme ?? "http")://\(base.host ?? "")"
+        if let port = base.port { origin += ":\(port)" }
+        self.origin = origin
+        basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
+    }
 
     private func request(_ method: String, _ relative: String, headers: [(String, String)]) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url(relative))
