@@ -145,11 +145,12 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var folders = [""]
-        // Eight listings at a time; any failure fails the walk.
+        // Sixteen listings at a time (as many as the connections to one server); any failure
+        // fails the walk.
         try await withThrowingTaskGroup(of: [FileProviderItemRecord].self) { group in
             var running = 0
             while true {
-                while running < 8, let folder = folders.popLast() {
+                while running < 16, let folder = folders.popLast() {
                     group.addTask { try await self.children(folder) }
                     running += 1
                 }
