@@ -26,3 +26,21 @@ extension UTType {
         return String(name[bytes.index(after: dot)...])
     }
 }
+
+/// The types of many files' names (a listing's), each extension looked up in the type database
+/// once: ``UTType/ofFile(named:)`` depends on the extension alone, and a listing's files share
+/// few of them.
+package struct FileNameTypes {
+    private var known: [String: UTType] = [:]
+
+    package init() {}
+
+    /// ``UTType/ofFile(named:)`` of `name`.
+    package mutating func type(ofFile name: String) -> UTType {
+        let ext = UTType.extensionOfFile(named: name)
+        if let type = known[ext] { return type }
+        let type = UTType.ofFile(named: name)
+        known[ext] = type
+        return type
+    }
+}

@@ -128,5 +128,10 @@ struct HostileServerTests {
         // Types by extension as `URL.pathExtension` finds one.
         for typed in ["notes.txt", "a..txt", "..txt", "x.tar.txt"] { #expect(UTType.ofFile(named: typed) == .plainText, "\(typed)") }
         for untyped in [".bashrc", "README", "trailing.", ".", ".."] { #expect(UTType.ofFile(named: untyped) == .data, "\(untyped)") }
+        // A listing's types, each extension looked up once, are those of the names one by one.
+        var types = FileNameTypes()
+        for name in ["notes.txt", "b.txt", "photo.JPG", "photo.jpg", ".bashrc", "README", "a.pdf", "c.txt", "x.tar.gz", "y.gz", "trailing."] {
+            #expect(types.type(ofFile: name) == UTType.ofFile(named: name), "\(name)")
+        }
     }
 }

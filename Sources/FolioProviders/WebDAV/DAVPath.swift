@@ -38,9 +38,16 @@ enum DAVPath {
     /// Whether `basePath` begins and ends with `/` and holds no escape and no empty segment: its
     /// bytes are then the only ones that decode to it, segment by segment.
     private static func isPlain(_ basePath: String) -> Bool {
-        let bytes = basePath.utf8
-        guard bytes.first == UInt8(ascii: "/"), bytes.last == UInt8(ascii: "/"), !bytes.contains(UInt8(ascii: "%")) else { return false }
-        return !zip(bytes, bytes.dropFirst()).contains { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }
+        var basePath = basePath
+        return basePath.withUTF8 { bytes in
+            guard bytes.first == UInt8(ascii: "/"), bytes.last == UInt8(ascii: "/") else { return false }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: "%") || (byte == UInt8(ascii: "/") && previous == byte) { return false }
+                previous = byte
+            }
+            return true
+        }
     }
 
     /// The segments below the base joined by `/`, or nil when one names what no file system here

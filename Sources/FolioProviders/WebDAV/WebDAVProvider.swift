@@ -64,6 +64,12 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
 
     /// The item a listed resource stands for, or nil for what the provider does not serve.
     func record(_ resource: DAVResource) -> FileProviderItemRecord? {
+        var types = FileNameTypes()
+        return record(resource, &types)
+    }
+
+    /// The item `resource` describes, its type read through `types` (a listing's, shared by its items).
+    func record(_ resource: DAVResource, _ types: inout FileNameTypes) -> FileProviderItemRecord? {
         guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath, origin: dav.origin) else {
             logger.warning("a listed name was refused", metadata: ["href": "\(resource.href.prefix(300))"])
             return nil
@@ -84,7 +90,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         let metadata = Self.metadataVersion(relative, etag: etag ?? resource.lastModified ?? "")
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
-            contentType: resource.isCollection ? .folder : UTType.ofFile(named: name),
+            contentType: resource.isCollection ? .folder : types.type(ofFile: name),
             itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: resource.isCollection ? nil : resource.contentLength, contentModificationDate: modified,
             fileSystemFlags: resource.isExecutable == true && !resource.isCollection ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable])
@@ -130,7 +136,8 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     func children(_ relative: String) async throws -> [FileProviderItemRecord] {
         let folder = Self.identifier(relative)
         let resources = try await dav.propfind(relative.isEmpty ? "" : relative + "/", depth: 1)
-        return resources.compactMap { record($0) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
+        var types = FileNameTypes()
+        return resources.compactMap { record($0, &types) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
     }
 
     func listChildren(of container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord] {
