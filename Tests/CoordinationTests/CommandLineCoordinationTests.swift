@@ -55,7 +55,7 @@ struct CommandLineCoordinationTests {
         #expect(both.contains("read withoutChanges \(f)") && !both.contains("--without-changes"), "\(both)")
         // The daemon's own client is named as such.
         #expect(both.split(separator: "\n").filter { $0.contains("the daemon's own coordinations") }.count == 1, "\(both)")
-        FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(FileManager.default.createFile(atPath: go, contents: nil))
         holder.waitUntilExit()
         reader.waitUntilExit()
         #expect(holder.terminationStatus == 0 && reader.terminationStatus == 0)

@@ -110,7 +110,7 @@ struct FileCoordinatorAPITests {
         let downloading = URLResourceKey(rawValue: "NSURLUbiquitousItemIsDownloadingKey")
         let uploaded = URLResourceKey(rawValue: "NSURLUbiquitousItemIsUploadedKey")
         let presenter = RecordingPresenter(url, observing: [downloading])
-        try await CoordinationEngine.$override.withValue(LocalCoordinationEngine()) {
+        await CoordinationEngine.$override.withValue(LocalCoordinationEngine()) {
             FileCoordinator.addFilePresenter(presenter)
             #expect(FileCoordinator.filePresenters.count == 1)
             #expect(FileCoordinator.filePresenters.first === presenter)

@@ -1,6 +1,6 @@
 import Crypto
 import FolioSystem
-package import Foundation
+import Foundation
 import SystemPackage
 
 /// Secrets kept at rest (a drive's password or S3 secret key): sealed with ChaCha20-Poly1305, in

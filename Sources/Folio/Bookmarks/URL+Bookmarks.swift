@@ -1,5 +1,5 @@
 public import Foundation
-public import UniformTypes
+import UniformTypes
 import FolioSystem
 import SystemPackage
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One side of a comparison predicate built as Apple's code builds `NSComparisonPredicate`s
 /// (`NSExpression`): an attribute's key path, or a constant. Foundation on Linux declares

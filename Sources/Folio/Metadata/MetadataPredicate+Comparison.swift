@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// `NSComparisonPredicate`'s name: Folio's comparison predicates are ``MetadataPredicate``s, so
 /// code that builds one as Apple's does (`ComparisonPredicate(leftExpression:rightExpression:

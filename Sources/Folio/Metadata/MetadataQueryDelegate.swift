@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Replaces a query's results and their values as it hands them out (Apple's
 /// `NSMetadataQueryDelegate`); both methods have defaults that replace nothing.

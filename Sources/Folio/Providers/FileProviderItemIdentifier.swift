@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An item's identifier within a provider domain (Apple's `NSFileProviderItemIdentifier`): chosen by the
 /// provider, stable across renames and moves, and opaque to the system.
