@@ -102,6 +102,12 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
 
     /// The item for the key `relative` (below the prefix).
     func record(_ relative: String, etag: String?, size: Int64, modified: Date?) -> FileProviderItemRecord {
+        var types = FileNameTypes()
+        return record(relative, etag: etag, size: size, modified: modified, types: &types)
+    }
+
+    /// The item for the key `relative`, its type read through `types` (a listing's, shared by its items).
+    func record(_ relative: String, etag: String?, size: Int64, modified: Date?, types: inout FileNameTypes) -> FileProviderItemRecord {
         let isFolder = relative.hasSuffix("/")
         let name = Self.name(of: relative)
         let tag = ETag.opaque(etag) ?? ""
@@ -116,12 +122,18 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
         let metadata = Data(SHA256.hash(data: Data("\(relative)\u{0}\(isFolder ? "" : tag)".utf8)))
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.parent(of: relative)), filename: name,
-            contentType: isFolder ? .folder : UTType.ofFile(named: name), itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
+            contentType: isFolder ? .folder : types.type(ofFile: name), itemVersion: FileProviderItemVersion(contentVersion: content, metadataVersion: metadata),
             size: isFolder ? nil : size, contentModificationDate: modified)
     }
 
     /// The item a listed object stands for (a file or a folder marker), or nil for what the provider does not serve.
     func record(_ object: S3Object) -> FileProviderItemRecord? {
+        var types = FileNameTypes()
+        return record(object, types: &types)
+    }
+
+    /// The item a listed object stands for, its type read through `types` (a listing's).
+    func record(_ object: S3Object, types: inout FileNameTypes) -> FileProviderItemRecord? {
         guard object.key.hasPrefix(prefix) else { return nil }
         let relative = String(object.key.dropFirst(prefix.count))
         guard !relative.isEmpty else { return nil }
@@ -130,7 +142,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
             return nil
         }
         guard !(relative.split(separator: "/").last ?? "").hasPrefix(Self.temporaryPrefix) else { return nil }
-        return record(relative, etag: object.etag, size: object.size, modified: object.lastModified.flatMap(Self.isoDate))
+        return record(relative, etag: object.etag, size: object.size, modified: object.lastModified.flatMap(Self.isoDate), types: &types)
     }
 
     /// The folder item for `relative` (ending in `/`).
@@ -169,7 +181,8 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
         if !relative.isEmpty, page.objects.isEmpty, page.prefixes.isEmpty {
             throw FileProviderError(.noSuchItem, message: "\(container) is not a folder")
         }
-        let files = page.objects.filter { $0.key != prefix + relative }.compactMap(record)
+        var types = FileNameTypes()
+        let files = page.objects.filter { $0.key != prefix + relative }.compactMap { record($0, types: &types) }
         let folders = page.prefixes.compactMap { key -> FileProviderItemRecord? in
             let inner = String(key.dropFirst(prefix.count))
             guard key.hasPrefix(prefix), Self.isServable(inner) else { return nil }
@@ -180,8 +193,9 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
 
     func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
+        var types = FileNameTypes()
         for object in try await s3.listAll(prefix: prefix).objects {
-            guard let item = record(object) else { continue }
+            guard let item = record(object, types: &types) else { continue }
             found[item.itemIdentifier] = item
             // A key implies the folders above it, marker or not.
             var parent = Self.parent(of: Self.relative(item.itemIdentifier))
