@@ -47,7 +47,8 @@ public final class StallWatchdog: @unchecked Sendable {
     public let limit: Double
     private let pools: [Pool]
     private let lock = NSLock()
-    private var beats: [String: UInt64] = [:]
+    /// When each pool was handed the heartbeat it has not run yet (none while it has run them all).
+    private var outstanding: [String: UInt64] = [:]
     private var stalled: Set<String> = []
     private var found: [Stall] = []
     private var started = false
@@ -73,8 +74,6 @@ public final class StallWatchdog: @unchecked Sendable {
             return !started
         }
         guard first else { return }
-        let now = Self.now()
-        lock.withLock { for pool in pools { beats[pool.name] = now } }
         let monitor = Thread { [self] in monitorLoop() }
         monitor.name = "folio-stall-watchdog"
         monitor.start()
@@ -86,19 +85,29 @@ public final class StallWatchdog: @unchecked Sendable {
     /// The stalls seen after `mark`.
     public func stalls(since mark: Int) -> [Stall] { lock.withLock { Array(found.dropFirst(mark)) } }
 
-    /// Each pool is given a heartbeat to run (every 100 ms, from the monitor thread: a timer on a
-    /// dispatch queue would itself wait for the global pool, and so report its stall as every pool's).
+    /// Each pool that has run its last heartbeat is given another (every 100 ms, from the monitor
+    /// thread: a timer on a dispatch queue would itself wait for the global pool, and so report its
+    /// stall as every pool's). A pool is late by the time since its heartbeat was handed to it, not
+    /// since it last ran one: a monitor that itself ran late (a loaded machine) does not make a
+    /// pool that answered at once look stalled.
     private func submitBeats() {
-        for pool in pools {
+        let now = Self.now()
+        let due = lock.withLock {
+            pools.filter { pool in
+                guard outstanding[pool.name] == nil else { return false }
+                outstanding[pool.name] = now
+                return true
+            }
+        }
+        for pool in due {
             let name = pool.name
             pool.submit { [self] in beat(name) }
         }
     }
 
     private func beat(_ pool: String) {
-        let now = Self.now()
         lock.withLock {
-            beats[pool] = now
+            outstanding[pool] = nil
             stalled.remove(pool)
         }
     }
@@ -112,8 +121,8 @@ public final class StallWatchdog: @unchecked Sendable {
                 // lock would be later than "now" (and an unsigned difference would wrap).
                 let now = Self.now()
                 var late: [(String, Double)] = []
-                for (pool, last) in beats where !stalled.contains(pool) {
-                    let seconds = Double(now > last ? now - last : 0) / 1e9
+                for (pool, handed) in outstanding where !stalled.contains(pool) {
+                    let seconds = Double(now > handed ? now - handed : 0) / 1e9
                     if seconds > limit {
                         stalled.insert(pool)
                         late.append((pool, seconds))
@@ -123,11 +132,15 @@ public final class StallWatchdog: @unchecked Sendable {
             }
             for (pool, seconds) in late {
                 let stall = Stall(pool: pool, seconds: seconds, threads: Self.threadReport(stacks: stacks))
-                // The report stopped the whole process for a moment (gdb): that time is no pool's.
                 let after = Self.now()
                 lock.withLock {
                     found.append(stall)
-                    for name in beats.keys where !stalled.contains(name) { beats[name] = max(beats[name] ?? after, after) }
+                    // Taking the stacks stopped the whole process for a moment (gdb): that time is
+                    // no pool's. Reading the threads' states alone stops nothing, and forgave a
+                    // pool blocked meanwhile the time the report took.
+                    if stacks {
+                        for name in outstanding.keys where !stalled.contains(name) { outstanding[name] = max(outstanding[name] ?? after, after) }
+                    }
                 }
                 if announces { FileHandle.standardError.write(Data((stall.description + "\n").utf8)) }
             }
