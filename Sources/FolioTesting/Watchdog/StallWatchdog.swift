@@ -117,12 +117,11 @@ public final class StallWatchdog: @unchecked Sendable {
             submitBeats()
             usleep(100_000)
             let late = lock.withLock { () -> [(String, Double)] in
-                // Read under the lock: a heartbeat recorded between a clock read outside it and the
-                // lock would be later than "now" (and an unsigned difference would wrap).
+                // Only this thread hands heartbeats out, so each was handed before this clock read.
                 let now = Self.now()
                 var late: [(String, Double)] = []
                 for (pool, handed) in outstanding where !stalled.contains(pool) {
-                    let seconds = Double(now > handed ? now - handed : 0) / 1e9
+                    let seconds = Double(now - handed) / 1e9
                     if seconds > limit {
                         stalled.insert(pool)
                         late.append((pool, seconds))
@@ -139,7 +138,7 @@ public final class StallWatchdog: @unchecked Sendable {
                     // no pool's. Reading the threads' states alone stops nothing, and forgave a
                     // pool blocked meanwhile the time the report took.
                     if stacks {
-                        for name in outstanding.keys where !stalled.contains(name) { outstanding[name] = max(outstanding[name] ?? after, after) }
+                        for name in outstanding.keys where !stalled.contains(name) { outstanding[name] = after }
                     }
                 }
                 if announces { FileHandle.standardError.write(Data((stall.description + "\n").utf8)) }
