@@ -171,6 +171,30 @@ struct DriveCrashTests {
         #expect(rig.staging().isEmpty, "\(rig.staging())")
     }
 
+    /// Killed once a file new here took its place (over WebDAV, where the provider finished it:
+    /// the note and the rename run in that job) and before a base recorded it, then edited in
+    /// place: the edit is made on this device's own download, so it is sent over the server's
+    /// content, with no conflict kept.
+    @Test(arguments: Server.available)
+    func anEditOfANewFileAfterACrashWins(server kind: Server) throws {
+        let rig = try Rig(kind, "drive-crash-new-\(kind)")
+        try FileManager.default.createDirectory(atPath: rig.drive, withIntermediateDirectories: true)
+        try rig.sync("first pass")
+        #expect(try rig.folio("drive", "pin", rig.drive).status == 0)
+        let arrived = Self.content("new from another device", 64 << 10)
+        try rig.serverWrite("notes.bin", arrived)
+        let placed = try rig.folio("drive", "sync", crashAt: "placed")
+        #expect(placed.status == SIGKILL, "the pass was not killed at the crash point: \(placed.stdout)\(placed.stderr)")
+        #expect(rig.local("notes.bin") == arrived)
+        let edited = Self.content("edited after the download", 64 << 10)
+        try rig.edit("notes.bin", edited)
+        try rig.sync("after the download crash")
+        #expect(rig.local("notes.bin") == edited, "\(Self.label(rig.local("notes.bin")))")
+        #expect(rig.remote("notes.bin") == edited, "\(Self.label(rig.remote("notes.bin")))")
+        #expect(try rig.conflicts("notes.bin").isEmpty, "this device's own download was kept as a conflict")
+        #expect(rig.staging().isEmpty, "\(rig.staging())")
+    }
+
     /// 100 kills per server (200 in all) at random points of `folio drive sync` and of the daemon's passes,
     /// while files are uploaded, downloaded and edited (some during the pass). After each kill and
     /// a pass that ends: each file is the newest local content or the newest remote one, the same

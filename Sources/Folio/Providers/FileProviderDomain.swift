@@ -51,6 +51,9 @@ public struct FileProviderRequest: Sendable {
     /// Follows a fetched file as it is written (``ArrivingContents``): a provider that writes the
     /// file itself reports each piece written. Folio's own.
     package var arriving: ArrivingContents?
+    /// Work a provider that writes the fetched file itself runs where it finishes the file
+    /// (``FetchLanding``): the sync engine's downloads land so. Folio's own.
+    package var landing: FetchLanding?
 
     /// A request.
     public init(requestingExecutable: URL? = nil, isSystemRequest: Bool = true, temporaryDirectory: URL) {

@@ -23,12 +23,14 @@ enum HTTPTransfer {
     /// A body shorter or longer than its Content-Length, one whose MD5 differs from a plain-MD5 ETag
     /// (when `verifiesMD5ETag`), a dropped connection or a cancellation leaves no file.
     /// With `arriving`, each piece is written as it comes and reported there (a reader takes the
-    /// file before it is whole).
+    /// file before it is whole). With `landing`, its work runs in the job that finishes the file
+    /// (``FetchLanding``; not with `arriving`, whose reader needs the file where it is).
     /// - Parameter failure: the error for a status that is not 200, given the start of its body.
     static func download(
         _ request: HTTPClientRequest, client: HTTPClient, to destination: String, progress: Progress, verifiesMD5ETag: Bool = false, durable: Bool = false,
-        arriving: ArrivingContents? = nil, failure: (Int, [UInt8]) -> any Error
+        arriving: ArrivingContents? = nil, landing: FetchLanding? = nil, failure: (Int, [UInt8]) -> any Error
     ) async throws -> (headers: HTTPHeaders, size: Int64, sha256: Data, written: FileStatus) {
+        let landing = arriving == nil ? landing : nil
         // The file's own work (its creation, which can take long on a file system with many
         // recent deletions, its writes, its mode) runs on the file-work pool, never on the
         // cooperative pool that runs this task: the body is written in pieces of 1 MiB, each while
@@ -98,12 +100,15 @@ enum HTTPTransfer {
             try await writing?.value
             writing = nil
             let rest = pending
+            let digest = Data(sha256.finalize())
             let written = try await ProviderFileWork.run {
                 try file.write(rest)
-                return try file.finish(durable: durable)
+                let written = try file.finish(durable: durable)
+                landing?.land(destination, written: written, sha256: digest)
+                return written
             }
             arriving?.wrote(done, to: destination)
-            return (response.headers, done, Data(sha256.finalize()), written)
+            return (response.headers, done, digest, written)
         } catch {
             _ = try? await writing?.value
             // Not cancellable: a cancelled download's file goes too (the pool skips work asked

@@ -122,11 +122,13 @@ struct WebDAVClient: Sendable {
     /// GETs `relative` into the new file `destination`, reporting progress; returns the reply's ETag, the size, the SHA-256 and the
     /// file's status (flushed to disk first when `durable`).
     /// A body shorter or longer than its Content-Length, or a dropped connection, leaves no file.
-    func download(_ relative: String, to destination: String, progress: Progress, durable: Bool, arriving: ArrivingContents? = nil) async throws -> (
-        etag: String?, size: Int64, sha256: Data, written: FileStatus
-    ) {
+    /// `landing` runs where the file is finished (``FetchLanding``).
+    func download(
+        _ relative: String, to destination: String, progress: Progress, durable: Bool, arriving: ArrivingContents? = nil, landing: FetchLanding? = nil
+    ) async throws -> (etag: String?, size: Int64, sha256: Data, written: FileStatus) {
         let received = try await HTTPTransfer.download(
-            request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable, arriving: arriving
+            request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable, arriving: arriving,
+            landing: landing
         ) {
             status, body in statusError(status, "GET", relative, body: body)
         }

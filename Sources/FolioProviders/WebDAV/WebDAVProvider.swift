@@ -103,20 +103,22 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     }
 
     /// The file item at `relative` as a reply describes it (a PUT's or a GET's ETag, the size sent or
-    /// received), or nil when the reply had no usable ETag.
-    func fileRecord(_ relative: String, etag header: String?, size: Int64?) -> FileProviderItemRecord? {
+    /// received), or nil when the reply had no usable ETag. Its type is `contentType` when the
+    /// caller knows the name's type (a listing's item), else looked up.
+    func fileRecord(_ relative: String, etag header: String?, size: Int64?, contentType: UTType? = nil) -> FileProviderItemRecord? {
         guard let etag = ETag.opaque(header), ETag.isHeaderSafe(etag), etag.utf8.count <= FileProviderItemVersion.maximumLength else { return nil }
         return fileRecord(
             relative, FileProviderItemVersion(contentVersion: Data(etag.utf8), metadataVersion: Self.metadataVersion(relative, etag: etag)), size: size,
-            date: Date())
+            date: Date(), contentType: contentType)
     }
 
-    /// The file item at `relative` with `version`, `size` bytes, dated `date`.
-    func fileRecord(_ relative: String, _ version: FileProviderItemVersion, size: Int64?, date: Date) -> FileProviderItemRecord {
+    /// The file item at `relative` with `version`, `size` bytes, dated `date`, of the type its name
+    /// gives (`contentType`, when the caller knows it).
+    func fileRecord(_ relative: String, _ version: FileProviderItemVersion, size: Int64?, date: Date, contentType: UTType? = nil) -> FileProviderItemRecord {
         let name = Self.name(of: relative)
         return FileProviderItemRecord(
             itemIdentifier: Self.identifier(relative), parentItemIdentifier: Self.identifier(Self.folder(of: relative)), filename: name,
-            contentType: UTType.ofFile(named: name), itemVersion: version, size: size, contentModificationDate: date)
+            contentType: contentType ?? UTType.ofFile(named: name), itemVersion: version, size: size, contentModificationDate: date)
     }
 
     /// The item at `relative` now, or noSuchItem.
@@ -217,13 +219,17 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         if let known, !known.isFolder { item = known } else { item = try await current(relative) }
         guard !item.isFolder else { throw FileProviderError(.noSuchItem, message: "\(identifier) is a folder") }
         let destination = request.fetchDestination()
+        // The caller's landing runs only when nothing after the file can fail the fetch: not when a
+        // version is asked for (checked once the reply is in).
+        let landing = version == nil ? request.landing : nil
         let received = try await withTaskCancellationHandler {
-            try await dav.download(relative, to: destination, progress: progress, durable: request.flushesContents, arriving: request.arriving)
+            try await dav.download(relative, to: destination, progress: progress, durable: request.flushesContents, arriving: request.arriving, landing: landing)
         } onCancel: {
             progress.cancel()
         }
         // The reply's ETag describes the bytes received; the listing may be older.
-        if var described = fileRecord(relative, etag: received.etag, size: received.size) {
+        // The name's type is the listed item's (the same name, looked up moments ago).
+        if var described = fileRecord(relative, etag: received.etag, size: received.size, contentType: item.contentType) {
             // What only a listing tells (the executable bit) stays the listing's.
             described.fileSystemFlags = item.fileSystemFlags
             item = described

@@ -19,7 +19,20 @@ extension SyncEngine {
         let progress = Progress(totalUnitCount: 0)
         board.began(path, .download, size: remote.size ?? 0, progress: progress)
         defer { board.ended(path) }
-        let (url, item, hash, staged) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: run.request, progress: progress)
+        let wasPlaceholder = run.scan.entries[path]?.isPlaceholder == true
+        var request = run.request
+        // A file with nothing here lands where the provider finishes it (``FetchLanding``): its
+        // note and its placement run in that job, with no other hop to a thread and back (a tenth
+        // of a small file's download). An executable one needs its mode set first: it lands after.
+        if !conflict, run.scan.entries[path]?.fingerprint == nil || replica.fingerprint(path) == nil,
+            run.tree.records[path]?.fileSystemFlags.contains(.userExecutable) != true
+        {
+            request.landing = FetchLanding { [replica, notes] staged, written, sha256 in
+                let placing = UnfinishedTransfer(fingerprint: LocalReplica.fingerprint(written), hash: sha256.hexadecimal, isDownload: true)
+                return try Self.placeNew(staged, at: path, placing, wasPlaceholder: wasPlaceholder, replica: replica, notes: notes)
+            }
+        }
+        let (url, item, hash, staged) = try await fetch(FileProviderItemIdentifier(remote.identifier), request: request, progress: progress)
         var placed = false
         defer { if !placed { unlink(url.path) } }
         let executable = item.fileSystemFlags.contains(.userExecutable)
@@ -29,22 +42,28 @@ extension SyncEngine {
         // What is placed is this device's own content until its base is recorded: an edit made
         // to it before then (a crash between the two) is sent over it, not kept as a conflict.
         let placing = UnfinishedTransfer(fingerprint: staged, hash: hash, isDownload: true)
-        guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
-            try await noteUnfinished(path, placing)
-            // The rename and the stub's removal are file work, on its pool.
-            let wasPlaceholder = run.scan.entries[path]?.isPlaceholder == true
-            let landed = try await SyncFileWork.run { [replica] in
-                guard try replica.placeNew(url.path, at: path) else { return false }
-                SyncCrashPoint.reached(.placed)
-                // A materialized placeholder: the content is here now, so the stub goes.
-                if wasPlaceholder { replica.removeStub(path) }
-                return true
-            }
+        // The staged file renamed where nothing was: its device, inode, size and date are the
+        // placed file's (and a write made to it since is a change the next pass sees).
+        func placedNew(_ landed: Bool) -> Outcome {
+            noted(path, placing)
             guard landed else { return .deferred("a file appeared here while it downloaded") }
             placed = true
-            // The staged file renamed: its device, inode, size and date are the placed file's (and a
-            // write made to it since is a change the next pass sees).
             return .done(newBase(staged), .downloaded)
+        }
+        if let outcome = request.landing?.outcome {
+            let landed = try outcome.get()
+            // Listed as not executable, served as executable: the mode follows the file.
+            if landed, executable {
+                try await SyncFileWork.run { [replica] in _ = chmod(replica.absolute(path), FileCreationMask.executableMode) }
+            }
+            return placedNew(landed)
+        }
+        guard let scanned = run.scan.entries[path], let expected = scanned.fingerprint, replica.fingerprint(path) != nil else {
+            // The note, the rename and the stub's removal are one job of file work, on its pool.
+            let landed = try await SyncFileWork.run { [replica, notes] in
+                try Self.placeNew(url.path, at: path, placing, wasPlaceholder: wasPlaceholder, replica: replica, notes: notes)
+            }
+            return placedNew(landed)
         }
         if conflict {
             guard replica.fingerprint(path) == expected else { return .deferred("the file changed while it downloaded") }
@@ -64,23 +83,39 @@ extension SyncEngine {
                 return .deferred(
                     "\(Self.maximumConflictVersions) unresolved conflict versions: resolve them (folio versions list) before another is kept; this device's content stays")
             }
-            try await noteUnfinished(path, placing)
-            let replaced = try await SyncFileWork.run { [replica, versions] in
-                try replica.replace(
+            let replaced = try await SyncFileWork.run { [replica, versions, notes] in
+                try notes.write(path, placing)
+                return try replica.replace(
                     path, with: url.path, expected: expected, versions: versions, kind: .conflict, isConflict: true, alreadyKept: alreadyKept, executable: executable)
             }
+            noted(path, placing)
             guard replaced else { return .deferred("the file changed while it downloaded") }
             SyncCrashPoint.reached(.placed)
             logger.notice("conflict: both versions kept", metadata: ["path": "\(path)"])
             return .done(newBase(replica.fingerprint(path)), .conflict(loser: localHash))
         }
-        try await noteUnfinished(path, placing)
-        let replaced = try await SyncFileWork.run { [replica, versions] in
-            try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable)
+        let replaced = try await SyncFileWork.run { [replica, versions, notes] in
+            try notes.write(path, placing)
+            return try replica.replace(path, with: url.path, expected: expected, versions: versions, kind: .external, executable: executable)
         }
+        noted(path, placing)
         guard replaced else { return .deferred("the file changed while it downloaded") }
         SyncCrashPoint.reached(.placed)
         return .done(newBase(replica.fingerprint(path)), .downloaded)
+    }
+
+    /// Places the downloaded file `staged` at `path`, where nothing is, after its note in the
+    /// journal; whether it was placed (not when a file appeared there meanwhile). A materialized
+    /// placeholder's stub goes: the content is here now. File work: on the engine's pool, or where
+    /// the provider finishes the file (``FetchLanding``).
+    static func placeNew(
+        _ staged: String, at path: SyncPath, _ placing: UnfinishedTransfer, wasPlaceholder: Bool, replica: LocalReplica, notes: UnfinishedNoteWriter
+    ) throws -> Bool {
+        try notes.write(path, placing)
+        guard try replica.placeNew(staged, at: path) else { return false }
+        SyncCrashPoint.reached(.placed)
+        if wasPlaceholder { replica.removeStub(path) }
+        return true
     }
 
     /// Decides a path changed on both sides that has an unfinished transfer of this device's (nil:
@@ -169,8 +204,8 @@ extension SyncEngine {
             let fetched = try await hashing.fetchHashedContents(for: identifier, version: nil, request: durable, progress: progress)
             do {
                 // Written with the umask's mode and flushed by the provider: only an executable
-                // file needs more.
-                let executable = fetched.item.fileSystemFlags.contains(.userExecutable)
+                // file needs more (not here once the request's landing ran: it took the file).
+                let executable = fetched.item.fileSystemFlags.contains(.userExecutable) && request.landing?.outcome == nil
                 let staged = executable ? try await finish(fetched.contents.path, fetched.item) : LocalReplica.fingerprint(fetched.written)
                 return (fetched.contents, fetched.item, fetched.sha256.hexadecimal, staged)
             } catch {

@@ -22,15 +22,18 @@ extension SyncEngine {
         let source = replica.absolute(path)
         // What the file is, and the snapshot sent when it is small (a private copy a writer cannot
         // tear mid-upload; not flushed: a crash loses it, and the file it came from is still there
-        // to send): file work, on its pool.
+        // to send), then the snapshot's note in the journal: file work, one job on its pool.
         let slot = stagingSlots.take()
-        let read: (status: FileStatus, snapshot: Data?, unchanged: Bool)?
+        let read: (status: FileStatus, snapshot: Data?, unchanged: Bool, noted: Result<Void, any Error>?)?
         do {
-            read = try await SyncFileWork.run { [replica] in
+            read = try await SyncFileWork.run { [replica, notes] in
                 guard let status = replica.fileStatus(path) else { return nil }
-                guard status.size < Self.directUploadSize else { return (status, nil, true) }
+                guard status.size < Self.directUploadSize else { return (status, nil, true, nil) }
                 let copied = try ContentDigest.copy(from: source, to: slot, durable: false, replacing: true)
-                return (status, copied.digest, replica.fingerprint(path) == LocalReplica.fingerprint(status))
+                let fingerprint = LocalReplica.fingerprint(status)
+                guard replica.fingerprint(path) == fingerprint else { return (status, copied.digest, false, nil) }
+                let noted = Result { try notes.write(path, UnfinishedTransfer(fingerprint: fingerprint, hash: copied.digest.hexadecimal)) }
+                return (status, copied.digest, true, noted)
             }
         } catch {
             stagingSlots.give(slot)
@@ -76,10 +79,11 @@ extension SyncEngine {
         }
         if hashing == nil {
             do {
-                try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before, hash: snapshotHash))
+                try read.noted?.get()
             } catch {
                 return .deferred("the journal could not record the upload: \(error)")
             }
+            noted(path, UnfinishedTransfer(fingerprint: before, hash: snapshotHash))
         }
         let item: any FileProviderItem
         let calling = ContinuousClock.now

@@ -35,10 +35,8 @@ actor SyncEngine {
     var unfinished: [SyncPath: UnfinishedTransfer] = [:]
     /// What the journal holds of them (nil until the first pass reads it).
     private var journaledUnfinished: [SyncPath: UnfinishedTransfer]?
-    /// Notes of unfinished transfers waiting for the journal (``noteUnfinished(_:_:)``), and whether
-    /// a transaction is writing others now.
-    private var pendingNotes: [(path: SyncPath, transfer: UnfinishedTransfer, written: CheckedContinuation<Void, any Error>)] = []
-    private var writingNotes = false
+    /// Writes the notes of unfinished transfers, from the file work each comes before.
+    let notes: UnfinishedNoteWriter
     /// The files small uploads' snapshots are copied into.
     let stagingSlots: StagingSlots
     /// What the passes and downloads are doing now, for progress shown to people.
@@ -51,6 +49,7 @@ actor SyncEngine {
         self.provider = provider
         self.replica = replica
         self.journal = journal
+        notes = UnfinishedNoteWriter(journal: journal)
         self.versions = versions
         self.guards = guards
         self.concurrency = concurrency
@@ -258,13 +257,6 @@ actor SyncEngine {
         try checkReplica(syncedBefore: false)
     }
 
-    /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
-    /// server has the content (or once the file is placed) still knows it, when it starts again, for
-    /// this device's own.
-    ///
-    /// Notes made while an earlier one is being written are written together, in one transaction
-    /// (a group commit): sixteen transfers at once each waited for the others' transactions in
-    /// turn, a sixth of a 10,000-file download's time.
     /// Records `changes` in the journal once the folders the pass placed items in are on disk.
     func record(_ changes: [(SyncPath, BaseEntry?)], _ run: inout Run) async throws {
         try await flushPlaced(&run)
@@ -284,31 +276,19 @@ actor SyncEngine {
         run.placedIn.removeAll()
     }
 
+    /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
+    /// server has the content (or once the file is placed) still knows it, when it starts again, for
+    /// this device's own. Work that must follow the note at once writes it in its own file-work
+    /// job instead (``UnfinishedNoteWriter``), then calls ``noted(_:_:)``.
     func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            pendingNotes.append((path, transfer, continuation))
-            if !writingNotes {
-                writingNotes = true
-                Task { await writeNotes() }
-            }
-        }
-        unfinished[path] = transfer
-        journaledUnfinished?[path] = transfer
+        try await SyncFileWork.run { [notes] in try notes.write(path, transfer) }
+        noted(path, transfer)
     }
 
-    /// Writes the pending notes, a transaction for all that waited, until none is left.
-    private func writeNotes() async {
-        while !pendingNotes.isEmpty {
-            let batch = pendingNotes
-            pendingNotes.removeAll()
-            do {
-                try await journal.noteUnfinished(batch.map { ($0.path, $0.transfer) })
-                for note in batch { note.written.resume() }
-            } catch {
-                for note in batch { note.written.resume(throwing: error) }
-            }
-        }
-        writingNotes = false
+    /// Keeps a transfer the journal now records as unfinished.
+    func noted(_ path: SyncPath, _ transfer: UnfinishedTransfer) {
+        unfinished[path] = transfer
+        journaledUnfinished?[path] = transfer
     }
 
     // MARK: Checks

@@ -195,10 +195,20 @@ package struct SyncJournal: Sendable {
     }
 
     /// Records transfers as unfinished, before their effect (each replacing what was recorded for
-    /// its path; a later one for the same path wins), in one transaction.
-    func noteUnfinished(_ notes: [(SyncPath, UnfinishedTransfer)]) async throws {
-        try await database.write { db in
-            for (path, transfer) in notes { try Self.insertUnfinished(path, transfer, domain: domain, db) }
+    /// its path; a later one for the same path wins), in one transaction. Blocks: called from
+    /// threads for blocking work (``UnfinishedNoteWriter``).
+    func noteUnfinished(_ notes: [(SyncPath, UnfinishedTransfer)]) throws {
+        try database.writeWithoutTransaction { db in
+            // A note alone is one statement, a transaction of its own: no BEGIN and COMMIT to run
+            // (they were a third of a note's cost).
+            if notes.count == 1 {
+                try Self.insertUnfinished(notes[0].0, notes[0].1, domain: domain, db)
+                return
+            }
+            try db.inTransaction {
+                for (path, transfer) in notes { try Self.insertUnfinished(path, transfer, domain: domain, db) }
+                return .commit
+            }
         }
     }
 
