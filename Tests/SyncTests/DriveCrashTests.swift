@@ -193,6 +193,9 @@ struct DriveCrashTests {
         #expect(rig.remote("notes.bin") == edited, "\(Self.label(rig.remote("notes.bin")))")
         #expect(try rig.conflicts("notes.bin").isEmpty, "this device's own download was kept as a conflict")
         #expect(rig.staging().isEmpty, "\(rig.staging())")
+        // The killed pass's note was in the log; the passes since moved their notes into the journal.
+        let log = FolioPaths(environment: rig.environment).stateDirectory + "/sync-unfinished-drive.log"
+        #expect((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) == 0, "the note log was not emptied")
     }
 
     /// 100 kills per server (200 in all) at random points of `folio drive sync` and of the daemon's passes,

@@ -17,4 +17,12 @@ public enum SyncFuzzing {
             SharedConflict.isSHA256(manifest.object) && !manifest.path.hasPrefix("/") && !manifest.path.split(separator: "/").contains(".."),
             "a manifest leaving the drive was read")
     }
+
+    /// Reads `bytes` as the log of unfinished-transfer notes (which a crash can cut anywhere): never a
+    /// trap, and every note read is written back as the same record.
+    public static func exerciseUnfinishedNoteLog(_ bytes: [UInt8]) {
+        let notes = UnfinishedNoteLog.parse(bytes)
+        let written = notes.flatMap { UnfinishedNoteLog.record($0.0, $0.1) }
+        precondition(UnfinishedNoteLog.parse(written).elementsEqual(notes) { $0.0 == $1.0 && $0.1 == $1.1 }, "a note read from the log reads otherwise once written again")
+    }
 }

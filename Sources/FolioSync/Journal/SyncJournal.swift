@@ -194,22 +194,15 @@ package struct SyncJournal: Sendable {
         }
     }
 
-    /// Records transfers as unfinished, before their effect (each replacing what was recorded for
-    /// its path; a later one for the same path wins), in one transaction. Blocks: called from
-    /// threads for blocking work (``UnfinishedNoteWriter``).
-    func noteUnfinished(_ notes: [(SyncPath, UnfinishedTransfer)]) throws {
-        try database.writeWithoutTransaction { db in
-            // A note alone is one statement, a transaction of its own: no BEGIN and COMMIT to run
-            // (they were a third of a note's cost).
-            if notes.count == 1 {
-                try Self.insertUnfinished(notes[0].0, notes[0].1, domain: domain, db)
-                return
-            }
-            try db.inTransaction {
-                for (path, transfer) in notes { try Self.insertUnfinished(path, transfer, domain: domain, db) }
-                return .commit
-            }
-        }
+    /// Records the transfers unfinished now, in place of those recorded (the notes a pass moves
+    /// from its log, ``UnfinishedNoteLog``).
+    func setUnfinished(_ unfinished: [SyncPath: UnfinishedTransfer]) async throws {
+        try await database.write { db in try Self.replaceUnfinished(unfinished, domain: domain, db) }
+    }
+
+    /// Where the notes written during a pass are logged before they join the journal: beside its database.
+    var noteLogPath: String {
+        URL(fileURLWithPath: database.path).deletingLastPathComponent().path + "/sync-unfinished-\(domain).log"
     }
 
     private static func replaceUnfinished(_ unfinished: [SyncPath: UnfinishedTransfer], domain: String, _ db: Database) throws {

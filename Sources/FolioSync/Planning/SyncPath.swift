@@ -51,5 +51,5 @@ struct SyncPath: Hashable, Comparable, Sendable, CustomStringConvertible {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8]) { self.bytes = bytes }
 }
