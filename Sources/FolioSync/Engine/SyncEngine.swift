@@ -33,7 +33,7 @@ actor SyncEngine {
     /// the journal before its effect (read from it by the first pass), so a restarted daemon still
     /// knows the server's content, or the placed file, for this device's own.
     var unfinished: [SyncPath: UnfinishedTransfer] = [:]
-    /// What the journal holds of them (nil until the first pass reads it).
+    /// What the journal and its note log hold of them (nil until the first pass reads them).
     private var journaledUnfinished: [SyncPath: UnfinishedTransfer]?
     /// Where the notes of unfinished transfers go during a pass, from the file work each comes
     /// before; the pass's end moves them into the journal.
@@ -288,16 +288,17 @@ actor SyncEngine {
         run.placedIn.removeAll()
     }
 
-    /// Records a transfer as unfinished, in the journal, before its effect: a process killed once the
-    /// server has the content (or once the file is placed) still knows it, when it starts again, for
-    /// this device's own. Work that must follow the note at once writes it in its own file-work
-    /// job instead (``UnfinishedNoteLog``), then calls ``noted(_:_:)``.
+    /// Records a transfer as unfinished, in the pass's note log (``UnfinishedNoteLog``, the
+    /// journal's at the pass's end), before its effect: a process killed once the server has the
+    /// content (or once the file is placed) still knows it, when it starts again, for this
+    /// device's own. Work that must follow the note at once writes it in its own file-work job
+    /// instead, then calls ``noted(_:_:)``.
     func noteUnfinished(_ path: SyncPath, _ transfer: UnfinishedTransfer) async throws {
         try await SyncFileWork.run { [notes] in try notes.write(path, transfer) }
         noted(path, transfer)
     }
 
-    /// Keeps a transfer the journal now records as unfinished.
+    /// Keeps a transfer the note log now holds as unfinished.
     func noted(_ path: SyncPath, _ transfer: UnfinishedTransfer) {
         unfinished[path] = transfer
         journaledUnfinished?[path] = transfer
