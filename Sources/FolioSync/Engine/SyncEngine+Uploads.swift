@@ -22,7 +22,7 @@ extension SyncEngine {
         let source = replica.absolute(path)
         // What the file is, and the snapshot sent when it is small (a private copy a writer cannot
         // tear mid-upload; not flushed: a crash loses it, and the file it came from is still there
-        // to send), then the snapshot's note in the journal: file work, one job on its pool.
+        // to send), then the snapshot's note (the pass's note log): file work, one job on its pool.
         let slot = stagingSlots.take()
         let read: (status: FileStatus, snapshot: Data?, unchanged: Bool, noted: Result<Void, any Error>?)?
         do {
