@@ -99,25 +99,6 @@ enum ZipWriter {
     }
 }
 
-/// The CRC-32 of zip and PNG (polynomial 0xEDB88320).
-struct CRC32 {
-    private static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-    private var state: UInt32 = 0xFFFF_FFFF
-
-    mutating func update(_ data: Data) {
-        var c = state
-        let table = Self.table
-        for byte in data { c = table[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
-        state = c
-    }
-
-    var value: UInt32 { state ^ 0xFFFF_FFFF }
-}
-
 extension Data {
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Folio
 import Foundation
 import Synchronization
 
@@ -15,7 +16,7 @@ import Synchronization
 /// are (the database is in WAL mode with `synchronous = NORMAL`): once written, a process killed at
 /// any point keeps it; a machine that stops keeps it once the system wrote it out.
 ///
-/// Each record: its body's length and a checksum of it (FNV-1a, 64 bits; both little-endian),
+/// Each record: its body's length and its CRC-32 (4 bytes each, little-endian),
 /// then the body: flags (1: a download; 2: with a hash), the fingerprint's device, inode, size and
 /// date (the date's bits), the path's length (2 bytes) and bytes, the hash's length (1 byte) and
 /// bytes. A record cut short by a crash, or anything that does not read as one, ends the log: what
@@ -88,7 +89,7 @@ final class UnfinishedNoteLog: Sendable {
         body.append(UInt8(hash?.count ?? 0))
         body.append(contentsOf: hash ?? [])
         var record: [UInt8] = []
-        record.reserveCapacity(12 + body.count)
+        record.reserveCapacity(8 + body.count)
         append(UInt32(body.count), to: &record)
         append(checksum(body[...]), to: &record)
         record.append(contentsOf: body)
@@ -98,10 +99,10 @@ final class UnfinishedNoteLog: Sendable {
     static func parse(_ bytes: [UInt8]) -> [(SyncPath, UnfinishedTransfer)] {
         var notes: [(SyncPath, UnfinishedTransfer)] = []
         var at = 0
-        while bytes.count - at >= 12 {
+        while bytes.count - at >= 8 {
             let length = Int(integer(bytes, at, 4))
-            let start = at + 12
-            guard length >= 36, length <= bytes.count - start, integer(bytes, at + 4, 8) == checksum(bytes[start..<(start + length)]) else { break }
+            let start = at + 8
+            guard length >= 36, length <= bytes.count - start, UInt32(integer(bytes, at + 4, 4)) == checksum(bytes[start..<(start + length)]) else { break }
             let body = Array(bytes[start..<(start + length)])
             guard let note = note(body) else { break }
             notes.append(note)
@@ -131,9 +132,11 @@ final class UnfinishedNoteLog: Sendable {
         (0..<count).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) }
     }
 
-    /// FNV-1a, 64 bits: finds a record a crash cut short, not a forged one (the log is the user's own).
-    private static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    /// Finds a record a crash cut short, not a forged one (the log is the user's own).
+    private static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var sum = CRC32()
+        sum.update(bytes)
+        return sum.value
     }
 
     private static func error(_ operation: String, _ code: Int32) -> CocoaError {
