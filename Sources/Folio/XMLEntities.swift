@@ -1,3 +1,5 @@
+import FolioSystem
+
 /// XML character data with its references decoded, for the project's own small XML readers
 /// (GTK's recently-used list, WebDAV replies): the five predefined entities and numeric character
 /// references only, since no reader here accepts a DTD that could declare more.
@@ -13,7 +15,7 @@ package enum XMLEntities {
     /// `raw` with `&amp;` `&lt;` `&gt;` `&quot;` `&apos;` `&#N;` `&#xN;` decoded; it must be UTF-8.
     package static func decode(_ raw: ArraySlice<UInt8>) throws(Failure) -> String {
         guard raw.contains(UInt8(ascii: "&")) else {
-            guard let text = String(validating: raw, as: UTF8.self) else { throw Failure(reason: "text that is not UTF-8", offset: 0) }
+            guard let text = String(validUTF8: raw) else { throw Failure(reason: "text that is not UTF-8", offset: 0) }
             return text
         }
         var output: [UInt8] = []
@@ -47,7 +49,7 @@ package enum XMLEntities {
             }
             index = semicolon + 1
         }
-        guard let text = String(validating: output, as: UTF8.self) else { throw Failure(reason: "text that is not UTF-8", offset: 0) }
+        guard let text = String(validUTF8: output) else { throw Failure(reason: "text that is not UTF-8", offset: 0) }
         return text
     }
 

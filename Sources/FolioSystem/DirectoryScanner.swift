@@ -94,7 +94,7 @@ public struct DirectoryScanner: Sendable {
             DirectoryRecord.withName(record) { bytes, cName in
                 if bytes.count == 1 && bytes[bytes.startIndex] == UInt8(ascii: ".") { return }
                 if bytes.count == 2 && bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) { return }
-                guard let name = String(validating: bytes, as: UTF8.self) else {
+                guard let name = String(validUTF8: bytes) else {
                     skipped(folder + "/" + String(decoding: bytes, as: UTF8.self), .invalidName)
                     return
                 }

@@ -1,4 +1,5 @@
 import Folio
+import FolioSystem
 import Foundation
 
 /// An XML element's name: its namespace URI (resolved from its prefix) and its local name.
@@ -175,7 +176,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         if text.isEmpty {
             content = ""
         } else {
-            guard let valid = String(validating: text, as: UTF8.self) else { throw XMLRefusal("text that is not UTF-8") }
+            guard let valid = String(validUTF8: text) else { throw XMLRefusal("text that is not UTF-8") }
             content = valid
         }
         try handler.ended(element, within: open.last, text: content)
@@ -248,7 +249,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             }
             index += 1
         }
-        guard index > start, index - start <= 256, bytes[start..<index].allSatisfy({ $0 < 0x80 }) || String(validating: bytes[start..<index], as: UTF8.self) != nil else {
+        guard index > start, index - start <= 256, bytes[start..<index].allSatisfy({ $0 < 0x80 }) || String(validUTF8: bytes[start..<index]) != nil else {
             throw XMLRefusal("a missing or malformed name")
         }
         return start..<index

@@ -1,3 +1,4 @@
+import FolioSystem
 import Foundation
 
 /// Paths on a WebDAV server, relative to the provider's base: decoding the `href`s of a listing
@@ -86,7 +87,7 @@ enum DAVPath {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self) == nil ? nil : bytes
+        return String(validUTF8: bytes) == nil ? nil : bytes
     }
 
     /// The value of a hexadecimal digit.
