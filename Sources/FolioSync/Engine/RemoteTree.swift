@@ -29,12 +29,27 @@ struct RemoteTree: Sendable {
     /// Lists everything the provider has.
     static func list(_ provider: any FileProvider, request: FileProviderRequest, logger: Logger) async throws -> RemoteTree {
         var items: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
+        // The items as they came, and whether they came in the order they are taken in below
+        // (the identifiers' bytes): the remote-tree providers page the working set so, and a
+        // listing of every item need not be sorted again then.
+        var listed: [FileProviderItemRecord] = []
+        var inOrder = true
         var page = FileProviderPage.initialPageSortedByName
         for _ in 0..<1_000_000 {
             let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
-            for item in result.items { items[item.itemIdentifier] = FileProviderItemRecord(item) }
+            items.reserveCapacity(items.count + result.items.count)
+            listed.reserveCapacity(listed.count + result.items.count)
+            for item in result.items {
+                let record = FileProviderItemRecord(item)
+                if let last = listed.last, !ByteOrder.precedes(last.itemIdentifier.rawValue, record.itemIdentifier.rawValue) { inOrder = false }
+                items[record.itemIdentifier] = record
+                listed.append(record)
+            }
             guard let next = result.nextPage else { break }
             page = next
+        }
+        if !inOrder {
+            listed = items.keys.sorted(by: { ByteOrder.precedes($0.rawValue, $1.rawValue) }).map { items[$0]! }
         }
         var tree = RemoteTree()
         var paths: [FileProviderItemIdentifier: SyncPath?] = [.rootContainer: nil]
@@ -46,8 +61,8 @@ struct RemoteTree: Sendable {
             paths[identifier] = result
             return .some(result)
         }
-        for identifier in items.keys.sorted(by: { ByteOrder.precedes($0.rawValue, $1.rawValue) }) {
-            let item = items[identifier]!
+        for item in listed {
+            let identifier = item.itemIdentifier
             guard identifier != .rootContainer, case .some(.some(let path)) = path(of: identifier) else {
                 tree.skipped.append(item.filename)
                 continue
