@@ -240,9 +240,14 @@ struct ProtocolAttackTests {
         try swapper.run()
         defer { if swapper.isRunning { swapper.terminate() } }
         var answered = 0, sniffedAsFile = 0
+        // A thread blocked in `open` would hold its call for good: each call's time is what shows
+        // none did (how many calls fit in the 10 s is the machine's load, not the daemon's).
+        var slowest = Duration.zero
         let end = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < end {
+            let asked = ContinuousClock.now
             let reply = try world.call(world.app, "types.of", ["path": .string(blob)])
+            slowest = max(slowest, ContinuousClock.now - asked)
             #expect(reply["result"] != nil || reply["error"] != nil)
             answered += 1
             if reply["result"]?["identifier"]?.stringValue == "public.png" { sniffedAsFile += 1 }
@@ -253,7 +258,7 @@ struct ProtocolAttackTests {
             }
         }
         swapper.waitUntilExit()
-        #expect(answered > 100 && sniffedAsFile > 0, "\(answered) answered, \(sniffedAsFile) as the PNG")
+        #expect(answered > 20 && sniffedAsFile > 0 && slowest < .seconds(2), "\(answered) answered, \(sniffedAsFile) as the PNG, the slowest in \(slowest)")
         // After the race the daemon's pools are free: a sniff of the file answers at once.
         let started = ContinuousClock.now
         #expect(try world.call(world.app, "types.of", ["path": .string(blob)])["result"] != nil)
