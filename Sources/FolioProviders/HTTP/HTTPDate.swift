@@ -37,9 +37,14 @@ enum HTTPDate {
             (day, month, year, clock) = (d, m, y, fields[3])
         }
         let parts = clock.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
-        guard parts.count == 3, let hour = number(parts[0], digits: 2...2), let minute = number(parts[1], digits: 2...2), let second = number(parts[2], digits: 2...2),
-            hour < 24, minute < 60, second <= 60, day >= 1, day <= daysIn(month, of: year)
+        guard parts.count == 3, let hour = number(parts[0], digits: 2...2), let minute = number(parts[1], digits: 2...2), let second = number(parts[2], digits: 2...2)
         else { return nil }
+        return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// The instant of these fields read from a date, or nil when they name no real time.
+    private static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+        guard hour < 24, minute < 60, second <= 60, day >= 1, day <= daysIn(month, of: year) else { return nil }
         let seconds = ((daysSinceEpoch(year: year, month: month, day: day) * 24 + hour) * 60 + minute) * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -64,11 +69,9 @@ enum HTTPDate {
             }
             let name = bytes[8..<11]
             guard let day = digits(5, 2), let year = digits(12, 4), let hour = digits(17, 2), let minute = digits(20, 2), let second = digits(23, 2),
-                let month = months.firstIndex(where: { $0.utf8.elementsEqual(name) }).map({ $0 + 1 }),
-                hour < 24, minute < 60, second <= 60, day >= 1, day <= daysIn(month, of: year)
+                let month = months.firstIndex(where: { $0.utf8.elementsEqual(name) }).map({ $0 + 1 })
             else { return nil }
-            let seconds = ((daysSinceEpoch(year: year, month: month, day: day) * 24 + hour) * 60 + minute) * 60 + second
-            return Date(timeIntervalSince1970: TimeInterval(seconds))
+            return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         }
     }
 

@@ -37,8 +37,6 @@ struct RemoteTree: Sendable {
         var page = FileProviderPage.initialPageSortedByName
         for _ in 0..<1_000_000 {
             let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
-            items.reserveCapacity(items.count + result.items.count)
-            listed.reserveCapacity(listed.count + result.items.count)
             for item in result.items {
                 let record = FileProviderItemRecord(item)
                 if let last = listed.last, !ByteOrder.precedes(last.itemIdentifier.rawValue, record.itemIdentifier.rawValue) { inOrder = false }
