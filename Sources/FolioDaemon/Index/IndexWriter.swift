@@ -222,7 +222,7 @@ struct IndexWriter {
             try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), old: old, db)
             changes.syncStateChanged(path, from: old.sync, to: record.sync)
         } else {
-            guard let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
+            guard let parent = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM items WHERE path = ? AND kind = 1"), arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
                 return
             }
             record.id = try insert(record, parent: parent, db)
@@ -249,7 +249,7 @@ struct IndexWriter {
             return
         }
         let target = try record(at: to, db)
-        let parent = try Int64.fetchOne(db, sql: "SELECT id FROM items WHERE path = ? AND kind = 1", arguments: [CoordinationPath.ancestors(of: to).first ?? "/"])
+        let parent = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM items WHERE path = ? AND kind = 1"), arguments: [CoordinationPath.ancestors(of: to).first ?? "/"])
         if parent == nil || exclusions.excludes(to) || (target != nil && source.kind != .directory) {
             try removeTree(from, db, changes: &changes)
             try refresh(to, db, changes: &changes)
@@ -268,7 +268,7 @@ struct IndexWriter {
                 arguments: [to, from.unicodeScalars.count + 1, from, from + "/", from + "0"])
         }
         let fold = MetadataFacts.searchFold(name)
-        if let old = try String.fetchOne(db, sql: "SELECT fold FROM items WHERE id = ?", arguments: [source.id]) {
+        if let old = try String.fetchOne(db.cachedStatement(sql: "SELECT fold FROM items WHERE id = ?"), arguments: [source.id]) {
             names.note(.delete(id: source.id, fold: old))
         }
         // A new name may not say what the old one said of the type: the row is typed again.
@@ -295,14 +295,14 @@ struct IndexWriter {
     }
 
     private func removeChildren(of id: Int64, _ db: Database, changes: inout IndexChanges) throws {
-        let children = try String.fetchAll(db, sql: "SELECT path FROM items WHERE parent = ?", arguments: [id])
+        let children = try String.fetchAll(db.cachedStatement(sql: "SELECT path FROM items WHERE parent = ?"), arguments: [id])
         for child in children { try removeTree(child, db, changes: &changes) }
     }
 
     // MARK: Rows
 
     func record(at path: String, _ db: Database) throws -> IndexRecord? {
-        try Row.fetchOne(db, sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ?", arguments: [path]).map(IndexRecord.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ?"), arguments: [path]).map(IndexRecord.init(row:))
     }
 
     /// Whether the children of `folder` may be drive items (whose sync states are looked up).

@@ -54,13 +54,14 @@ extension MetadataIndex {
             return
         }
         contentWork.async { [self] in
-            // Documents of types without text, hidden ones and those in folders excluded for their
-            // text are marked as having none; the rest go to the worker at once.
+            // Empty documents, those of types without text, hidden ones and those in folders
+            // excluded for their text are marked as having none; the rest go to the worker at once.
+            // (A document written since is read again: the row changes and the write skips it.)
             var read: [(IndexRecord, Result<String?, TextExtractionWorker.Failure>)] = []
             var documents: [(record: IndexRecord, format: TextExtractor.Format)] = []
             let roots = rootPaths.withLock { $0 } ?? []
             for record in batch {
-                if writer.exclusions.readsText(record.path, roots: roots), let type = UTType(record.type), let format = TextExtractor.format(of: type) {
+                if record.size > 0, writer.exclusions.readsText(record.path, roots: roots), let type = UTType(record.type), let format = TextExtractor.format(of: type) {
                     documents.append((record, format))
                 } else {
                     read.append((record, .success(nil)))
