@@ -222,9 +222,7 @@ struct IndexWriter {
             try update(record, relist: record.kind == .directory && (old.kind != .directory || old.modified != record.modified), old: old, db)
             changes.syncStateChanged(path, from: old.sync, to: record.sync)
         } else {
-            guard let parent = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM items WHERE path = ? AND kind = 1"), arguments: [CoordinationPath.ancestors(of: path).first ?? "/"]) else {
-                return
-            }
+            guard let parent = try folderID(containing: path, db) else { return }
             record.id = try insert(record, parent: parent, db)
         }
         changes.wrote(record)
@@ -249,7 +247,7 @@ struct IndexWriter {
             return
         }
         let target = try record(at: to, db)
-        let parent = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM items WHERE path = ? AND kind = 1"), arguments: [CoordinationPath.ancestors(of: to).first ?? "/"])
+        let parent = try folderID(containing: to, db)
         if parent == nil || exclusions.excludes(to) || (target != nil && source.kind != .directory) {
             try removeTree(from, db, changes: &changes)
             try refresh(to, db, changes: &changes)
@@ -303,6 +301,11 @@ struct IndexWriter {
 
     func record(at path: String, _ db: Database) throws -> IndexRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(IndexRecord.columns) FROM items WHERE path = ?"), arguments: [path]).map(IndexRecord.init(row:))
+    }
+
+    /// The row id of the folder `path` is in, when the index has that folder.
+    private func folderID(containing path: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM items WHERE path = ? AND kind = 1"), arguments: [CoordinationPath.ancestors(of: path).first ?? "/"])
     }
 
     /// Whether the children of `folder` may be drive items (whose sync states are looked up).
