@@ -183,10 +183,12 @@ struct DriveMountTests {
         #expect(reader.terminationStatus == 3)
         #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "interrupted\n")
         #expect(mount.fileSystem.waitingOpens == 0)
-        // The download goes on without it.
+        // The download goes on without it, to its end: its bytes placed, and then its notes (the
+        // status shows it downloading until both are done).
         gate.open()
+        #expect(await eventually { mount.fileSystem.downloadsUnderWay == 0 })
         let beneath = mount.fileSystem.replicaPath + "/slow.txt"
-        #expect(await eventually { FileManager.default.contents(atPath: beneath) == Data("worth the wait".utf8) })
+        #expect(FileManager.default.contents(atPath: beneath) == Data("worth the wait".utf8))
         #expect(try run("cat", file) == "worth the wait")
         #expect(try run("getfattr", "--only-values", "-n", "user.folio.status", file) == "local")
     }

@@ -96,7 +96,9 @@ struct DriveOnDemandTests {
         // Read by a program that knows nothing of Folio: downloaded on the way.
         let read = try run("cat", drive + "/remote.txt")
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)")
-        #expect(try status(drive + "/remote.txt") == "local")
+        // The status says downloading until the download has noted what it placed, a moment
+        // after the last byte the program read.
+        #expect(await eventually { (try? self.status(drive + "/remote.txt")) == "local" })
         #expect(try ProcessRunner.folio(["drive", "status", drive + "/remote.txt"], environment: environment).stdout == "local\tremote.txt\n")
         #expect(await eventually { Self.found("NSMetadataUbiquitousItemPercentDownloadedKey == 100", in: drive, environment) == ["remote.txt"] }, "\(daemon.log)")
 
