@@ -194,3 +194,17 @@ for target in package.targets where target.type != .system {
         .enableUpcomingFeature("InternalImportsByDefault"),
     ]
 }
+
+// AddressSanitizer over the project's own code only (`scripts/test` sets FOLIO_SANITIZE=address for
+// its run of the suites that touch raw memory): the dependencies, already built for the debug run,
+// are reused as they are rather than compiled again instrumented.
+if Context.environment["FOLIO_SANITIZE"] == "address" {
+    for target in package.targets where target.type != .system {
+        if target.name == "CFolioShims" {
+            target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=address"])]
+        } else {
+            target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+        }
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=address"])]
+    }
+}
