@@ -207,6 +207,23 @@ struct MetadataQueryTests {
         query.stop()
     }
 
+    /// A result without the sort's attribute orders as NSSortDescriptor orders nil: smallest,
+    /// so first when ascending and last when descending (a search by relevance, highest first,
+    /// ends with the results that have none).
+    @Test func resultsWithoutTheValueSortAsSmallest() {
+        func item(_ name: String, _ relevance: Double?) -> MetadataItem {
+            MetadataItem(facts: MetadataFacts(path: "/r/" + name, name: name, kind: .regular, size: 1, modified: 0, relevance: relevance))
+        }
+        let items = [item("low", 0.2), item("none", nil), item("high", 0.8), item("also-none", nil)]
+        func sorted(ascending: Bool) -> [String] {
+            let key = MetadataSortDescriptor(key: NSMetadataQueryResultContentRelevanceAttribute, ascending: ascending)
+            return MetadataQuery.sort(items, by: [key]).map { $0.path.replacingOccurrences(of: "/r/", with: "") }
+        }
+        // Equal values (both nil here) keep the order of their paths.
+        #expect(sorted(ascending: true) == ["also-none", "none", "low", "high"])
+        #expect(sorted(ascending: false) == ["high", "low", "also-none", "none"])
+    }
+
     /// Apple's delegate replaces results and values; `searchItems` limits the results to some
     /// items and folders; `enumerateResults` walks them, in reverse too, and stops when asked.
     @Test func delegateSearchItemsAndEnumeration() async throws {

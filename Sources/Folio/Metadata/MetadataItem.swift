@@ -237,7 +237,8 @@ final class MetadataTypeTrees: Sendable {
 public struct MetadataSortDescriptor: Sendable, Hashable {
     /// The attribute (`NSMetadataItemFSNameKey` …).
     public var key: String
-    /// Smallest first.
+    /// Smallest first. A result without the attribute is the smallest, as `NSSortDescriptor`
+    /// orders nil: first when ascending, last when descending.
     public var ascending: Bool
 
     /// Orders by `key`.

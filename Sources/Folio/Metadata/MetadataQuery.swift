@@ -325,8 +325,9 @@ open class MetadataQuery: NSObject, @unchecked Sendable {
                 let less = MetadataPredicate.Comparison.compare(x, .less, y, [])
                 let greater = MetadataPredicate.Comparison.compare(x, .greater, y, [])
                 if less || greater { return ascending ? less : greater }
-                if x == .null { return !ascending }
-                if y == .null { return ascending }
+                // No value is the smallest, as NSSortDescriptor orders nil.
+                if x == .null { return ascending }
+                if y == .null { return !ascending }
             }
             return a.path < b.path
         }
