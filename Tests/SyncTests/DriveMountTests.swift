@@ -97,6 +97,9 @@ struct DriveMountTests {
         let expected = scratch.child("b.txt")
         try Data(large.utf8).write(to: expected)
         #expect(try run("sha256sum", root + "/dir/b.txt").prefix(64) == run("sha256sum", expected.path).prefix(64))
+        // Read as it arrived, the file is placed in the replica when its download ends, which may
+        // be after the reader is done.
+        #expect(await eventually { mount.fileSystem.downloadsUnderWay == 0 })
         let beneath = mount.fileSystem.replicaPath
         #expect(FileManager.default.contents(atPath: beneath + "/dir/b.txt") == Data(large.utf8))
         #expect(!FileManager.default.fileExists(atPath: beneath + "/dir/b.txt.folio-cloud"))

@@ -111,6 +111,9 @@ struct DriveOnDemandTests {
         #expect(try status(drive + "/remote.txt") == "cloud")
         #expect(try run("stat", "-c", "%s %b", drive + "/remote.txt").stdout == "\(content.utf8.count) 0\n")
         #expect(try run("cat", drive + "/remote.txt").stdout == content)
+        // Its download ends after the reader may be done (placed, then noted): the daemon's stop
+        // below must not come in between.
+        #expect(await eventually { (try? self.status(drive + "/remote.txt")) == "local" })
 
         // A program's new file in the mount reaches the server by the daemon's passes.
         #expect(try run("sh", "-c", "echo 'made by a shell' > '\(drive)/made.txt'").status == 0)
