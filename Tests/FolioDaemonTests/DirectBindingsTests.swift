@@ -1,4 +1,5 @@
 @testable import FolioDaemon
+import FolioTestTraits
 import GRDB
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// text of every kind (empty, multi-byte, long), numbers, flags and nulls; a
 /// failing statement throws SQLite's words and leaves the statement usable. Runs under
 /// AddressSanitizer too (`scripts/test`).
-@Suite("Values bound straight to SQLite")
+@Suite("Values bound straight to SQLite", .elasticPool)
 struct DirectBindingsTests {
     @Test func valuesComeBackAsBound() throws {
         let queue = try DatabaseQueue()

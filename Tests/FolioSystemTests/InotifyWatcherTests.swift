@@ -11,12 +11,15 @@ import Testing
 
 @Suite("InotifyWatcher", .elasticPool)
 struct InotifyWatcherTests {
-    /// Everything a watcher's sequence delivered so far, gathered by a task of its own.
+    /// Everything a watcher's sequence delivered so far, gathered by a task of its own, on the
+    /// tests' elastic pool: Swift's cooperative pool has as many threads as processors, and a
+    /// suite that runs there (`UTTypeTests`, on purpose) can hold them all in the wait for the
+    /// type database's first load, seconds under AddressSanitizer.
     final class Collector: Sendable {
         private let received = Mutex<[InotifyWatcher.Event]>([])
 
         init(_ watcher: InotifyWatcher) {
-            Task {
+            Task(executorPreference: ElasticPoolTrait.executor) {
                 for await batch in watcher.events { self.received.withLock { $0 += batch } }
             }
         }
@@ -149,7 +152,7 @@ struct InotifyWatcherTests {
     @Test func stoppingEndsTheSequence() async throws {
         let watcher = try InotifyWatcher(logger: Self.logger)
         let ended = Shared(false)
-        Task {
+        Task(executorPreference: ElasticPoolTrait.executor) {
             for await _ in watcher.events {}
             ended.update { $0 = true }
         }

@@ -1,8 +1,9 @@
 import FolioSystem
+import FolioTestTraits
 import Testing
 
 /// `String(validUTF8:)` accepts exactly what the standard library's `String(validating:as:)` does.
-@Suite("UTF-8 validation")
+@Suite("UTF-8 validation", .elasticPool)
 struct UTF8ValidationTests {
     /// Each kind of malformed sequence, and well-formed text of every length of encoding.
     @Test(arguments: [

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import FolioTestTraits
 @preconcurrency import Glibc
 #endif
 import FolioSystem
@@ -8,7 +9,7 @@ import Foundation
 import Testing
 
 /// The socket address and the item marks read with raw memory (run under AddressSanitizer too).
-@Suite("Unix socket addresses and item marks")
+@Suite("Unix socket addresses and item marks", .elasticPool)
 struct UnixSocketAddressTests {
     @Test func bindsConnectsAndRefusesAPathTooLong() throws {
         let dir = try TemporaryDirectory("unix-address")

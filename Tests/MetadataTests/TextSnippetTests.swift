@@ -1,9 +1,10 @@
 @testable import Folio
+import FolioTestTraits
 import Testing
 
 /// The passages a content search returns: the words around the first match, matched words marked
 /// (U+0002 … U+0003), folded as the content index folds them.
-@Suite("Search passages")
+@Suite("Search passages", .elasticPool)
 struct TextSnippetTests {
     @Test func aShortTextIsWholeWithItsMatchesMarked() {
         #expect(TextWords.snippet(of: "budget budget: the Budget.", words: ["budget"]) == "\u{2}budget\u{3} \u{2}budget\u{3}: the \u{2}Budget\u{3}.")

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import FolioTestTraits
 @preconcurrency import Glibc
 #endif
 import Folio
@@ -12,7 +13,7 @@ import Testing
 /// An item that cannot hold an identity attribute is known by its inode form: device, inode and
 /// birth time (or inode generation), so a later file the file system gives the same inode is not
 /// the granted or bookmarked one; a form without that mark names nothing.
-@Suite("Inode forms")
+@Suite("Inode forms", .elasticPool)
 struct InodeFormTests {
     @Test func aReusedInodeIsAnotherItem() throws {
         let dir = try TemporaryDirectory("inode-form")

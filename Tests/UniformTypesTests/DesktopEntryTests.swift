@@ -1,3 +1,4 @@
+import FolioTestTraits
 import Foundation
 import FolioSystem
 import FolioTesting
@@ -7,7 +8,7 @@ import Testing
 /// Desktop entries as the Desktop Entry Specification and `gio open` read them: the `Exec` line's
 /// quoting and field codes, lookup by desktop entry id, and the associations that stand in when
 /// no default is set.
-@Suite("Desktop entries")
+@Suite("Desktop entries", .elasticPool)
 struct DesktopEntryTests {
     static func entry(_ text: String, id: String = "x.desktop") -> DesktopEntry? {
         DesktopEntry(id: id, path: "/apps/" + id, bytes: Array(text.utf8))
