@@ -271,6 +271,42 @@ struct DriveOnDemandTests {
         #expect(read.status == 0 && read.stdout == content, "\(read.stderr)\n\(daemon.log)")
     }
 
+    /// A program's read of a file not downloaded is not kept waiting by a pass sending another
+    /// file (a large upload, a slow link): the download runs beside the pass, which ends after it.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aReadIsNotKeptWaitingByAPassSendingAnotherFile() async throws {
+        let server = try TestServer(.apache)
+        let proxy = try FaultProxy(upstreamPort: server.port)
+        let home = try await Home("drive-on-demand-beside") { _ in
+            try Data("kept far away".utf8).write(to: server.root!.appendingPathComponent("far.txt"))
+            server.fixOwnership()
+            return ["webdav", proxy.baseURL.absoluteString]
+        }
+        let daemon = home.daemon, drive = home.drive
+        defer { home.daemon.stop() }
+        #expect(await eventually(30) { FileManager.default.fileExists(atPath: drive + "/far.txt") }, "\(daemon.log)")
+        #expect(try status(drive + "/far.txt") == "cloud")
+
+        // A pass sends a new file, held on its way to the server.
+        let gate = FaultProxy.Gate()
+        defer { gate.open() }
+        proxy.add(.init(method: "PUT", pathContains: "sent.txt", action: .hold(gate), times: 1))
+        #expect(try run("sh", "-c", "echo sending > '\(drive)/sent.txt'").status == 0)
+        #expect(await eventually(30) { gate.held == 1 }, "\(daemon.log)")
+        // The read is served while the pass still waits (a read waiting for the pass would end
+        // only at the timeout's kill).
+        let read = try run("timeout", "20", "cat", drive + "/far.txt")
+        #expect(read.status == 0 && read.stdout == "kept far away", "\(read.status) \(read.stderr)\n\(daemon.log)")
+        #expect(gate.held == 1, "the pass had ended")
+        #expect(await eventually { (try? self.status(drive + "/far.txt")) == "local" })
+        // The pass goes on to its end.
+        gate.open()
+        let sent = server.root!.appendingPathComponent("sent.txt").path
+        #expect(await eventually(30) { FileManager.default.contents(atPath: sent) == Data("sending\n".utf8) }, "\(daemon.log)")
+        let shown = try ProcessRunner.folio(["drive", "status"], environment: home.environment)
+        #expect(shown.stdout.contains("files: 2 local, 0 in the cloud, 0 waiting to upload"), "\(shown.stdout)\(shown.stderr)")
+    }
+
     /// A program's read of a file not downloaded gets its first bytes when the server sends them,
     /// not when the whole file is here; the rest as it arrives; and an error, never a short file,
     /// when the download breaks off.

@@ -43,7 +43,7 @@ package struct DriveSync: Sendable {
     /// One pass, while holding the drive's lock. With `retryingSetAside` (a pass the user asked
     /// for), actions set aside after failing pass after pass are tried again.
     package func sync(confirmingDeletions: Bool = false, retryingSetAside: Bool = false) async throws -> SyncReport {
-        let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(lockPath)
         defer { lock.release() }
         // Every user of the staging folder (a pass, a download, an eviction) holds the lock, so
         // what is there now was left by one that was killed: it goes, before the pass and after.
@@ -53,6 +53,10 @@ package struct DriveSync: Sendable {
         _ = try? await sweepStaging()
         return try outcome.get()
     }
+
+    /// The drive's lock file: one pass, download or eviction at a time, of any process (but for
+    /// downloads beside a pass of this process: ``download(_:progress:arriving:)``).
+    var lockPath: String { paths.stateDirectory + "/drive.lock" }
 
     /// The staging folder, where transfers write before a file takes its place.
     var stagingDirectory: String { replicaRoot + "/" + LocalReplica.stagingName }
@@ -104,7 +108,7 @@ package struct DriveSync: Sendable {
 
     /// Makes the next pass a merge that deletes nothing (see ``SyncEngine/repair()``).
     package func repair() async throws {
-        let lock = try await DriveLock.acquire(paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(lockPath)
         defer { lock.release() }
         try await engine.repair()
     }
@@ -125,16 +129,41 @@ extension DriveSync {
     }
 
     /// Downloads the placeholders at or below `paths` (drive paths), reporting to `progress` (and
-    /// a single file's content as it is written to `arriving`).
+    /// a single file's content as it is written to `arriving`). Holds the drive's lock, or runs
+    /// beside a pass of this process that leaves the paths alone: a program's open waits for its
+    /// file, not for a pass sending others.
     package func download(_ paths: [String], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [String] {
-        let lock = try await DriveLock.acquire(self.paths.stateDirectory + "/drive.lock")
-        defer { lock.release() }
-        return try await engine.materialize(paths.map(SyncPath.init), progress: progress, arriving: arriving).map(\.text)
+        let targets = paths.map(SyncPath.init)
+        while true {
+            if let done = try await engine.materializeBesidePass(targets, progress: progress, arriving: arriving) { return done.map(\.text) }
+            guard let lock = try await lockUnlessBesidePass(targets) else { continue }
+            defer { lock.release() }
+            return try await engine.materialize(targets, progress: progress, arriving: arriving).map(\.text)
+        }
+    }
+
+    /// The drive's lock; or nil, having given up waiting for it, once a pass of this process that
+    /// leaves `targets` alone is under way.
+    private func lockUnlessBesidePass(_ targets: [SyncPath]) async throws -> DriveLock? {
+        try await withThrowingTaskGroup(of: DriveLock?.self) { group in
+            group.addTask { [lockPath] in try await DriveLock.acquire(lockPath) }
+            group.addTask { [engine] in
+                while await !engine.admitsBesidePass(targets) { try await Task.sleep(for: .milliseconds(20)) }
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            // The lock taken just as the wait for it was given up goes back.
+            while !group.isEmpty {
+                if case .some(.some(let lock)) = try? await group.next() { lock.release() }
+            }
+            return first
+        }
     }
 
     /// Evicts the downloaded files at or below `paths`; returns those evicted and the refusals.
     package func evict(_ paths: [String]) async throws -> (evicted: [String], refused: [(String, FileProviderError)]) {
-        let lock = try await DriveLock.acquire(self.paths.stateDirectory + "/drive.lock")
+        let lock = try await DriveLock.acquire(lockPath)
         defer { lock.release() }
         let (evicted, refused) = try await engine.evict(paths.map(SyncPath.init))
         return (evicted.map(\.text), refused.map { ($0.0.text, $0.1) })

@@ -33,7 +33,9 @@ extension SyncEngine {
     /// `progress`; returns the paths materialized. Cancelling the task stops it: what is not
     /// downloaded stays a placeholder, and a partial download leaves nothing behind. A single
     /// file's content is reported to `arriving` as it is written, where the provider can.
-    func materialize(_ paths: [SyncPath], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [SyncPath] {
+    /// `besidePass`: a pass runs meanwhile (``materializeBesidePass(_:progress:arriving:)``), and
+    /// the board shows it, not this.
+    func materialize(_ paths: [SyncPath], progress: Progress, arriving: ArrivingContents? = nil, besidePass: Bool = false) async throws -> [SyncPath] {
         let base = try await journal.base()
         let targets = try Self.files(within: paths, base: base, replica: replica).filter { base[$0]?.isPlaceholder == true }
         // Bytes (at least one per file). Each download reports to a progress of its own, mirrored
@@ -41,9 +43,9 @@ extension SyncEngine {
         // provider does for an empty file.
         let sizes = targets.map { max(1, PlaceholderStub.read(at: replica.stubPath($0))?.size ?? 1) }
         progress.totalUnitCount = sizes.reduce(0, +)
-        // Shown as a pass would be (the drive's lock keeps passes out meanwhile).
-        board.beginPass(actions: targets.count, bytes: progress.totalUnitCount)
-        defer { board.endPass() }
+        // Shown as a pass would be (the drive's lock keeps passes out meanwhile), unless beside one.
+        if !besidePass { board.beginPass(actions: targets.count, bytes: progress.totalUnitCount) }
+        defer { if !besidePass { board.endPass() } }
         try FileManager.default.createDirectory(atPath: replica.staging, withIntermediateDirectories: true)
         var request = FileProviderRequest(temporaryDirectory: URL(fileURLWithPath: replica.staging))
         if targets.count == 1 { request.arriving = arriving }
@@ -77,7 +79,7 @@ extension SyncEngine {
             await mirror.value
             completed += size
             progress.completedUnitCount = completed
-            board.actionEnded(bytes: size)
+            if !besidePass { board.actionEnded(bytes: size) }
             // The folder's entry on disk before the base that records it (``flushPlaced(_:)``).
             try await SyncFileWork.run { [replica] in try LocalReplica.flushFolders([replica.absolute(path.parent ?? .root)]) }
             try await journal.record([

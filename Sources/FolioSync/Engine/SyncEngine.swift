@@ -42,6 +42,11 @@ actor SyncEngine {
     let stagingSlots: StagingSlots
     /// What the passes and downloads are doing now, for progress shown to people.
     let board = SyncProgressBoard()
+    /// The pass running now, as a download beside it sees it (``materializeBesidePass(_:progress:arriving:)``).
+    var passStage = PassStage.none
+    /// Downloads running beside the pass, and the pass's end waiting for them.
+    var besidePass = 0
+    var besidePassEnded: [CheckedContinuation<Void, Never>] = []
 
     init(
         provider: any FileProvider, replica: LocalReplica, journal: SyncJournal, versions: VersionStore, guards: SyncGuards = SyncGuards(),
@@ -63,6 +68,14 @@ actor SyncEngine {
     /// - Throws: ``SyncStop`` when the pass changed nothing because something must be looked at;
     ///   a provider error when the server could not be listed.
     func sync(confirmingDeletions: Bool = false, retryingSetAside: Bool = false) async throws -> SyncReport {
+        passStage = .planning
+        let outcome: Result<SyncReport, any Error>
+        do { outcome = .success(try await pass(confirmingDeletions: confirmingDeletions, retryingSetAside: retryingSetAside)) } catch { outcome = .failure(error) }
+        await endPassStage()
+        return try outcome.get()
+    }
+
+    private func pass(confirmingDeletions: Bool, retryingSetAside: Bool) async throws -> SyncReport {
         let known = try await journal.marker()
         try checkReplica(syncedBefore: known != nil)
         let token = replicaToken()
@@ -150,6 +163,7 @@ actor SyncEngine {
                 actions.append(action)
             }
         }
+        passStage = .running(touching: actions.flatMap(\.paths))
         if !held.isEmpty {
             logger.warning("deletions held by the mass-deletion guard", metadata: ["count": "\(held.count)", "synced": "\(base.count)"])
         }

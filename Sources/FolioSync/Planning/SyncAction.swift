@@ -47,6 +47,14 @@ enum SyncAction: Equatable, Sendable {
         }
     }
 
+    /// Every path the action changes: its own, and where a move takes the item from.
+    var paths: [SyncPath] {
+        switch self {
+        case .moveRemote(let from, let to, _), .moveLocal(let from, let to, _): [from, to]
+        default: [path]
+        }
+    }
+
     /// Whether the action deletes something on either side.
     var isDeletion: Bool {
         switch self {
