@@ -17,12 +17,13 @@ struct DriveBesidePassTests {
         let one = try await backend.device("one")
         try one.write("changed.txt", "first")
         try one.write("other.txt", "left alone")
+        try one.write("twice.txt", "asked for twice")
         try await one.settle()
         let home = try TemporaryDirectory("drive-beside")
         let paths = FolioPaths(environment: home.xdgEnvironment())
         let two = try DriveSync(provider: backend.provider(), paths: paths)
         let first = try await two.sync()
-        #expect(first.placeholders == 2, "\(first)")
+        #expect(first.placeholders == 3, "\(first)")
         func read(_ name: String) -> String? {
             FileManager.default.contents(atPath: paths.driveDirectory + "/" + name).map { String(decoding: $0, as: UTF8.self) }
         }
@@ -42,6 +43,19 @@ struct DriveBesidePassTests {
         #expect(read("other.txt") == "left alone")
         // The pass still runs, and shows as its own (its two actions: the upload, the placeholder).
         #expect(two.progress.pass?.actions == 2, "\(two.progress)")
+
+        // Two downloads of one file beside the pass take turns: the second finds it downloaded.
+        let held = FaultProxy.Gate()
+        defer { held.open() }
+        proxy.add(.init(method: "GET", pathContains: "twice.txt", action: .hold(held), times: 1))
+        let firstAsk = Task { try await two.download(["twice.txt"], progress: Progress(totalUnitCount: 0)) }
+        #expect(await eventually { held.held == 1 })
+        let secondAsk = Task { try await two.download(["twice.txt"], progress: Progress(totalUnitCount: 0)) }
+        #expect(await eventually { DriveLock.waiting(at: two.lockPath) == 1 })
+        held.open()
+        #expect(try await firstAsk.value == ["twice.txt"])
+        #expect(try await secondAsk.value == [])
+        #expect(read("twice.txt") == "asked for twice")
 
         // The file whose placeholder the pass brings up to date waits for the pass's end, then
         // downloads what the pass found.

@@ -17,18 +17,18 @@ extension SyncEngine {
     }
 
     /// Downloads the placeholders at or below `paths` beside the pass running now, as
-    /// ``materialize(_:progress:arriving:)`` does; nil, having done nothing, when no pass runs or
-    /// when the pass changes one of the paths, something within one, or a folder holding one.
-    /// Waits for a pass that has not planned yet to plan.
+    /// ``materialize(_:progress:arriving:)`` does; nil, having done nothing, when no pass runs,
+    /// or when the pass or another download beside it changes one of the paths, something
+    /// within one, or a folder holding one. Waits for a pass that has not planned yet to plan.
     func materializeBesidePass(_ paths: [SyncPath], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [SyncPath]? {
         while case .planning = passStage {
             try await Task.sleep(for: .milliseconds(20))
         }
         guard admitsBesidePass(paths) else { return nil }
-        besidePass += 1
+        besidePass.append(paths)
         defer {
-            besidePass -= 1
-            if besidePass == 0 {
+            besidePass.remove(at: besidePass.firstIndex(of: paths)!)
+            if besidePass.isEmpty {
                 for waiter in besidePassEnded { waiter.resume() }
                 besidePassEnded = []
             }
@@ -36,17 +36,20 @@ extension SyncEngine {
         return try await materialize(paths, progress: progress, arriving: arriving, besidePass: true)
     }
 
-    /// Whether a pass runs that leaves `paths` alone, and what lies within and above them.
+    /// Whether a pass runs that leaves `paths` alone, and what lies within and above them, as
+    /// the downloads beside it do (two downloads of one file take turns: the second finds it
+    /// downloaded).
     func admitsBesidePass(_ paths: [SyncPath]) -> Bool {
         guard case .running(let touching) = passStage else { return false }
-        return !touching.contains { changed in paths.contains { changed.isWithin($0) || $0.isWithin(changed) } }
+        let overlaps = { (changed: SyncPath) in paths.contains { changed.isWithin($0) || $0.isWithin(changed) } }
+        return !touching.contains(where: overlaps) && !besidePass.joined().contains(where: overlaps)
     }
 
     /// The pass ended: downloads wait for the drive's lock again, and those running beside it end
     /// first (the caller then sweeps the staging folder they write in).
     func endPassStage() async {
         passStage = .none
-        while besidePass > 0 {
+        while !besidePass.isEmpty {
             await withCheckedContinuation { besidePassEnded.append($0) }
         }
     }

@@ -44,8 +44,8 @@ actor SyncEngine {
     let board = SyncProgressBoard()
     /// The pass running now, as a download beside it sees it (``materializeBesidePass(_:progress:arriving:)``).
     var passStage = PassStage.none
-    /// Downloads running beside the pass, and the pass's end waiting for them.
-    var besidePass = 0
+    /// The paths of each download running beside the pass, and the pass's end waiting for them.
+    var besidePass: [[SyncPath]] = []
     var besidePassEnded: [CheckedContinuation<Void, Never>] = []
 
     init(
