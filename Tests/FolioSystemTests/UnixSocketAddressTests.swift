@@ -1,10 +1,10 @@
 #if canImport(Glibc)
-import FolioTestTraits
 @preconcurrency import Glibc
 #endif
 import FolioSystem
 import FolioWire
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import Testing
 

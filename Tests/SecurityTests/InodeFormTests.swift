@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-import FolioTestTraits
 @preconcurrency import Glibc
 #endif
 import Folio
 @testable import FolioDaemon
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Foundation
 import SystemPackage
 import Testing

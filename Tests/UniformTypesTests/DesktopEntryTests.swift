@@ -1,7 +1,7 @@
-import FolioTestTraits
 import Foundation
 import FolioSystem
 import FolioTesting
+import FolioTestTraits
 import Testing
 @testable import UniformTypes
 
