@@ -9,7 +9,7 @@ extension SyncEngine {
     /// Where the pass running now is.
     enum PassStage: Sendable {
         /// No pass runs.
-        case none
+        case idle
         /// A pass runs and has not planned yet: what it will change is not known.
         case planning
         /// A pass runs what it planned, changing these paths (and what lies within them).
@@ -18,12 +18,9 @@ extension SyncEngine {
 
     /// Downloads the placeholders at or below `paths` beside the pass running now, as
     /// ``materialize(_:progress:arriving:)`` does; nil, having done nothing, when no pass runs,
-    /// or when the pass or another download beside it changes one of the paths, something
-    /// within one, or a folder holding one. Waits for a pass that has not planned yet to plan.
+    /// when it has not planned yet, or when the pass or another download beside it changes one
+    /// of the paths, something within one, or a folder holding one.
     func materializeBesidePass(_ paths: [SyncPath], progress: Progress, arriving: ArrivingContents? = nil) async throws -> [SyncPath]? {
-        while case .planning = passStage {
-            try await Task.sleep(for: .milliseconds(20))
-        }
         guard admitsBesidePass(paths) else { return nil }
         besidePass.append(paths)
         defer {
@@ -48,7 +45,7 @@ extension SyncEngine {
     /// The pass ended: downloads wait for the drive's lock again, and those running beside it end
     /// first (the caller then sweeps the staging folder they write in).
     func endPassStage() async {
-        passStage = .none
+        passStage = .idle
         while !besidePass.isEmpty {
             await withCheckedContinuation { besidePassEnded.append($0) }
         }

@@ -43,7 +43,7 @@ actor SyncEngine {
     /// What the passes and downloads are doing now, for progress shown to people.
     let board = SyncProgressBoard()
     /// The pass running now, as a download beside it sees it (``materializeBesidePass(_:progress:arriving:)``).
-    var passStage = PassStage.none
+    var passStage = PassStage.idle
     /// The paths of each download running beside the pass, and the pass's end waiting for them.
     var besidePass: [[SyncPath]] = []
     var besidePassEnded: [CheckedContinuation<Void, Never>] = []
