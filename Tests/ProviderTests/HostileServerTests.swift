@@ -82,6 +82,38 @@ struct HostileServerTests {
         }
     }
 
+    /// A namespace prefix holds in the element that declares it and within it, an inner declaration
+    /// hides an outer one, and a prefix is gone once its element ends (Apache declares its `lp1`
+    /// and `lp2` on every response).
+    @Test func namespacesHoldWhereTheyAreDeclared() throws {
+        func parse(_ text: String) throws(XMLRefusal) -> [DAVResource] { try MultistatusParser.parse(Array(text.utf8)) }
+        let scoped = """
+            <D:multistatus xmlns:D="DAV:"><D:response xmlns:lp1="DAV:" xmlns:lp2="http://apache.org/dav/props/"><D:href>/a</D:href>
+            <D:propstat><D:prop><lp1:getetag>"1"</lp1:getetag><lp2:executable>T</lp2:executable></D:prop><D:status>HTTP/1.1  200  OK</D:status></D:propstat></D:response>
+            <D:response xmlns:lp1="urn:other"><D:href>/b</D:href><D:propstat><D:prop><lp1:getetag>other</lp1:getetag>
+            <D:getcontentlength xmlns:D="urn:other">5</D:getcontentlength><D:getcontentlength>7</D:getcontentlength></D:prop>
+            <D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>
+            <response xmlns="DAV:"><href>/c</href><propstat><prop><getetag>"3"</getetag></prop><status>HTTP/1.1 200 OK</status></propstat></response>
+            <D:response><D:href>/d</D:href><D:propstat><D:prop><D:getetag>"4"</D:getetag></D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat></D:response>
+            </D:multistatus>
+            """
+        #expect(try parse(scoped) == [
+            DAVResource(href: "/a", etag: "\"1\"", isExecutable: true), DAVResource(href: "/b", contentLength: 7), DAVResource(href: "/c", etag: "\"3\""),
+            DAVResource(href: "/d"),
+        ])
+        let refused = [
+            // lp1 declared on the first response only.
+            "<D:multistatus xmlns:D=\"DAV:\"><D:response xmlns:lp1=\"DAV:\"><D:href>/a</D:href></D:response><D:response><D:href>/b</D:href><lp1:x/></D:response></D:multistatus>",
+            // More declarations in scope than any server writes.
+            "<D:multistatus xmlns:D=\"DAV:\" " + (0...256).map { "xmlns:p\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "/>",
+        ]
+        for text in refused {
+            #expect(throws: XMLRefusal.self, "\(text.prefix(60))") { try parse(text) }
+        }
+        // As many as that is read.
+        #expect(try parse("<D:multistatus xmlns:D=\"DAV:\" " + (1...255).map { "xmlns:p\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "/>") == [])
+    }
+
     @Test func hrefsDecodeOnlyInsideTheBase() {
         #expect(DAVPath.relative("/dav/a%20b/c.txt", basePath: "/dav/") == "a b/c.txt")
         #expect(DAVPath.relative("http://127.0.0.1:8080/dav/folder/", basePath: "/dav/", origin: "http://127.0.0.1:8080") == "folder")

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Folio
 import FolioSystem
 import Foundation
@@ -31,9 +34,16 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     static var maximumDepth: Int { 32 }
     static var maximumText: Int { 64 << 10 }
 
+    static var maximumNamespaces: Int { 256 }
+
     private let bytes: [UInt8]
     private var index = 0
-    private var namespaces: [[String: String]] = [[:]]
+    /// The namespace declarations in scope, innermost last: a prefix's bytes (where the declaring
+    /// attribute wrote it; empty for the default namespace) and its namespace. A declaration is
+    /// looked up from the end, so an inner one hides an outer one of the same prefix.
+    private var bindings: [(prefix: Range<Int>, namespace: String)] = []
+    /// How many declarations were in scope before each open element's own.
+    private var bindingsBefore: [Int] = []
     private var open: [XMLName] = []
     /// Where the names of the open elements are written: an end tag must repeat its start tag's.
     private var openNames: [Range<Int>] = []
@@ -42,9 +52,21 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private var resolvedNames: [ResolvedKey: XMLName] = [:]
     private static var maximumResolvedNames: Int { 1024 }
 
+    /// A resolved name's key: its namespace and its local name's bytes, hashed and compared as a
+    /// block of bytes (an `ArraySlice`'s own hashing takes its bytes one call at a time).
     private struct ResolvedKey: Hashable {
         var namespace: String
         var local: ArraySlice<UInt8>
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.namespace == b.namespace && a.local.count == b.local.count
+                && a.local.withUnsafeBytes { x in b.local.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(namespace)
+            local.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
     private var text: [UInt8] = []
     private var handler: Handler
@@ -107,7 +129,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private mutating func openTag() throws(XMLRefusal) {
         index += 1
         let nameRange = try readName()
-        var attributes: [(String, String)] = []
+        var attributes: [(range: Range<Int>, value: String)] = []
         var selfClosing = false
         while true {
             skipSpace()
@@ -121,7 +143,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
                 selfClosing = true
                 break
             }
-            let attribute = text(of: try readName())
+            let attribute = try readName()
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw XMLRefusal("an attribute without a value") }
             index += 1
@@ -141,13 +163,18 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             index += 1
             attributes.append((attribute, value))
         }
-        var scope = namespaces.last!
-        for (attribute, value) in attributes {
-            if attribute == "xmlns" { scope[""] = value } else if attribute.hasPrefix("xmlns:") { scope[String(attribute.dropFirst(6))] = value }
-        }
         guard open.count < Self.maximumDepth else { throw XMLRefusal("elements nested deeper than \(Self.maximumDepth)") }
-        namespaces.append(scope)
-        let resolved = try resolve(nameRange, in: scope)
+        bindingsBefore.append(bindings.count)
+        for (name, value) in attributes where name.count >= 5 && bytes[name.prefix(5)].elementsEqual("xmlns".utf8) {
+            let rest = name.dropFirst(5)
+            if rest.isEmpty {
+                bindings.append((rest, value))
+            } else if bytes[rest.lowerBound] == UInt8(ascii: ":") {
+                bindings.append((rest.dropFirst(), value))
+            }
+        }
+        guard bindings.count <= Self.maximumNamespaces else { throw XMLRefusal("more than \(Self.maximumNamespaces) namespace declarations in scope") }
+        let resolved = try resolve(nameRange)
         let parent = open.last
         open.append(resolved)
         openNames.append(nameRange)
@@ -162,7 +189,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ">") else { throw XMLRefusal("a malformed end tag") }
         index += 1
-        guard let top = openNames.last, bytes[top].elementsEqual(bytes[name]) else {
+        guard let top = openNames.last, same(top, name) else {
             throw XMLRefusal("an end tag </\(text(of: name))> that does not match")
         }
         try endElement()
@@ -171,7 +198,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private mutating func endElement() throws(XMLRefusal) {
         let element = open.removeLast()
         openNames.removeLast()
-        namespaces.removeLast()
+        bindings.removeSubrange(bindingsBefore.removeLast()...)
         let content: String
         if text.isEmpty {
             content = ""
@@ -183,19 +210,27 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         text.removeAll(keepingCapacity: true)
     }
 
-    private mutating func resolve(_ name: Range<Int>, in scope: [String: String]) throws(XMLRefusal) -> XMLName {
+    private mutating func resolve(_ name: Range<Int>) throws(XMLRefusal) -> XMLName {
         let key: ResolvedKey
         if let colon = bytes[name].firstIndex(of: UInt8(ascii: ":")) {
-            let prefix = String(decoding: bytes[name.lowerBound..<colon], as: UTF8.self)
-            guard let namespace = scope[prefix] else { throw XMLRefusal("an undeclared namespace prefix “\(prefix)”") }
+            guard let namespace = namespace(of: name.lowerBound..<colon) else {
+                throw XMLRefusal("an undeclared namespace prefix “\(text(of: name.lowerBound..<colon))”")
+            }
             key = ResolvedKey(namespace: namespace, local: bytes[(colon + 1)..<name.upperBound])
         } else {
-            key = ResolvedKey(namespace: scope[""] ?? "", local: bytes[name])
+            key = ResolvedKey(namespace: namespace(of: name.lowerBound..<name.lowerBound) ?? "", local: bytes[name])
         }
         if let known = resolvedNames[key] { return known }
         let resolved = XMLName(namespace: key.namespace, local: String(decoding: key.local, as: UTF8.self))
         if resolvedNames.count < Self.maximumResolvedNames { resolvedNames[key] = resolved }
         return resolved
+    }
+
+    /// The namespace the prefix written at `prefix` stands for here (an empty range: the default
+    /// namespace), or nil when none is declared.
+    private func namespace(of prefix: Range<Int>) -> String? {
+        for binding in bindings.reversed() where same(binding.prefix, prefix) { return binding.namespace }
+        return nil
     }
 
     // MARK: Text
@@ -215,6 +250,13 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     }
 
     // MARK: Scanning
+
+    /// Whether the bytes at `a` and at `b` are the same.
+    private func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + a.lowerBound, $0.baseAddress! + b.lowerBound, a.count) == 0 }
+    }
 
     private func starts(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount

@@ -22,10 +22,7 @@ enum DAVPath {
         // Most hrefs begin with the base's very bytes: only the rest is decoded and split. (A base
         // with escapes or empty segments is compared decoded, segment by segment, below.)
         if isPlain(basePath), path.starts(with: basePath.utf8) {
-            guard let decoded = decodedBytes(path.dropFirst(basePath.utf8.count)) else { return nil }
-            var rest = decoded.split(separator: slash, omittingEmptySubsequences: false)[...]
-            if rest.last?.isEmpty == true { rest.removeLast() }
-            return joined(rest)
+            return decodedBytes(path.dropFirst(basePath.utf8.count)).flatMap(checked)
         }
         guard let decoded = decodedBytes(path), let base = decodedBytes(basePath.utf8[...]) else { return nil }
         let baseSegments = base.split(separator: slash, omittingEmptySubsequences: true)
@@ -54,13 +51,37 @@ enum DAVPath {
     /// The segments below the base joined by `/`, or nil when one names what no file system here
     /// can hold (empty, `.`, `..`, NUL, longer than 255 bytes).
     private static func joined(_ rest: ArraySlice<ArraySlice<UInt8>>) -> String? {
+        guard rest.allSatisfy(isHoldable) else { return nil }
+        return String(decoding: Array(rest.joined(separator: [UInt8(ascii: "/")])), as: UTF8.self)
+    }
+
+    /// The decoded path below the base, `rest`, as ``joined(_:)`` gives it once split at its
+    /// slashes (one trailing slash dropped), read in place: a listing takes this for every item.
+    private static func checked(_ rest: [UInt8]) -> String? {
+        guard !rest.isEmpty else { return "" }
         let slash = UInt8(ascii: "/")
-        for segment in rest {
-            guard !segment.isEmpty, !segment.elementsEqual([UInt8(ascii: ".")]), !segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]),
-                !segment.contains(0), segment.count <= 255
-            else { return nil }
+        let end = rest.last == slash ? rest.endIndex - 1 : rest.endIndex
+        var start = rest.startIndex
+        while true {
+            let stop = rest[start..<end].firstIndex(of: slash) ?? end
+            guard isHoldable(rest[start..<stop]) else { return nil }
+            if stop == end { break }
+            start = stop + 1
         }
-        return String(decoding: Array(rest.joined(separator: [slash])), as: UTF8.self)
+        return String(decoding: rest[..<end], as: UTF8.self)
+    }
+
+    /// Whether a file system here can hold a file named `segment` (not empty, `.` or `..`, no NUL,
+    /// at most 255 bytes).
+    private static func isHoldable(_ segment: ArraySlice<UInt8>) -> Bool {
+        let dot = UInt8(ascii: ".")
+        switch segment.count {
+        case 0: return false
+        case 1 where segment.first == dot: return false
+        case 2 where segment.first == dot && segment.last == dot: return false
+        case 256...: return false
+        default: return !segment.contains(0)
+        }
     }
 
     /// Where `needle` (ASCII) first starts in `bytes`.

@@ -36,6 +36,11 @@ struct MultistatusParser: BoundedXMLHandler {
         try BoundedXMLReader.read(bytes, into: MultistatusParser()).resources
     }
 
+    private static let resourceType = XMLName(namespace: "DAV:", local: "resourcetype")
+    private static let response = XMLName(namespace: "DAV:", local: "response")
+    private static let propstat = XMLName(namespace: "DAV:", local: "propstat")
+    private static let executable = XMLName(namespace: "http://apache.org/dav/props/", local: "executable")
+
     mutating func began(_ element: XMLName, within parent: XMLName?) throws(XMLRefusal) {
         guard element.namespace == "DAV:" else { return }
         switch element.local {
@@ -44,7 +49,7 @@ struct MultistatusParser: BoundedXMLHandler {
         case "propstat":
             pending = DAVResource(href: "")
             pendingStatus = nil
-        case "collection" where parent == XMLName(namespace: "DAV:", local: "resourcetype"):
+        case "collection" where parent == Self.resourceType:
             pending.isCollection = true
         default:
             break
@@ -53,25 +58,22 @@ struct MultistatusParser: BoundedXMLHandler {
 
     mutating func ended(_ element: XMLName, within parent: XMLName?, text: String) throws(XMLRefusal) {
         let value = Self.trimmed(text)
-        if element == XMLName(namespace: "http://apache.org/dav/props/", local: "executable"), !value.isEmpty {
-            pending.isExecutable = value == "T"
+        guard element.namespace == "DAV:" else {
+            if element == Self.executable, !value.isEmpty { pending.isExecutable = value == "T" }
             return
         }
-        guard element.namespace == "DAV:" else { return }
-        // A property asked for and not found is listed empty in a 404 propstat.
-        if value.isEmpty, ["getetag", "getcontentlength", "getlastmodified", "getcontenttype"].contains(element.local) { return }
         switch element.local {
-        case "href" where parent == XMLName(namespace: "DAV:", local: "response"):
+        case "href" where parent == Self.response:
             current?.href = value
-        case "status" where parent == XMLName(namespace: "DAV:", local: "propstat"):
-            let parts = value.split(separator: " ")
-            pendingStatus = parts.count >= 2 ? Int(parts[1]) : nil
-        case "getetag": pending.etag = value
-        case "getcontentlength":
+        case "status" where parent == Self.propstat:
+            pendingStatus = Self.statusCode(value)
+        // A property asked for and not found is listed empty in a 404 propstat.
+        case "getetag" where !value.isEmpty: pending.etag = value
+        case "getcontentlength" where !value.isEmpty:
             guard let length = Int64(value), length >= 0 else { throw XMLRefusal("a content length “\(value.prefix(40))”") }
             pending.contentLength = length
-        case "getlastmodified": pending.lastModified = value
-        case "getcontenttype": pending.contentType = value
+        case "getlastmodified" where !value.isEmpty: pending.lastModified = value
+        case "getcontenttype" where !value.isEmpty: pending.contentType = value
         case "propstat":
             if pendingStatus == 200, var resource = current {
                 resource.isCollection = resource.isCollection || pending.isCollection
@@ -90,6 +92,16 @@ struct MultistatusParser: BoundedXMLHandler {
         default:
             break
         }
+    }
+
+    /// The code of a status line (`HTTP/1.1 200 OK`): the second of its words separated by spaces,
+    /// or nil when that is not a number.
+    static func statusCode(_ line: String) -> Int? {
+        let bytes = line.utf8
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        var rest = bytes[bytes.index(after: space)...]
+        while rest.first == UInt8(ascii: " ") { rest = rest.dropFirst() }
+        return Int(Substring(rest.prefix { $0 != UInt8(ascii: " ") }))
     }
 
     /// `text` without XML's white space (space, tab, CR, LF) at either end: read as bytes, since
