@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import Folio
 import FolioSystem
 import Foundation
@@ -33,7 +30,6 @@ protocol BoundedXMLHandler {
 struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     static var maximumDepth: Int { 32 }
     static var maximumText: Int { 64 << 10 }
-
     static var maximumNamespaces: Int { 256 }
 
     private let bytes: [UInt8]
@@ -59,8 +55,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         var local: ArraySlice<UInt8>
 
         static func == (a: Self, b: Self) -> Bool {
-            a.namespace == b.namespace && a.local.count == b.local.count
-                && a.local.withUnsafeBytes { x in b.local.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+            a.namespace == b.namespace && a.local.withUnsafeBytes { x in b.local.withUnsafeBytes { y in ByteOrder.equal(x, y) } }
         }
 
         func hash(into hasher: inout Hasher) {
@@ -253,9 +248,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
 
     /// Whether the bytes at `a` and at `b` are the same.
     private func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        guard a.count == b.count else { return false }
-        guard !a.isEmpty else { return true }
-        return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress! + a.lowerBound, $0.baseAddress! + b.lowerBound, a.count) == 0 }
+        bytes[a].withUnsafeBytes { x in bytes[b].withUnsafeBytes { y in ByteOrder.equal(x, y) } }
     }
 
     private func starts(_ literal: StaticString) -> Bool {
