@@ -114,6 +114,46 @@ struct HostileServerTests {
         #expect(try parse("<D:multistatus xmlns:D=\"DAV:\" " + (1...255).map { "xmlns:p\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "/>") == [])
     }
 
+    /// Two listings that differ only in the order of a start tag's attributes (Apache's namespace
+    /// declarations, in its hash table's order) or the spaces between them have one digest; any
+    /// other difference, in a value, a name, the text, a comment or a tag that is not plainly well
+    /// formed, gives another.
+    @Test func listingDigestsIgnoreOnlyTheOrderOfAttributes() {
+        func digest(_ text: String) -> String { "\(ListingDigest.of(Array(text.utf8)))" }
+        let apache = """
+            <?xml version="1.0" encoding="utf-8"?>
+            <D:multistatus xmlns:D="DAV:" xmlns:ns1="http://apache.org/dav/props/" xmlns:ns0="DAV:">
+            <D:response xmlns:lp1="DAV:" xmlns:lp2="http://apache.org/dav/props/" xmlns:g0="DAV:" xmlns:g1="http://apache.org/dav/props/">
+            <D:href>/a/</D:href><D:propstat><D:prop><lp1:getetag>"1-2"</lp1:getetag></D:prop></D:propstat></D:response></D:multistatus>
+            """
+        let same = [
+            apache.replacingOccurrences(of: #"xmlns:g0="DAV:" xmlns:g1="http://apache.org/dav/props/""#, with: #"xmlns:g1="http://apache.org/dav/props/" xmlns:g0="DAV:""#),
+            apache.replacingOccurrences(of: #"<D:multistatus xmlns:D="DAV:" xmlns:ns1"#, with: "<D:multistatus \n xmlns:ns1=\"http://apache.org/dav/props/\" xmlns:D=\"DAV:\"\txmlns:ns1")
+                .replacingOccurrences(of: #"xmlns:ns1="http://apache.org/dav/props/" xmlns:ns0"#, with: "xmlns:ns0"),
+        ]
+        for text in same { #expect(digest(text) == digest(apache), "\(text)") }
+        let other = [
+            apache.replacingOccurrences(of: #""1-2""#, with: #""1-3""#),
+            apache.replacingOccurrences(of: #"xmlns:g0="DAV:""#, with: #"xmlns:g0="DAV:x""#),
+            apache.replacingOccurrences(of: #"xmlns:g0="DAV:""#, with: #"xmlns:g2="DAV:""#),
+            apache.replacingOccurrences(of: "<D:href>", with: "<!-- <x b=\"1\" a=\"2\"> --><D:href>"),
+            apache.replacingOccurrences(of: "<D:href>", with: "<!-- <x a=\"2\" b=\"1\"> --><D:href>"),
+            apache.replacingOccurrences(of: "<D:href>/a/", with: "<D:href><![CDATA[<x b=\"1\" a=\"2\">]]>"),
+            apache.replacingOccurrences(of: #"xmlns:g0="DAV:" xmlns:g1"#, with: #"xmlns:g0="DAV:"xmlns:g1"#),
+            apache.replacingOccurrences(of: #"xmlns:lp1="DAV:""#, with: #"xmlns:lp1=DAV:"#),
+            String(apache.dropLast(20)),
+        ]
+        let digests = other.map(digest)
+        #expect(!digests.contains(digest(apache)))
+        #expect(Set(digests).count == other.count, "\(digests)")
+        // A comment's or a CDATA section's text counts as it is, whatever it looks like.
+        #expect(
+            digest(apache.replacingOccurrences(of: "<D:href>/a/", with: "<D:href><![CDATA[<x b=\"1\" a=\"2\">]]>"))
+                != digest(apache.replacingOccurrences(of: "<D:href>/a/", with: "<D:href><![CDATA[<x a=\"2\" b=\"1\">]]>")))
+        // Cut anywhere, never a trap.
+        for end in 0...apache.utf8.count { _ = ListingDigest.of(Array(apache.utf8.prefix(end))) }
+    }
+
     @Test func hrefsDecodeOnlyInsideTheBase() {
         #expect(DAVPath.relative("/dav/a%20b/c.txt", basePath: "/dav/") == "a b/c.txt")
         #expect(DAVPath.relative("http://127.0.0.1:8080/dav/folder/", basePath: "/dav/", origin: "http://127.0.0.1:8080") == "folder")

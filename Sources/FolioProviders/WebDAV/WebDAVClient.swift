@@ -137,6 +137,29 @@ struct WebDAVClient: Sendable {
 
     /// The resources of a PROPFIND at `depth` (0 or 1).
     func propfind(_ relative: String, depth: Int) async throws -> [DAVResource] {
+        try read(try await propfindReply(relative, depth: depth), relative)
+    }
+
+    /// A folder's Depth 1 listing: unchanged, or read with its reply's digest.
+    enum FolderReply: Sendable {
+        /// The reply said what the one whose digest the caller gave said.
+        case unchanged
+        /// The reply's resources, and its digest for the next time.
+        case read([DAVResource], digest: SHA256Digest)
+    }
+
+    /// The folder `relative`'s Depth 1 listing, unless its reply says what the one whose digest is
+    /// `previous` said (``ListingDigest``). A server lists a folder where nothing changed the same
+    /// way each time, and taking a reply's digest costs a small part of reading it again.
+    func list(_ relative: String, unless previous: SHA256Digest?) async throws -> FolderReply {
+        let body = try await propfindReply(relative, depth: 1)
+        let digest = ListingDigest.of(body)
+        if let previous, previous == digest { return .unchanged }
+        return .read(try read(body, relative), digest: digest)
+    }
+
+    /// The body of a PROPFIND's multistatus reply.
+    private func propfindReply(_ relative: String, depth: Int) async throws -> [UInt8] {
         let body = Array(
             """
             <?xml version="1.0" encoding="utf-8"?>
@@ -146,8 +169,13 @@ struct WebDAVClient: Sendable {
             "PROPFIND", relative, headers: [("Depth", "\(depth)"), ("Content-Type", "application/xml; charset=utf-8")], body: body,
             limit: Self.maximumListing)
         guard reply.status == 207 else { throw statusError(reply.status, "PROPFIND", relative, body: reply.body) }
+        return reply.body
+    }
+
+    /// The resources a multistatus reply to a PROPFIND of `relative` names.
+    private func read(_ body: [UInt8], _ relative: String) throws -> [DAVResource] {
         do {
-            return try MultistatusParser.parse(reply.body)
+            return try MultistatusParser.parse(body)
         } catch {
             throw FileProviderError(.cannotSynchronize, message: "the server's listing of /\(relative) cannot be read: \(error)")
         }

@@ -6,8 +6,10 @@ public enum WebDAVFuzzing {
     /// Parses `bytes` as a PROPFIND reply and decodes every href against a base: refused or read,
     /// never a trap, and no decoded path escapes the base. The same bytes as an error reply's body
     /// give the server's words: plain, short, without markup or control characters; as a
-    /// PROPPATCH reply, its statuses are three-digit codes. Each listed date is read or refused.
+    /// PROPPATCH reply, its statuses are three-digit codes. Each listed date is read or refused. The
+    /// reply's digest (``ListingDigest``) is taken without a trap, and is the same taken twice.
     public static func exerciseMultistatus(_ bytes: [UInt8]) {
+        precondition(ListingDigest.of(bytes) == ListingDigest.of(bytes), "a listing's digest that changes")
         precondition(WebDAVProvider.propstatStatuses(bytes).allSatisfy { (0...999).contains($0) }, "a status that is not three digits")
         if let words = HTTPStatusError.words(bytes) {
             precondition(words.count <= 201, "the server's words are too long")

@@ -2,7 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import AsyncHTTPClient
-import Crypto
+package import Crypto
 public import Folio
 package import FolioSystem
 public import Foundation
@@ -40,6 +40,9 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     /// The probe under way, which calls made meanwhile wait for.
     private var probing: Task<Profile, any Error>?
     var listing = ListingSnapshot()
+    /// Each folder's listing at the last walk, by path: what a reply that comes back the same
+    /// gives again. A walk keeps only the folders it listed.
+    var folderListings: [String: FolderListing] = [:]
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     let logger = Logger(label: "folio.provider.webdav")
@@ -58,6 +61,12 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
             base: URL(string: base)!, authorization: authorization, client: HTTPTransfer.sharedClient,
             requestTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         self.pageSize = pageSize
+    }
+
+    /// The items listed in a folder, and the digest of the server's reply they were read from.
+    package struct FolderListing: Sendable {
+        package var digest: SHA256Digest
+        package var items: [FileProviderItemRecord]
     }
 
     // MARK: Identifiers and items
@@ -136,10 +145,22 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
 
     /// The children of the folder at `relative`.
     func children(_ relative: String) async throws -> [FileProviderItemRecord] {
+        try await listing(of: relative, previous: nil).items
+    }
+
+    /// The children of the folder at `relative` with the digest of the reply they were read from:
+    /// `previous`'s items again when the server's reply has not changed since.
+    package func listing(of relative: String, previous: FolderListing?) async throws -> FolderListing {
         let folder = Self.identifier(relative)
-        let resources = try await dav.propfind(relative.isEmpty ? "" : relative + "/", depth: 1)
-        var types = FileNameTypes()
-        return resources.compactMap { record($0, &types) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
+        switch try await dav.list(relative.isEmpty ? "" : relative + "/", unless: previous?.digest) {
+        case .unchanged:
+            guard let previous else { preconditionFailure("a listing is unchanged only from one the caller had") }
+            return previous
+        case .read(let resources, let digest):
+            var types = FileNameTypes()
+            let items = resources.compactMap { record($0, &types) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
+            return FolderListing(digest: digest, items: items)
+        }
     }
 
     func listChildren(of container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord] {
@@ -150,27 +171,32 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
         return listed
     }
 
-    /// Every item below the root, one PROPFIND per folder (Depth: infinity is often disabled).
+    /// Every item below the root, one PROPFIND per folder (Depth: infinity is often disabled). A
+    /// folder whose reply is the same as at the last walk is not read again (``folderListings``).
     func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var folders = [""]
+        let previous = folderListings
+        var listed: [String: FolderListing] = [:]
         // Sixteen listings at a time (as many as the connections to one server); any failure
         // fails the walk.
-        try await withThrowingTaskGroup(of: [FileProviderItemRecord].self) { group in
+        try await withThrowingTaskGroup(of: (String, FolderListing).self) { group in
             var running = 0
             while true {
                 while running < 16, let folder = folders.popLast() {
-                    group.addTask { try await self.children(folder) }
+                    group.addTask { (folder, try await self.listing(of: folder, previous: previous[folder])) }
                     running += 1
                 }
-                guard running > 0, let items = try await group.next() else { break }
+                guard running > 0, let (folder, listing) = try await group.next() else { break }
                 running -= 1
-                for item in items {
+                listed[folder] = listing
+                for item in listing.items {
                     found[item.itemIdentifier] = item
                     if item.isFolder { folders.append(Self.relative(item.itemIdentifier)) }
                 }
             }
         }
+        folderListings = listed
         return found
     }
 
