@@ -134,16 +134,20 @@ package struct SyncJournal: Sendable {
     func base() async throws -> [SyncPath: BaseEntry] {
         try await database.read { db in
             var result: [SyncPath: BaseEntry] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM sync_base WHERE domain = ?", arguments: [domain])
+            result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_base WHERE domain = ?", arguments: [domain]) ?? 0)
+            // Columns read by position, not by name: a name is looked up in the row at every read,
+            // ten times a path.
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT path, is_folder, identifier, version, hash, device, inode, size, modified, placeholder FROM sync_base WHERE domain = ?",
+                arguments: [domain])
             while let row = try rows.next() {
-                let path: Data = row["path"]
+                let path: Data = row[0]
                 var fingerprint: LocalFingerprint?
-                if let device: Int64 = row["device"], let inode: Int64 = row["inode"], let size: Int64 = row["size"], let modified: Double = row["modified"] {
+                if let device: Int64 = row[5], let inode: Int64 = row[6], let size: Int64 = row[7], let modified: Double = row[8] {
                     fingerprint = LocalFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size, modified: modified)
                 }
                 result[SyncPath(String(decoding: path, as: UTF8.self))] = BaseEntry(
-                    isFolder: row["is_folder"], identifier: row["identifier"], version: row["version"], hash: row["hash"], fingerprint: fingerprint,
-                    isPlaceholder: row["placeholder"])
+                    isFolder: row[1], identifier: row[2], version: row[3], hash: row[4], fingerprint: fingerprint, isPlaceholder: row[9])
             }
             return result
         }
