@@ -10,6 +10,8 @@ struct ListingSnapshot: Sendable {
     private(set) var changes = ProviderChangeLog()
     /// The items sorted by identifier (the working set's page order), made once per listing.
     private var sorted: [FileProviderItemRecord]?
+    /// The walk the items are from, while nothing else has changed them (``ListingWalk/number``).
+    private var takenWalk: Int?
 
     /// The items sorted by identifier's bytes.
     mutating func sortedByIdentifier() -> [FileProviderItemRecord] {
@@ -21,6 +23,18 @@ struct ListingSnapshot: Sendable {
 
     /// Takes a new whole listing, recording what differs from the last one.
     mutating func update(with found: [FileProviderItemIdentifier: FileProviderItemRecord]) {
+        update(with: ListingWalk(items: found))
+    }
+
+    /// Takes a walk, recording what differs from the last listing taken: nothing to compare when the
+    /// walk repeats the one whose items these are, untouched since (the sorted items then stand too).
+    mutating func update(with walk: ListingWalk) {
+        if let repeated = walk.repeats, repeated == takenWalk, items != nil {
+            takenWalk = walk.number
+            return
+        }
+        let found = walk.items
+        takenWalk = walk.number
         if let previous = items {
             for (identifier, old) in previous {
                 if let new = found[identifier] {
@@ -39,6 +53,7 @@ struct ListingSnapshot: Sendable {
     /// lay below them) gone.
     mutating func remember(_ item: FileProviderItemRecord?, removed: [FileProviderItemIdentifier] = []) {
         sorted = nil
+        takenWalk = nil
         if !removed.isEmpty {
             let gone = Set(removed)
             for identifier in removed where items?[identifier] == nil { changes.recordDeletion(identifier) }
@@ -67,4 +82,15 @@ struct ListingSnapshot: Sendable {
         }
         return false
     }
+}
+
+/// A whole listing of a provider's items, as a walk of its folders or keys found them.
+struct ListingWalk: Sendable {
+    /// Every item below the root.
+    var items: [FileProviderItemIdentifier: FileProviderItemRecord]
+    /// This walk's number, among the provider's walks (0: not counted).
+    var number = 0
+    /// The number of the walk this one repeats, when the server answered every listing of it as it
+    /// answered that walk's (the items are then that walk's).
+    var repeats: Int?
 }

@@ -15,7 +15,7 @@ protocol RemoteTreeProvider: Actor {
     /// The calls waiting to write each busy path.
     var waiters: [String: [CheckedContinuation<Void, Never>]] { get set }
     /// Every item below the root.
-    func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord]
+    func walk() async throws -> ListingWalk
     /// The items directly in `container` (not the working set); noSuchItem when it is not a folder.
     func listChildren(of container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord]
 }

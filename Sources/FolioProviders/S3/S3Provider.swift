@@ -191,7 +191,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
         return files + folders
     }
 
-    func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+    func walk() async throws -> ListingWalk {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var types = FileNameTypes()
         for object in try await s3.listAll(prefix: prefix).objects {
@@ -204,7 +204,7 @@ public actor S3Provider: HashingFileProvider, RemoteTreeProvider {
                 parent = Self.parent(of: parent)
             }
         }
-        return found
+        return ListingWalk(items: found)
     }
 
     // MARK: FileProvider (reading)

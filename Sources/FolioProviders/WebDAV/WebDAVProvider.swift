@@ -40,9 +40,11 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     /// The probe under way, which calls made meanwhile wait for.
     private var probing: Task<Profile, any Error>?
     var listing = ListingSnapshot()
-    /// Each folder's listing at the last walk, by path: what a reply that comes back the same
-    /// gives again. A walk keeps only the folders it listed.
-    var folderListings: [String: FolderListing] = [:]
+    /// The last walk's number and each folder's listing at that walk, by path: what a reply that
+    /// comes back the same gives again. A walk keeps only the folders it listed.
+    var folderListings: (walk: Int, folders: [String: FolderListing]) = (0, [:])
+    /// The walks begun so far.
+    private var walks = 0
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     let logger = Logger(label: "folio.provider.webdav")
@@ -172,32 +174,37 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Rem
     }
 
     /// Every item below the root, one PROPFIND per folder (Depth: infinity is often disabled). A
-    /// folder whose reply is the same as at the last walk is not read again (``folderListings``).
-    func walk() async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+    /// folder whose reply is the same as at the last walk is not read again (``folderListings``);
+    /// when none is read again, and no folder came or went, the walk repeats the last one.
+    func walk() async throws -> ListingWalk {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var folders = [""]
         let previous = folderListings
+        walks += 1
+        let number = walks
         var listed: [String: FolderListing] = [:]
+        var reused = 0
         // Sixteen listings at a time (as many as the connections to one server); any failure
         // fails the walk.
         try await withThrowingTaskGroup(of: (String, FolderListing).self) { group in
             var running = 0
             while true {
                 while running < 16, let folder = folders.popLast() {
-                    group.addTask { (folder, try await self.listing(of: folder, previous: previous[folder])) }
+                    group.addTask { (folder, try await self.listing(of: folder, previous: previous.folders[folder])) }
                     running += 1
                 }
                 guard running > 0, let (folder, listing) = try await group.next() else { break }
                 running -= 1
                 listed[folder] = listing
+                if previous.folders[folder]?.digest == listing.digest { reused += 1 }
                 for item in listing.items {
                     found[item.itemIdentifier] = item
                     if item.isFolder { folders.append(Self.relative(item.itemIdentifier)) }
                 }
             }
         }
-        folderListings = listed
-        return found
+        folderListings = (number, listed)
+        return ListingWalk(items: found, number: number, repeats: reused == listed.count && listed.count == previous.folders.count ? previous.walk : nil)
     }
 
     // MARK: FileProvider (reading)
