@@ -21,13 +21,8 @@ struct ListingSnapshot: Sendable {
         return made
     }
 
-    /// Takes a new whole listing, recording what differs from the last one.
-    mutating func update(with found: [FileProviderItemIdentifier: FileProviderItemRecord]) {
-        update(with: ListingWalk(items: found))
-    }
-
-    /// Takes a walk, recording what differs from the last listing taken: nothing to compare when the
-    /// walk repeats the one whose items these are, untouched since (the sorted items then stand too).
+    /// Takes a new whole listing, recording what differs from the last one: nothing to compare when
+    /// the walk repeats the one whose items these are, untouched since (the sorted items then stand too).
     mutating func update(with walk: ListingWalk) {
         if let repeated = walk.repeats, repeated == takenWalk, items != nil {
             takenWalk = walk.number

@@ -10,6 +10,10 @@ import Folio
 /// passed over whole, and a start tag that is not plainly well formed (an attribute without a quoted
 /// value, a reply cut short) is taken as it is, so two replies with one digest always read the same.
 enum ListingDigest {
+    /// What stands before each attribute of a tag whose attributes are put in order.
+    private static let space: [UInt8] = [UInt8(ascii: " ")]
+
+    /// The digest of `body`.
     static func of(_ body: [UInt8]) -> SHA256Digest {
         var hasher = SHA256()
         body.withUnsafeBufferPointer { bytes in
@@ -83,7 +87,7 @@ enum ListingDigest {
                     hasher.update(bufferPointer: raw(flushed..<nameEnd))
                     attributes.sort { ByteOrder.precedes(raw($0), raw($1)) }
                     for attribute in attributes {
-                        hasher.update(data: [UInt8(ascii: " ")])
+                        hasher.update(data: space)
                         hasher.update(bufferPointer: raw(attribute))
                     }
                     flushed = index
