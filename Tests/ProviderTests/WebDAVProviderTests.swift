@@ -65,7 +65,7 @@ struct WebDAVProviderTests {
         #expect(failures.isEmpty, "\(failures)")
     }
 
-    /// A folder whose reply comes back byte for byte the same is not read again: the items read from
+    /// A folder whose reply says what it said last time is not read again: the items read from
     /// it last time stand (here a stand-in with one of two, which only a reuse returns); a folder
     /// changed on the server, behind the provider's back, is read again, and the working set has
     /// the change.

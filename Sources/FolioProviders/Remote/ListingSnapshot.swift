@@ -24,12 +24,10 @@ struct ListingSnapshot: Sendable {
     /// Takes a new whole listing, recording what differs from the last one: nothing to compare when
     /// the walk repeats the one whose items these are, untouched since (the sorted items then stand too).
     mutating func update(with walk: ListingWalk) {
-        if let repeated = walk.repeats, repeated == takenWalk, items != nil {
-            takenWalk = walk.number
-            return
-        }
-        let found = walk.items
+        let repeatsTaken = walk.repeats != nil && walk.repeats == takenWalk && items != nil
         takenWalk = walk.number
+        if repeatsTaken { return }
+        let found = walk.items
         if let previous = items {
             for (identifier, old) in previous {
                 if let new = found[identifier] {
