@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 extension String {
     /// `bytes` as a string when they are UTF-8, nil when they are not. The standard library's
     /// `String(validating:as:)` runs unspecialized from here (a generic metadata look-up on every
@@ -6,8 +10,9 @@ extension String {
     /// takes the library's specialized path. A repaired string differs from its bytes wherever it
     /// repaired them, so equal bytes mean valid UTF-8.
     package init?(validUTF8 bytes: UnsafeRawBufferPointer) {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.utf8.elementsEqual(bytes) else { return nil }
+        var text = String(decoding: bytes, as: UTF8.self)
+        // Compared as blocks (a string just decoded is stored contiguously), not byte by byte.
+        guard text.withUTF8({ $0.count == bytes.count && ($0.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, $0.count) == 0) }) else { return nil }
         self = text
     }
 

@@ -114,6 +114,41 @@ struct HostileServerTests {
         #expect(try parse("<D:multistatus xmlns:D=\"DAV:\" " + (1...255).map { "xmlns:p\($0)=\"urn:\($0)\"" }.joined(separator: " ") + "/>") == [])
     }
 
+    /// A reply reads the same however it writes its texts and names: a text in runs of plain text,
+    /// references and CDATA (with a comment between) is one text; a namespace written with a
+    /// reference is the one it names; a prefix bound to forty namespaces in turn (more than the
+    /// reader numbers) means each in its place, Apache's first bound late among them; and two
+    /// hundred names before a known one leave it known.
+    @Test func textsAndNamesReadTheSameHoweverTheyAreWritten() throws {
+        func parse(_ text: String) throws(XMLRefusal) -> [DAVResource] { try MultistatusParser.parse(Array(text.utf8)) }
+        let pieces = """
+            <D:multistatus xmlns:D="DAV:"><D:response><D:href>/a<![CDATA[ b<]]>&amp;c<!-- x -->d&#x2F;<![CDATA[]]></D:href></D:response>
+            <D:response xmlns:E="DAV&#58;"><E:href>/e</E:href><E:propstat><E:prop><E:getetag>"e"</E:getetag></E:prop>
+            <E:status>HTTP/1.1 200 OK</E:status></E:propstat></D:response></D:multistatus>
+            """
+        #expect(try parse(pieces) == [DAVResource(href: "/a b<&cd/"), DAVResource(href: "/e", etag: "\"e\"")])
+
+        let apache = "http://apache.org/dav/props/"
+        func bound(_ number: Int) -> String { number == 20 ? "DAV:" : number >= 35 && number.isMultiple(of: 2) ? apache : "urn:\(number)" }
+        let bindings = (0..<40).map { number in
+            """
+            <D:response xmlns:p="\(bound(number))"><D:href>/\(number)</D:href><D:propstat><D:prop><p:getetag>"\(number)"</p:getetag>
+            <p:executable>T</p:executable></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>
+            """
+        }
+        let rebound = try parse("<D:multistatus xmlns:D=\"DAV:\">" + bindings.joined() + "</D:multistatus>")
+        #expect(rebound == (0..<40).map { number in
+            DAVResource(href: "/\(number)", etag: bound(number) == "DAV:" ? "\"\(number)\"" : nil, isExecutable: bound(number) == apache ? true : nil)
+        })
+
+        let names = (0..<200).map { "<D:unknown\($0)/><x:getetag>\($0)</x:getetag>" }.joined()
+        let many = """
+            <D:multistatus xmlns:D="DAV:" xmlns:x="urn:x"><D:response><D:href>/m</D:href><D:propstat><D:prop>\(names)<D:getetag>"m"</D:getetag>
+            <D:getcontentlength>3</D:getcontentlength></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>
+            """
+        #expect(try parse(many) == [DAVResource(href: "/m", etag: "\"m\"", contentLength: 3)])
+    }
+
     /// Two listings that differ only in the order of a start tag's attributes (Apache's namespace
     /// declarations, in its hash table's order) or the spaces between them have one digest; any
     /// other difference, in a value, a name, the text, a comment or a tag that is not plainly well

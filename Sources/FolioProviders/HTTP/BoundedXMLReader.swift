@@ -27,93 +27,91 @@ protocol BoundedXMLHandler {
 /// a server could abuse: no DTD (so no entity expansion or external entities), at most 32 levels, a
 /// cap on every text. A body that breaks a rule is refused whole, so a damaged listing can never
 /// look like a shorter one.
+///
+/// It reads the body in place, through a pointer: a listing of 10,000 files is some 5 MB of
+/// elements, and every byte is looked at once (text runs found with `memchr`), every name resolved
+/// through a small table of the names seen, and a text made a string only when its element ends.
 struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     static var maximumDepth: Int { 32 }
     static var maximumText: Int { 64 << 10 }
     static var maximumNamespaces: Int { 256 }
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     /// The namespace declarations in scope, innermost last: a prefix's bytes (where the declaring
-    /// attribute wrote it; empty for the default namespace) and its namespace. A declaration is
-    /// looked up from the end, so an inner one hides an outer one of the same prefix.
-    private var bindings: [(prefix: Range<Int>, namespace: String)] = []
+    /// attribute wrote it; empty for the default namespace) and its namespace (``namespaces``). A
+    /// declaration is looked up from the end, so an inner one hides an outer one of the same prefix.
+    private var bindings: [(prefix: Range<Int>, namespace: Int)] = []
     /// How many declarations were in scope before each open element's own.
     private var bindingsBefore: [Int] = []
     private var open: [XMLName] = []
     /// Where the names of the open elements are written: an end tag must repeat its start tag's.
     private var openNames: [Range<Int>] = []
-    /// Names already resolved, by namespace and local name, so that a listing's thousands of
-    /// elements share a few strings (at most ``maximumResolvedNames``).
-    private var resolvedNames: [ResolvedKey: XMLName] = [:]
-    private static var maximumResolvedNames: Int { 1024 }
-
-    /// A resolved name's key: its namespace and its local name's bytes, hashed and compared as a
-    /// block of bytes (an `ArraySlice`'s own hashing takes its bytes one call at a time).
-    private struct ResolvedKey: Hashable {
-        var namespace: String
-        var local: ArraySlice<UInt8>
-
-        static func == (a: Self, b: Self) -> Bool {
-            a.namespace == b.namespace && a.local.withUnsafeBytes { x in b.local.withUnsafeBytes { y in ByteOrder.equal(x, y) } }
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(namespace)
-            local.withUnsafeBytes { hasher.combine(bytes: $0) }
-        }
-    }
-    private var text: [UInt8] = []
+    /// The namespaces declared so far, each once (the first, empty, is no namespace): a listing
+    /// declares the same few again in each of its thousands of responses, so each declaration is a
+    /// comparison of bytes here rather than a new string.
+    private var namespaces = NamespaceTable()
+    /// Names already resolved, by their namespace and local name: a listing's thousands of elements
+    /// share a few names, and so their strings.
+    private var resolvedNames = ResolvedNames()
+    /// The text directly inside the innermost open element: where it is written while it is one
+    /// run of plain text (the common case), else gathered here (several runs, references, CDATA).
+    private var textRun: Range<Int>?
+    private var gathered: [UInt8] = []
+    private var isGathered = false
     private var handler: Handler
 
-    private init(_ bytes: [UInt8], handler: Handler) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, handler: Handler) {
         self.bytes = bytes
         self.handler = handler
     }
 
     /// Reads `bytes` into `handler`, returning it with everything it was told.
     static func read(_ bytes: [UInt8], into handler: Handler) throws(XMLRefusal) -> Handler {
-        var reader = BoundedXMLReader(bytes, handler: handler)
-        try reader.run()
-        return reader.handler
+        try bytes.withUnsafeBufferPointer { buffer throws(XMLRefusal) in
+            var reader = BoundedXMLReader(buffer, handler: handler)
+            try reader.run()
+            return reader.handler
+        }
     }
 
     private mutating func run() throws(XMLRefusal) {
         var sawRoot = false
         while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "<") {
-                if starts("<?") {
-                    try skip(past: "?>")
-                } else if starts("<!--") {
-                    try skip(past: "-->")
-                } else if starts("<![CDATA[") {
-                    index += 9
-                    let start = index
-                    try skip(past: "]]>")
-                    try appendText(bytes[start..<(index - 3)])
-                } else if starts("<!") {
-                    throw XMLRefusal("a document type or declaration (refused: no DTDs)")
-                } else if starts("</") {
-                    try closeTag()
-                } else {
-                    if open.isEmpty {
-                        guard !sawRoot else { throw XMLRefusal("a second root element") }
-                        sawRoot = true
-                    }
-                    try openTag()
-                }
-            } else {
+            guard bytes[index] == UInt8(ascii: "<") else {
                 let start = index
-                while index < bytes.count, bytes[index] != UInt8(ascii: "<") { index += 1 }
+                index = position(of: UInt8(ascii: "<"), from: index) ?? bytes.count
                 if open.isEmpty {
                     guard bytes[start..<index].allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }) else {
                         throw XMLRefusal("text outside the root element")
                     }
                 } else {
-                    // Checked as UTF-8 when the element ends; only text with references is decoded here.
-                    let raw = bytes[start..<index]
-                    try appendText(raw.contains(UInt8(ascii: "&")) ? ArraySlice(Array(try decode(raw).utf8)) : raw)
+                    try appendText(start..<index)
                 }
+                continue
+            }
+            switch index + 1 < bytes.count ? bytes[index + 1] : 0 {
+            case UInt8(ascii: "/"):
+                try closeTag()
+            case UInt8(ascii: "?"):
+                try skip(past: "?>")
+            case UInt8(ascii: "!"):
+                if starts("<!--") {
+                    try skip(past: "-->")
+                } else if starts("<![CDATA[") {
+                    index += 9
+                    let start = index
+                    try skip(past: "]]>")
+                    try appendRaw(start..<(index - 3))
+                } else {
+                    throw XMLRefusal("a document type or declaration (refused: no DTDs)")
+                }
+            default:
+                if open.isEmpty {
+                    guard !sawRoot else { throw XMLRefusal("a second root element") }
+                    sawRoot = true
+                }
+                try openTag()
             }
         }
         guard sawRoot, open.isEmpty else { throw XMLRefusal("the document ends inside an element") }
@@ -124,7 +122,8 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private mutating func openTag() throws(XMLRefusal) {
         index += 1
         let nameRange = try readName()
-        var attributes: [(range: Range<Int>, value: String)] = []
+        guard open.count < Self.maximumDepth else { throw XMLRefusal("elements nested deeper than \(Self.maximumDepth)") }
+        let before = bindings.count
         var selfClosing = false
         while true {
             skipSpace()
@@ -149,31 +148,26 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             let quote = bytes[index]
             index += 1
             let start = index
-            while index < bytes.count, bytes[index] != quote {
-                guard bytes[index] != UInt8(ascii: "<") else { throw XMLRefusal("“<” in an attribute value") }
-                index += 1
-            }
+            index = position(of: quote, from: index) ?? bytes.count
             guard index < bytes.count else { throw XMLRefusal("the document ends inside an attribute") }
-            let value = try decode(bytes[start..<index])
+            let value = start..<index
             index += 1
-            attributes.append((attribute, value))
-        }
-        guard open.count < Self.maximumDepth else { throw XMLRefusal("elements nested deeper than \(Self.maximumDepth)") }
-        bindingsBefore.append(bindings.count)
-        for (name, value) in attributes where name.count >= 5 && bytes[name.prefix(5)].elementsEqual("xmlns".utf8) {
-            let rest = name.dropFirst(5)
-            if rest.isEmpty {
-                bindings.append((rest, value))
-            } else if bytes[rest.lowerBound] == UInt8(ascii: ":") {
-                bindings.append((rest.dropFirst(), value))
+            if position(of: UInt8(ascii: "<"), in: value) != nil { throw XMLRefusal("“<” in an attribute value") }
+            // A declaration: `xmlns` (the default namespace) or `xmlns:prefix`.
+            if attribute.count >= 5, same(attribute.prefix(5), "xmlns"), attribute.count == 5 || bytes[attribute.lowerBound + 5] == UInt8(ascii: ":") {
+                let namespace = try namespaces.index(of: value, in: bytes)
+                bindings.append((attribute.count == 5 ? attribute.suffix(0) : attribute.dropFirst(6), namespace))
+            } else if !isPlain(value) {
+                _ = try decode(value)
             }
         }
         guard bindings.count <= Self.maximumNamespaces else { throw XMLRefusal("more than \(Self.maximumNamespaces) namespace declarations in scope") }
+        bindingsBefore.append(before)
         let resolved = try resolve(nameRange)
         let parent = open.last
         open.append(resolved)
         openNames.append(nameRange)
-        text.removeAll(keepingCapacity: true)
+        clearText()
         try handler.began(resolved, within: parent)
         if selfClosing { try endElement() }
     }
@@ -195,76 +189,132 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
         openNames.removeLast()
         bindings.removeSubrange(bindingsBefore.removeLast()...)
         let content: String
-        if text.isEmpty {
-            content = ""
-        } else {
-            guard let valid = String(validUTF8: text) else { throw XMLRefusal("text that is not UTF-8") }
+        if isGathered {
+            guard let valid = String(validUTF8: gathered) else { throw XMLRefusal("text that is not UTF-8") }
             content = valid
+        } else if let run = textRun {
+            guard let valid = String(validUTF8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[run]))) else { throw XMLRefusal("text that is not UTF-8") }
+            content = valid
+        } else {
+            content = ""
         }
         try handler.ended(element, within: open.last, text: content)
-        text.removeAll(keepingCapacity: true)
+        clearText()
     }
 
     private mutating func resolve(_ name: Range<Int>) throws(XMLRefusal) -> XMLName {
-        let key: ResolvedKey
-        if let colon = bytes[name].firstIndex(of: UInt8(ascii: ":")) {
-            guard let namespace = namespace(of: name.lowerBound..<colon) else {
+        let namespace: Int
+        let local: Range<Int>
+        if let colon = position(of: UInt8(ascii: ":"), in: name) {
+            guard let declared = self.namespace(of: name.lowerBound..<colon) else {
                 throw XMLRefusal("an undeclared namespace prefix “\(text(of: name.lowerBound..<colon))”")
             }
-            key = ResolvedKey(namespace: namespace, local: bytes[(colon + 1)..<name.upperBound])
+            namespace = declared
+            local = (colon + 1)..<name.upperBound
         } else {
-            key = ResolvedKey(namespace: namespace(of: name.lowerBound..<name.lowerBound) ?? "", local: bytes[name])
+            namespace = self.namespace(of: name.lowerBound..<name.lowerBound) ?? NamespaceTable.none
+            local = name
         }
-        if let known = resolvedNames[key] { return known }
-        let resolved = XMLName(namespace: key.namespace, local: String(decoding: key.local, as: UTF8.self))
-        if resolvedNames.count < Self.maximumResolvedNames { resolvedNames[key] = resolved }
-        return resolved
+        return resolvedNames.name(namespace, local, in: bytes, namespaces: namespaces)
     }
 
-    /// The namespace the prefix written at `prefix` stands for here (an empty range: the default
-    /// namespace), or nil when none is declared.
-    private func namespace(of prefix: Range<Int>) -> String? {
+    /// The namespace (in ``namespaces``) the prefix written at `prefix` stands for here (an empty
+    /// range: the default namespace), or nil when none is declared.
+    private func namespace(of prefix: Range<Int>) -> Int? {
         for binding in bindings.reversed() where same(binding.prefix, prefix) { return binding.namespace }
         return nil
     }
 
     // MARK: Text
 
-    private mutating func appendText(_ raw: ArraySlice<UInt8>) throws(XMLRefusal) {
-        guard text.count + raw.count <= Self.maximumText else { throw XMLRefusal("a text longer than \(Self.maximumText) bytes") }
-        text.append(contentsOf: raw)
+    private mutating func clearText() {
+        textRun = nil
+        if isGathered {
+            gathered.removeAll(keepingCapacity: true)
+            isGathered = false
+        }
     }
 
-    /// `raw` with entities and character references decoded (``XMLEntities``); unknown ones are refused.
-    private func decode(_ raw: ArraySlice<UInt8>) throws(XMLRefusal) -> String {
-        do {
-            return try XMLEntities.decode(raw)
-        } catch {
-            throw XMLRefusal(error.reason)
+    /// Adds a run of text as written: decoded when it holds references (checked as UTF-8 when its
+    /// element ends).
+    private mutating func appendText(_ run: Range<Int>) throws(XMLRefusal) {
+        guard position(of: UInt8(ascii: "&"), in: run) != nil else { return try appendRaw(run) }
+        let decoded = Array(try decode(run).utf8)
+        try decoded.withUnsafeBufferPointer { utf8 throws(XMLRefusal) in try gather(utf8) }
+    }
+
+    /// Adds bytes taken as they are (a run of plain text, a CDATA section).
+    private mutating func appendRaw(_ run: Range<Int>) throws(XMLRefusal) {
+        if !isGathered, textRun == nil {
+            guard run.count <= Self.maximumText else { throw XMLRefusal("a text longer than \(Self.maximumText) bytes") }
+            textRun = run
+        } else {
+            try gather(UnsafeBufferPointer(rebasing: bytes[run]))
         }
+    }
+
+    private mutating func gather(_ more: UnsafeBufferPointer<UInt8>) throws(XMLRefusal) {
+        if !isGathered {
+            isGathered = true
+            if let run = textRun {
+                gathered.append(contentsOf: bytes[run])
+                textRun = nil
+            }
+        }
+        guard gathered.count + more.count <= Self.maximumText else { throw XMLRefusal("a text longer than \(Self.maximumText) bytes") }
+        gathered.append(contentsOf: more)
+    }
+
+    /// The bytes at `range` with entities and character references decoded (``XMLEntities``);
+    /// unknown ones are refused.
+    private func decode(_ range: Range<Int>) throws(XMLRefusal) -> String {
+        try XMLEntities.refusing(bytes[range])
+    }
+
+    /// Whether the bytes at `range` need no decoding: ASCII, without references.
+    private func isPlain(_ range: Range<Int>) -> Bool {
+        bytes[range].allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "&") }
     }
 
     // MARK: Scanning
 
+    /// Where `byte` is next written, from `start` on.
+    private func position(of byte: UInt8, from start: Int) -> Int? {
+        position(of: byte, in: start..<bytes.count)
+    }
+
+    /// Where `byte` is first written within `range`.
+    private func position(of byte: UInt8, in range: Range<Int>) -> Int? {
+        guard !range.isEmpty, let found = memchr(bytes.baseAddress! + range.lowerBound, Int32(byte), range.count) else { return nil }
+        return range.lowerBound + (UnsafeRawPointer(found) - UnsafeRawPointer(bytes.baseAddress! + range.lowerBound))
+    }
+
     /// Whether the bytes at `a` and at `b` are the same.
     private func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        bytes[a].withUnsafeBytes { x in bytes[b].withUnsafeBytes { y in ByteOrder.equal(x, y) } }
+        ByteOrder.equal(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[a])), UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[b])))
+    }
+
+    /// Whether the bytes at `range` are `literal`.
+    private func same(_ range: Range<Int>, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { ByteOrder.equal(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])), UnsafeRawBufferPointer($0)) }
     }
 
     private func starts(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        return literal.withUTF8Buffer { bytes[index..<(index + count)].elementsEqual($0) }
+        return index + count <= bytes.count && same(index..<(index + count), literal)
     }
 
     private mutating func skip(past literal: StaticString) throws(XMLRefusal) {
-        while index < bytes.count {
+        let first = literal.withUTF8Buffer { $0[0] }
+        while let found = position(of: first, from: index) {
+            index = found
             if starts(literal) {
                 index += literal.utf8CodeUnitCount
                 return
             }
             index += 1
         }
+        index = bytes.count
         throw XMLRefusal("the document ends before “\(literal)”")
     }
 
@@ -275,6 +325,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     /// Where the name at the reading position is written (checked as UTF-8).
     private mutating func readName() throws(XMLRefusal) -> Range<Int> {
         let start = index
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/")
@@ -282,9 +333,10 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             {
                 break
             }
+            ascii = ascii && byte < 0x80
             index += 1
         }
-        guard index > start, index - start <= 256, bytes[start..<index].allSatisfy({ $0 < 0x80 }) || String(validUTF8: bytes[start..<index]) != nil else {
+        guard index > start, index - start <= 256, ascii || String(validUTF8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index]))) != nil else {
             throw XMLRefusal("a missing or malformed name")
         }
         return start..<index
@@ -293,5 +345,65 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     /// The name written at `range` (read by ``readName()``, so UTF-8).
     private func text(of range: Range<Int>) -> String {
         String(decoding: bytes[range], as: UTF8.self)
+    }
+}
+
+/// The namespaces a reply declared, each once, by number (see ``BoundedXMLReader``).
+private struct NamespaceTable {
+    /// No namespace: an unprefixed name where no default is declared.
+    static var none: Int { 0 }
+    /// At most this many are kept; a reply that declares more distinct ones is read all the same,
+    /// each further declaration its own number.
+    static var capacity: Int { 32 }
+
+    private(set) var names: [String] = [""]
+    /// Where each kept namespace was first declared, as written (nil: written with references).
+    private var written: [Range<Int>?] = [nil]
+
+    /// The number of the namespace declared with the value at `value`.
+    mutating func index(of value: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) throws(XMLRefusal) -> Int {
+        let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[value]))
+        for (number, range) in written.enumerated() {
+            if let range, ByteOrder.equal(raw, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) { return number }
+        }
+        let name = try XMLEntities.refusing(bytes[value])
+        if let number = names.prefix(Self.capacity).firstIndex(of: name) { return number }
+        names.append(name)
+        if written.count < Self.capacity {
+            written.append(raw.contains(UInt8(ascii: "&")) ? nil : value)
+        }
+        return names.count - 1
+    }
+}
+
+/// The names a reply's elements resolved to, by namespace number and local name: a direct-mapped
+/// table of a few slots (a listing uses a dozen names), so most elements find theirs without a new
+/// string.
+private struct ResolvedNames {
+    private static var slots: Int { 64 }
+    private var table: [(namespace: Int, local: Range<Int>, name: XMLName)?] = Array(repeating: nil, count: slots)
+
+    mutating func name(_ namespace: Int, _ local: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>, namespaces: NamespaceTable) -> XMLName {
+        let written = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[local]))
+        var hash = UInt32(truncatingIfNeeded: namespace) &* 16_777_619
+        for byte in written { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let slot = Int(hash >> 26)
+        if let entry = table[slot], entry.namespace == namespace, ByteOrder.equal(written, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[entry.local]))) {
+            return entry.name
+        }
+        let name = XMLName(namespace: namespaces.names[namespace], local: String(decoding: written, as: UTF8.self))
+        table[slot] = (namespace, local, name)
+        return name
+    }
+}
+
+extension XMLEntities {
+    /// `raw` decoded (``decode(_:)``), or refused as a reply's XML.
+    fileprivate static func refusing(_ raw: Slice<UnsafeBufferPointer<UInt8>>) throws(XMLRefusal) -> String {
+        do {
+            return try decode(ArraySlice(raw))
+        } catch {
+            throw XMLRefusal(error.reason)
+        }
     }
 }
