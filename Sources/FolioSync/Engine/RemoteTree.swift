@@ -12,6 +12,7 @@ struct RemoteTree: Sendable {
     static let markerPath = ".folio/drive.json"
     /// The conflict versions every device shares (``SharedConflicts``).
     static let conflictsPath = ".folio/conflicts"
+    private static let metaFolderPath = SyncPath(metaFolder)
 
     /// The synced items by path.
     var entries: [SyncPath: RemoteEntry] = [:]
@@ -28,10 +29,9 @@ struct RemoteTree: Sendable {
 
     /// Lists everything the provider has.
     static func list(_ provider: any FileProvider, request: FileProviderRequest, logger: Logger) async throws -> RemoteTree {
-        var items: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         // The items as they came, and whether they came in the order they are taken in below
-        // (the identifiers' bytes): the remote-tree providers page the working set so, and a
-        // listing of every item need not be sorted again then.
+        // (the identifiers' bytes, each once): the remote-tree providers page the working set so,
+        // and a listing of every item need not be sorted again then.
         var listed: [FileProviderItemRecord] = []
         var inOrder = true
         var page = FileProviderPage.initialPageSortedByName
@@ -40,48 +40,70 @@ struct RemoteTree: Sendable {
             for item in result.items {
                 let record = FileProviderItemRecord(item)
                 if let last = listed.last, !ByteOrder.precedes(last.itemIdentifier.rawValue, record.itemIdentifier.rawValue) { inOrder = false }
-                items[record.itemIdentifier] = record
                 listed.append(record)
             }
             guard let next = result.nextPage else { break }
             page = next
         }
+        // The items by identifier (the last of each), made when first needed: to put a listing
+        // in order, or to find a folder not yet seen.
+        var byIdentifier: [FileProviderItemIdentifier: FileProviderItemRecord]?
+        func items() -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+            if let byIdentifier { return byIdentifier }
+            let made = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
+            byIdentifier = made
+            return made
+        }
         if !inOrder {
+            let items = items()
             listed = items.keys.sorted(by: { ByteOrder.precedes($0.rawValue, $1.rawValue) }).map { items[$0]! }
         }
         var tree = RemoteTree()
+        tree.records.reserveCapacity(listed.count)
+        tree.entries.reserveCapacity(listed.count)
         var paths: [FileProviderItemIdentifier: SyncPath?] = [.rootContainer: nil]
-        func path(of identifier: FileProviderItemIdentifier, depth: Int = 0) -> SyncPath?? {
-            if let known = paths[identifier] { return .some(known) }
-            guard depth < 256, let item = items[identifier], isLocalName(item.filename) else { return .none }
-            guard let parent = path(of: item.parentItemIdentifier, depth: depth + 1) else { return .none }
+        /// The path of `item` (.none: it has none here: a name this system cannot hold, an orphan).
+        /// Its folder's is looked up (kept as made: most listings name a folder before what it
+        /// holds), else made.
+        func path(of item: FileProviderItemRecord, depth: Int = 0) -> SyncPath?? {
+            guard depth < 256, isLocalName(item.filename) else { return .none }
+            let parent: SyncPath?
+            if let known = paths[item.parentItemIdentifier] {
+                parent = known
+            } else if let folder = items()[item.parentItemIdentifier], case .some(let made) = path(of: folder, depth: depth + 1) {
+                parent = made
+            } else {
+                return .none
+            }
             let result = parent.map { $0.appending(item.filename) } ?? SyncPath(item.filename)
-            paths[identifier] = result
+            if item.isFolder { paths[item.itemIdentifier] = result }
             return .some(result)
         }
         for item in listed {
             let identifier = item.itemIdentifier
-            guard identifier != .rootContainer, case .some(.some(let path)) = path(of: identifier) else {
+            guard identifier != .rootContainer, case .some(.some(let path)) = path(of: item) else {
                 tree.skipped.append(item.filename)
                 continue
             }
-            if path.text == metaFolder { tree.meta = item; continue }
-            if path.text == markerPath { tree.marker = item; continue }
-            if path.text == conflictsPath { tree.conflictFolder = item; continue }
-            if path.parent?.text == conflictsPath, !item.isFolder { tree.conflicts[item.filename] = item; continue }
-            if path.isWithin(SyncPath(metaFolder)) { continue }
+            if path.isWithin(metaFolderPath) {
+                if path.text == metaFolder { tree.meta = item }
+                if path.text == markerPath { tree.marker = item }
+                if path.text == conflictsPath { tree.conflictFolder = item }
+                if path.parent?.text == conflictsPath, !item.isFolder { tree.conflicts[item.filename] = item }
+                continue
+            }
             // Names Folio keeps for itself here (a placeholder's suffix anywhere, its marker and
             // staging at the top) are not synced: reported, like names this system cannot hold.
-            if PlaceholderStub.isStubName(path.name) || (path.parent == nil && LocalReplica.isPrivate(path.text)) {
+            if PlaceholderStub.isStubName(item.filename) || (!path.bytes.contains(UInt8(ascii: "/")) && LocalReplica.isPrivate(path.text)) {
                 tree.skipped.append(path.text)
                 continue
             }
-            guard tree.records[path] == nil else {
+            if let first = tree.records.updateValue(item, forKey: path) {
+                tree.records[path] = first
                 tree.skipped.append(path.text)
                 logger.warning("a second item with one name was left out", metadata: ["path": "\(path)", "identifier": "\(identifier)"])
                 continue
             }
-            tree.records[path] = item
             tree.entries[path] = RemoteEntry(identifier: identifier.rawValue, isFolder: item.isFolder, version: item.itemVersion.contentVersion, size: item.size)
         }
         return tree

@@ -26,7 +26,14 @@ struct SyncPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     var depth: Int { bytes.lazy.filter { $0 == UInt8(ascii: "/") }.count }
 
     /// `name` inside this folder.
-    func appending(_ name: String) -> SyncPath { SyncPath(bytes: bytes + [UInt8(ascii: "/")] + Array(name.utf8)) }
+    func appending(_ name: String) -> SyncPath {
+        var joined: [UInt8] = []
+        joined.reserveCapacity(bytes.count + 1 + name.utf8.count)
+        joined += bytes
+        joined.append(UInt8(ascii: "/"))
+        joined += name.utf8
+        return SyncPath(bytes: joined)
+    }
 
     /// The replica's root (the empty path), which every path lies within.
     static let root = SyncPath("")
