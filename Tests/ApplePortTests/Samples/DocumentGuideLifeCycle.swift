@@ -128,7 +128,9 @@ struct DocumentGuideLifeCycleTests {
             opening.viewWillAppear()
             #expect(await world.wait { opening.document.documentState == .normal })
             #expect(opening.document.fileWrapper?.fileWrappers?[TextFileName]?.regularFileContents == Data("first words".utf8))
-            #expect(opening.shownStates.last == .normal && !opening.conflictButtonShown && opening.editing)
+            // The view hears of the state by a notification, after the state changed.
+            #expect(await world.wait { opening.shownStates.last == .normal })
+            #expect(!opening.conflictButtonShown && opening.editing)
             opening.viewDidDisappear()
             #expect(await world.wait { opening.document.documentState.contains(.closed) })
         }
