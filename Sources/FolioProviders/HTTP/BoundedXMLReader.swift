@@ -39,9 +39,9 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     /// The namespace declarations in scope, innermost last: a prefix's bytes (where the declaring
-    /// attribute wrote it; empty for the default namespace) and its namespace (``namespaces``). A
-    /// declaration is looked up from the end, so an inner one hides an outer one of the same prefix.
-    private var bindings: [(prefix: Range<Int>, namespace: Int)] = []
+    /// attribute wrote it; empty for the default namespace) and its namespace. A declaration is
+    /// looked up from the end, so an inner one hides an outer one of the same prefix.
+    private var bindings: [(prefix: Range<Int>, namespace: DeclaredNamespace)] = []
     /// How many declarations were in scope before each open element's own.
     private var bindingsBefore: [Int] = []
     private var open: [XMLName] = []
@@ -155,7 +155,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             if position(of: UInt8(ascii: "<"), in: value) != nil { throw XMLRefusal("“<” in an attribute value") }
             // A declaration: `xmlns` (the default namespace) or `xmlns:prefix`.
             if attribute.count >= 5, same(attribute.prefix(5), "xmlns"), attribute.count == 5 || bytes[attribute.lowerBound + 5] == UInt8(ascii: ":") {
-                let namespace = try namespaces.index(of: value, in: bytes)
+                let namespace = try namespaces.declared(value, in: bytes)
                 bindings.append((attribute.count == 5 ? attribute.suffix(0) : attribute.dropFirst(6), namespace))
             } else if !isPlain(value) {
                 _ = try decode(value)
@@ -203,7 +203,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     }
 
     private mutating func resolve(_ name: Range<Int>) throws(XMLRefusal) -> XMLName {
-        let namespace: Int
+        let namespace: DeclaredNamespace
         let local: Range<Int>
         if let colon = position(of: UInt8(ascii: ":"), in: name) {
             guard let declared = self.namespace(of: name.lowerBound..<colon) else {
@@ -212,15 +212,18 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             namespace = declared
             local = (colon + 1)..<name.upperBound
         } else {
-            namespace = self.namespace(of: name.lowerBound..<name.lowerBound) ?? NamespaceTable.none
+            namespace = self.namespace(of: name.lowerBound..<name.lowerBound) ?? DeclaredNamespace(number: 0, name: "")
             local = name
         }
-        return resolvedNames.name(namespace, local, in: bytes, namespaces: namespaces)
+        guard let number = namespace.number else {
+            return XMLName(namespace: namespace.name, local: String(decoding: UnsafeBufferPointer(rebasing: bytes[local]), as: UTF8.self))
+        }
+        return resolvedNames.name(number, namespace.name, local, in: bytes)
     }
 
-    /// The namespace (in ``namespaces``) the prefix written at `prefix` stands for here (an empty
-    /// range: the default namespace), or nil when none is declared.
-    private func namespace(of prefix: Range<Int>) -> Int? {
+    /// The namespace the prefix written at `prefix` stands for here (an empty range: the default
+    /// namespace), or nil when none is declared.
+    private func namespace(of prefix: Range<Int>) -> DeclaredNamespace? {
         for binding in bindings.reversed() where same(binding.prefix, prefix) { return binding.namespace }
         return nil
     }
@@ -348,31 +351,36 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
     }
 }
 
-/// The namespaces a reply declared, each once, by number (see ``BoundedXMLReader``).
+/// A namespace in scope: its URI, and its number in ``NamespaceTable`` (nil beyond the table's).
+private struct DeclaredNamespace {
+    var number: Int?
+    var name: String
+}
+
+/// The namespaces a reply declared, the first few each once, by number (see ``BoundedXMLReader``;
+/// number 0 is no namespace). A reply that declares more distinct ones is read all the same: those
+/// have no number and live only in the declarations in scope.
 private struct NamespaceTable {
-    /// No namespace: an unprefixed name where no default is declared.
-    static var none: Int { 0 }
-    /// At most this many are kept; a reply that declares more distinct ones is read all the same,
-    /// each further declaration its own number.
     static var capacity: Int { 32 }
 
-    private(set) var names: [String] = [""]
-    /// Where each kept namespace was first declared, as written (nil: written with references).
+    private var names: [String] = [""]
+    /// Where each was first declared, as written (nil: written with references).
     private var written: [Range<Int>?] = [nil]
 
-    /// The number of the namespace declared with the value at `value`.
-    mutating func index(of value: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) throws(XMLRefusal) -> Int {
+    /// The namespace declared with the value at `value`.
+    mutating func declared(_ value: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) throws(XMLRefusal) -> DeclaredNamespace {
         let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[value]))
         for (number, range) in written.enumerated() {
-            if let range, ByteOrder.equal(raw, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) { return number }
+            if let range, ByteOrder.equal(raw, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) {
+                return DeclaredNamespace(number: number, name: names[number])
+            }
         }
         let name = try XMLEntities.refusing(bytes[value])
-        if let number = names.prefix(Self.capacity).firstIndex(of: name) { return number }
+        if let number = names.firstIndex(of: name) { return DeclaredNamespace(number: number, name: name) }
+        guard names.count < Self.capacity else { return DeclaredNamespace(number: nil, name: name) }
         names.append(name)
-        if written.count < Self.capacity {
-            written.append(raw.contains(UInt8(ascii: "&")) ? nil : value)
-        }
-        return names.count - 1
+        written.append(raw.contains(UInt8(ascii: "&")) ? nil : value)
+        return DeclaredNamespace(number: names.count - 1, name: name)
     }
 }
 
@@ -383,7 +391,8 @@ private struct ResolvedNames {
     private static var slots: Int { 64 }
     private var table: [(namespace: Int, local: Range<Int>, name: XMLName)?] = Array(repeating: nil, count: slots)
 
-    mutating func name(_ namespace: Int, _ local: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>, namespaces: NamespaceTable) -> XMLName {
+    /// The name `local` has in the namespace numbered `namespace` (whose URI is `uri`).
+    mutating func name(_ namespace: Int, _ uri: String, _ local: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> XMLName {
         let written = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[local]))
         var hash = UInt32(truncatingIfNeeded: namespace) &* 16_777_619
         for byte in written { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
@@ -391,7 +400,7 @@ private struct ResolvedNames {
         if let entry = table[slot], entry.namespace == namespace, ByteOrder.equal(written, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[entry.local]))) {
             return entry.name
         }
-        let name = XMLName(namespace: namespaces.names[namespace], local: String(decoding: written, as: UTF8.self))
+        let name = XMLName(namespace: uri, local: String(decoding: written, as: UTF8.self))
         table[slot] = (namespace, local, name)
         return name
     }
