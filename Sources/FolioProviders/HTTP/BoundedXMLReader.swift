@@ -193,7 +193,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             guard let valid = String(validUTF8: gathered) else { throw XMLRefusal("text that is not UTF-8") }
             content = valid
         } else if let run = textRun {
-            guard let valid = String(validUTF8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[run]))) else { throw XMLRefusal("text that is not UTF-8") }
+            guard let valid = String(validUTF8: bytes.raw(run)) else { throw XMLRefusal("text that is not UTF-8") }
             content = valid
         } else {
             content = ""
@@ -294,12 +294,12 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
 
     /// Whether the bytes at `a` and at `b` are the same.
     private func same(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        ByteOrder.equal(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[a])), UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[b])))
+        ByteOrder.equal(bytes.raw(a), bytes.raw(b))
     }
 
     /// Whether the bytes at `range` are `literal`.
     private func same(_ range: Range<Int>, _ literal: StaticString) -> Bool {
-        literal.withUTF8Buffer { ByteOrder.equal(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])), UnsafeRawBufferPointer($0)) }
+        literal.withUTF8Buffer { ByteOrder.equal(bytes.raw(range), UnsafeRawBufferPointer($0)) }
     }
 
     private func starts(_ literal: StaticString) -> Bool {
@@ -339,7 +339,7 @@ struct BoundedXMLReader<Handler: BoundedXMLHandler> {
             ascii = ascii && byte < 0x80
             index += 1
         }
-        guard index > start, index - start <= 256, ascii || String(validUTF8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index]))) != nil else {
+        guard index > start, index - start <= 256, ascii || String(validUTF8: bytes.raw(start..<index)) != nil else {
             throw XMLRefusal("a missing or malformed name")
         }
         return start..<index
@@ -369,9 +369,9 @@ private struct NamespaceTable {
 
     /// The namespace declared with the value at `value`.
     mutating func declared(_ value: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) throws(XMLRefusal) -> DeclaredNamespace {
-        let raw = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[value]))
+        let raw = bytes.raw(value)
         for (number, range) in written.enumerated() {
-            if let range, ByteOrder.equal(raw, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range]))) {
+            if let range, ByteOrder.equal(raw, bytes.raw(range)) {
                 return DeclaredNamespace(number: number, name: names[number])
             }
         }
@@ -393,11 +393,11 @@ private struct ResolvedNames {
 
     /// The name `local` has in the namespace numbered `namespace` (whose URI is `uri`).
     mutating func name(_ namespace: Int, _ uri: String, _ local: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> XMLName {
-        let written = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[local]))
+        let written = bytes.raw(local)
         var hash = UInt32(truncatingIfNeeded: namespace) &* 16_777_619
         for byte in written { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         let slot = Int(hash >> 26)
-        if let entry = table[slot], entry.namespace == namespace, ByteOrder.equal(written, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[entry.local]))) {
+        if let entry = table[slot], entry.namespace == namespace, ByteOrder.equal(written, bytes.raw(entry.local)) {
             return entry.name
         }
         let name = XMLName(namespace: uri, local: String(decoding: written, as: UTF8.self))
@@ -414,5 +414,12 @@ extension XMLEntities {
         } catch {
             throw XMLRefusal(error.reason)
         }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The bytes at `range`, for comparing and checking as a block.
+    fileprivate func raw(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: self[range]))
     }
 }
