@@ -207,6 +207,26 @@ public final class TestServer: @unchecked Sendable {
         for _ in 0..<100 where LoopbackHTTP.isListening(port) { usleep(20_000) }
     }
 
+    /// The processor time (user and system, in seconds) the server has used so far: its processes'
+    /// own, and what its workers that ended left to the process that collected them. A benchmark
+    /// reads it before and after a step to see what each client's requests cost the server. Reads
+    /// `/proc`: call it from a thread that may block.
+    public var processorSeconds: Double {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let main = process.processIdentifier
+        var total = 0.0
+        for pid in Set([main] + Self.processes(mentioning: directory.path)) {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { continue }
+            // After the command's closing parenthesis: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 15, let user = Double(fields[11]), let system = Double(fields[12]),
+                let children = Double(fields[13]), let childrenSystem = Double(fields[14])
+            else { continue }
+            total += user + system + (pid == main ? children + childrenSystem : 0)
+        }
+        return total / ticks
+    }
+
     /// Whether `pid` runs (a zombie, exited but not yet collected, does not).
     static func isAlive(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
