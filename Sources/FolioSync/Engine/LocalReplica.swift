@@ -30,6 +30,11 @@ struct LocalReplica: Sendable {
         var unreadable: [SyncPath] = []
         /// Files whose placeholder is still beside them (the file wins; the stub is removed).
         var shadowedStubs: [SyncPath] = []
+        /// Whether the replica is exactly as the base the scan was given records it: the same paths,
+        /// a folder where the base has a folder, each file with the base's fingerprint, no
+        /// placeholder and nothing unreadable. The planner then compares only the server's side
+        /// (``SyncPlanner/plan(local:remote:base:unreadable:merging:localMatchesBase:keepsLocal:)``).
+        var matchesBase = false
     }
 
     func absolute(_ path: SyncPath) -> String { root + "/" + path.text }
@@ -65,6 +70,8 @@ struct LocalReplica: Sendable {
         var scan = Scan()
         var rootError: DirectoryScanner.Skip?
         var stubs: [(SyncPath, LocalFingerprint)] = []
+        // Entries exactly as the base has them (found with the lookup each one needs anyway).
+        var asInBase = 0
         let prefix = root.utf8.count + 1
         DirectoryScanner().scan(root) { entry in
             let path = SyncPath(String(decoding: entry.path.utf8.dropFirst(prefix), as: UTF8.self))
@@ -79,6 +86,7 @@ struct LocalReplica: Sendable {
             switch entry.status.kind {
             case .directory:
                 scan.entries[path] = LocalEntry(isFolder: true)
+                if base[path]?.isFolder == true { asInBase += 1 }
                 return true
             case .regular:
                 let fingerprint = Self.fingerprint(entry.status)
@@ -92,6 +100,7 @@ struct LocalReplica: Sendable {
                     return false
                 }
                 scan.entries[path] = LocalEntry(isFolder: false, hash: hash, fingerprint: fingerprint)
+                if !known.isFolder, !known.isPlaceholder, known.fingerprint == fingerprint { asInBase += 1 }
                 return false
             default:
                 return false
@@ -109,6 +118,8 @@ struct LocalReplica: Sendable {
                 scan.entries[path] = LocalEntry(isFolder: false, hash: base[path]?.hash, fingerprint: fingerprint, isPlaceholder: true)
             }
         }
+        // Each entry counted has a path of the base's, so equal counts are the base's paths exactly.
+        scan.matchesBase = stubs.isEmpty && scan.unreadable.isEmpty && asInBase == base.count && scan.entries.count == base.count
         return scan
     }
 

@@ -148,7 +148,7 @@ actor SyncEngine {
         let pins = try await journal.pins()
         let planned = SyncPlanner.plan(
             local: scan.entries, remote: tree.entries, base: base, unreadable: scan.unreadable, merging: report.merged,
-            keepsLocal: { path in pins.contains { path.isWithin($0) } })
+            localMatchesBase: scan.matchesBase, keepsLocal: { path in pins.contains { path.isWithin($0) } })
         lap("plan")
         let (wanted, held) = guards.split(planned, syncedCount: base.count, confirmed: confirmingDeletions)
         report.heldDeletions = held.count
