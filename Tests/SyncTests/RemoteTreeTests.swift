@@ -7,9 +7,26 @@ import Testing
 
 /// A provider whose working set is a fixed list, in the order given, in pages of two (a stand-in:
 /// the listing's layout by path is what is tested, whatever order a provider lists in).
-private struct ListedProvider: FileProvider {
+private struct ListedProvider: ListedStandIn {
+    let items: [FileProviderItemRecord]
+}
+
+/// The same list handed over whole and sorted by identifier, as the WebDAV and S3 providers do.
+private struct WholeListedProvider: ListedStandIn, WorkingSetFileProvider {
     let items: [FileProviderItemRecord]
 
+    func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemRecord] {
+        Dictionary(items.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last }).values.sorted {
+            ByteOrder.precedes($0.itemIdentifier.rawValue, $1.itemIdentifier.rawValue)
+        }
+    }
+}
+
+private protocol ListedStandIn: FileProvider {
+    var items: [FileProviderItemRecord] { get }
+}
+
+extension ListedStandIn {
     func enumerateItems(in container: FileProviderItemIdentifier, startingAt page: FileProviderPage, request: FileProviderRequest) async throws
         -> FileProviderItemPage
     {
@@ -93,6 +110,7 @@ struct RemoteTreeTests {
         for order in [items, items.reversed(), items.sorted { $0.filename < $1.filename }] {
             trees.append(try await RemoteTree.list(ListedProvider(items: order), request: request, logger: Logger(label: "test")))
         }
+        trees.append(try await RemoteTree.list(WholeListedProvider(items: items.reversed()), request: request, logger: Logger(label: "test")))
         for tree in trees {
             #expect(tree.entries.keys.map(\.text).sorted() == ["same.txt", "top", "top/mid", "top/mid/low", "top/mid/low/deep.txt", "top/mid/low/last.txt", "top/one.txt"])
             #expect(tree.entries[SyncPath("top/mid/low/deep.txt")]?.identifier == "c")

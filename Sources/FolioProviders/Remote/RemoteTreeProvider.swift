@@ -84,6 +84,13 @@ extension RemoteTreeProvider {
         return FileProviderItemPage(items: Array(slice), nextPage: next)
     }
 
+    /// The working set whole, listed now (``WorkingSetFileProvider``): the items the pages of
+    /// ``page(of:startingAt:)`` hand out one after another.
+    package func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemRecord] {
+        try await refresh()
+        return listing.sortedByIdentifier()
+    }
+
     /// The anchor of the server's current state (listed now).
     func anchorNow() async throws -> FileProviderSyncAnchor {
         try await refresh()

@@ -34,16 +34,21 @@ struct RemoteTree: Sendable {
         // and a listing of every item need not be sorted again then.
         var listed: [FileProviderItemRecord] = []
         var inOrder = true
-        var page = FileProviderPage.initialPageSortedByName
-        for _ in 0..<1_000_000 {
-            let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
-            for item in result.items {
-                let record = FileProviderItemRecord(item)
-                if let last = listed.last, !ByteOrder.precedes(last.itemIdentifier.rawValue, record.itemIdentifier.rawValue) { inOrder = false }
-                listed.append(record)
+        if let whole = provider as? any WorkingSetFileProvider {
+            // Sorted and each identifier once, as the protocol promises.
+            listed = try await whole.workingSetItems(request: request)
+        } else {
+            var page = FileProviderPage.initialPageSortedByName
+            for _ in 0..<1_000_000 {
+                let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
+                for item in result.items {
+                    let record = FileProviderItemRecord(item)
+                    if let last = listed.last, !ByteOrder.precedes(last.itemIdentifier.rawValue, record.itemIdentifier.rawValue) { inOrder = false }
+                    listed.append(record)
+                }
+                guard let next = result.nextPage else { break }
+                page = next
             }
-            guard let next = result.nextPage else { break }
-            page = next
         }
         // The items by identifier (the last of each), made when first needed: to put a listing
         // in order, or to find a folder not yet seen.
