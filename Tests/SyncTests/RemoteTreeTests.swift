@@ -11,14 +11,12 @@ private struct ListedProvider: ListedStandIn {
     let items: [FileProviderItemRecord]
 }
 
-/// The same list handed over whole and sorted by identifier, as the WebDAV and S3 providers do.
+/// The same list handed over whole, by identifier, as the WebDAV and S3 providers do.
 private struct WholeListedProvider: ListedStandIn, WorkingSetFileProvider {
     let items: [FileProviderItemRecord]
 
-    func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemRecord] {
-        Dictionary(items.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last }).values.sorted {
-            ByteOrder.precedes($0.itemIdentifier.rawValue, $1.itemIdentifier.rawValue)
-        }
+    func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+        Dictionary(items.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
     }
 }
 
@@ -104,20 +102,32 @@ struct RemoteTreeTests {
             Self.folder("n", in: "l", "conflicts"),
             Self.file("o", in: "n", "x.txt"),
             Self.file("p", in: "e", "last.txt"),
+            // A folder and a file with one name: the folder is first in identifier order, and what it holds is laid out.
+            Self.file("r", in: nil, "both"),
+            Self.folder("q", in: nil, "both"),
+            Self.file("s", in: "q", "inside.txt"),
+            // A second conflict of one name: the last in identifier order is Folio's.
+            Self.file("t", in: "n", "x.txt"),
         ]
         let request = FileProviderRequest(temporaryDirectory: FileManager.default.temporaryDirectory)
         var trees: [RemoteTree] = []
-        for order in [items, items.reversed(), items.sorted { $0.filename < $1.filename }] {
+        for order in [items, items.reversed(), items.sorted { $0.filename < $1.filename }, items.sorted { $0.itemIdentifier.rawValue < $1.itemIdentifier.rawValue }] {
             trees.append(try await RemoteTree.list(ListedProvider(items: order), request: request, logger: Logger(label: "test")))
         }
+        trees.append(try await RemoteTree.list(WholeListedProvider(items: items), request: request, logger: Logger(label: "test")))
         trees.append(try await RemoteTree.list(WholeListedProvider(items: items.reversed()), request: request, logger: Logger(label: "test")))
         for tree in trees {
-            #expect(tree.entries.keys.map(\.text).sorted() == ["same.txt", "top", "top/mid", "top/mid/low", "top/mid/low/deep.txt", "top/mid/low/last.txt", "top/one.txt"])
+            #expect(
+                tree.entries.keys.map(\.text).sorted() == [
+                    "both", "both/inside.txt", "same.txt", "top", "top/mid", "top/mid/low", "top/mid/low/deep.txt", "top/mid/low/last.txt", "top/one.txt",
+                ])
+            #expect(tree.entries[SyncPath("both")]?.identifier == "q" && tree.records[SyncPath("both")]?.itemIdentifier.rawValue == "q")
             #expect(tree.entries[SyncPath("top/mid/low/deep.txt")]?.identifier == "c")
             #expect(tree.records.count == tree.entries.count)
-            #expect(Set(tree.skipped) == ["orphan.txt", "..", "same.txt", "top/doc.txt" + PlaceholderStub.suffix, LocalReplica.markerName])
+            #expect(tree.skipped.sorted() == ["..", LocalReplica.markerName, "both", "orphan.txt", "same.txt", "top/doc.txt" + PlaceholderStub.suffix])
             #expect(tree.meta?.itemIdentifier.rawValue == "l" && tree.marker?.itemIdentifier.rawValue == "m")
             #expect(tree.conflictFolder?.itemIdentifier.rawValue == "n" && tree.conflicts.keys.sorted() == ["x.txt"])
+            #expect(tree.conflicts["x.txt"]?.itemIdentifier.rawValue == "t")
         }
         // Of the two named same.txt, the first in identifier order stays, however listed.
         #expect(trees.allSatisfy { $0.entries[SyncPath("same.txt")]?.identifier == "h" })

@@ -85,10 +85,10 @@ extension RemoteTreeProvider {
     }
 
     /// The working set whole, listed now (``WorkingSetFileProvider``): the items the pages of
-    /// ``page(of:startingAt:)`` hand out one after another.
-    package func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemRecord] {
+    /// ``page(of:startingAt:)`` hand out in order.
+    package func workingSetItems(request: FileProviderRequest) async throws -> [FileProviderItemIdentifier: FileProviderItemRecord] {
         try await refresh()
-        return listing.sortedByIdentifier()
+        return listing.items ?? [:]
     }
 
     /// The anchor of the server's current state (listed now).

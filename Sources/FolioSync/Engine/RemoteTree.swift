@@ -28,15 +28,22 @@ struct RemoteTree: Sendable {
     var skipped: [String] = []
 
     /// Lists everything the provider has.
+    ///
+    /// The tree does not depend on the order items are listed in: folders are laid out first, in
+    /// the order of their identifiers' bytes (a provider whose identifiers are paths lists a
+    /// folder's folder first then), and then the files, as they come. Of two items with one path,
+    /// the one first in identifier order keeps it; of two for one of Folio's own (the meta folder,
+    /// the marker, the conflict area and each conflict in it), the last.
     static func list(_ provider: any FileProvider, request: FileProviderRequest, logger: Logger) async throws -> RemoteTree {
-        // The items as they came, and whether they came in the order they are taken in below
-        // (the identifiers' bytes, each once): the remote-tree providers page the working set so,
-        // and a listing of every item need not be sorted again then.
+        // The items by identifier (each once), when a provider hands its working set over whole or a
+        // paged listing is out of order (an identifier repeated: the last of each stands); else the
+        // pages as they came, in order and each identifier once, and this made only when needed.
+        var byIdentifier: [FileProviderItemIdentifier: FileProviderItemRecord]?
         var listed: [FileProviderItemRecord] = []
         var inOrder = true
         if let whole = provider as? any WorkingSetFileProvider {
-            // Sorted and each identifier once, as the protocol promises.
-            listed = try await whole.workingSetItems(request: request)
+            byIdentifier = try await whole.workingSetItems(request: request)
+            inOrder = false
         } else {
             var page = FileProviderPage.initialPageSortedByName
             for _ in 0..<1_000_000 {
@@ -49,27 +56,32 @@ struct RemoteTree: Sendable {
                 guard let next = result.nextPage else { break }
                 page = next
             }
+            if !inOrder {
+                byIdentifier = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
+                listed = []
+            }
         }
-        // The items by identifier (the last of each), made when first needed: to put a listing
-        // in order, or to find a folder not yet seen.
-        var byIdentifier: [FileProviderItemIdentifier: FileProviderItemRecord]?
         func items() -> [FileProviderItemIdentifier: FileProviderItemRecord] {
             if let byIdentifier { return byIdentifier }
             let made = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
             byIdentifier = made
             return made
         }
-        if !inOrder {
-            let items = items()
-            listed = items.keys.sorted(by: { ByteOrder.precedes($0.rawValue, $1.rawValue) }).map { items[$0]! }
+        var folders: [FileProviderItemRecord] = []
+        if let byIdentifier {
+            for item in byIdentifier.values where item.isFolder { folders.append(item) }
+        } else {
+            folders = listed.filter(\.isFolder)
         }
+        if !inOrder { folders = ProviderPaging.sorted(folders, key: \.itemIdentifier.rawValue) }
+
         var tree = RemoteTree()
-        tree.records.reserveCapacity(listed.count)
-        tree.entries.reserveCapacity(listed.count)
+        let count = byIdentifier?.count ?? listed.count
+        tree.records.reserveCapacity(count)
+        tree.entries.reserveCapacity(count)
         var paths: [FileProviderItemIdentifier: SyncPath?] = [.rootContainer: nil]
         /// The path of `item` (.none: it has none here: a name this system cannot hold, an orphan).
-        /// Its folder's is looked up (kept as made: most listings name a folder before what it
-        /// holds), else made.
+        /// Its folder's is looked up (kept as made: folders are laid out first), else made.
         func path(of item: FileProviderItemRecord, depth: Int = 0) -> SyncPath?? {
             guard depth < 256, isLocalName(item.filename) else { return .none }
             let parent: SyncPath?
@@ -84,32 +96,50 @@ struct RemoteTree: Sendable {
             if item.isFolder { paths[item.itemIdentifier] = result }
             return .some(result)
         }
-        for item in listed {
+        /// Whether `item` comes after `held` in identifier order (or nothing is held).
+        func comesAfter(_ held: FileProviderItemRecord?, _ item: FileProviderItemRecord) -> Bool {
+            held.map { ByteOrder.precedes($0.itemIdentifier.rawValue, item.itemIdentifier.rawValue) } ?? true
+        }
+        func take(_ item: FileProviderItemRecord) {
             let identifier = item.itemIdentifier
             guard identifier != .rootContainer, case .some(.some(let path)) = path(of: item) else {
                 tree.skipped.append(item.filename)
-                continue
+                return
             }
             if path.isWithin(metaFolderPath) {
-                if path.text == metaFolder { tree.meta = item }
-                if path.text == markerPath { tree.marker = item }
-                if path.text == conflictsPath { tree.conflictFolder = item }
-                if path.parent?.text == conflictsPath, !item.isFolder { tree.conflicts[item.filename] = item }
-                continue
+                if path.text == metaFolder, comesAfter(tree.meta, item) { tree.meta = item }
+                if path.text == markerPath, comesAfter(tree.marker, item) { tree.marker = item }
+                if path.text == conflictsPath, comesAfter(tree.conflictFolder, item) { tree.conflictFolder = item }
+                if path.parent?.text == conflictsPath, !item.isFolder, comesAfter(tree.conflicts[item.filename], item) { tree.conflicts[item.filename] = item }
+                return
             }
             // Names Folio keeps for itself here (a placeholder's suffix anywhere, its marker and
             // staging at the top) are not synced: reported, like names this system cannot hold.
             if PlaceholderStub.isStubName(item.filename) || (!path.bytes.contains(UInt8(ascii: "/")) && LocalReplica.isPrivate(path.text)) {
                 tree.skipped.append(path.text)
-                continue
+                return
             }
-            if let first = tree.records.updateValue(item, forKey: path) {
-                tree.records[path] = first
+            let entry = RemoteEntry(identifier: identifier.rawValue, isFolder: item.isFolder, version: item.itemVersion.contentVersion, size: item.size)
+            if let held = tree.records.updateValue(item, forKey: path) {
+                let left: FileProviderItemRecord
+                if comesAfter(held, item) {
+                    tree.records[path] = held
+                    left = item
+                } else {
+                    tree.entries[path] = entry
+                    left = held
+                }
                 tree.skipped.append(path.text)
-                logger.warning("a second item with one name was left out", metadata: ["path": "\(path)", "identifier": "\(identifier)"])
-                continue
+                logger.warning("a second item with one name was left out", metadata: ["path": "\(path)", "identifier": "\(left.itemIdentifier)"])
+                return
             }
-            tree.entries[path] = RemoteEntry(identifier: identifier.rawValue, isFolder: item.isFolder, version: item.itemVersion.contentVersion, size: item.size)
+            tree.entries[path] = entry
+        }
+        for folder in folders { take(folder) }
+        if let byIdentifier {
+            for item in byIdentifier.values where !item.isFolder { take(item) }
+        } else {
+            for item in listed where !item.isFolder { take(item) }
         }
         return tree
     }
