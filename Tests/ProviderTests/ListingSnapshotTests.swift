@@ -1,3 +1,4 @@
+import Crypto
 import Folio
 @testable import FolioProviders
 import FolioTesting
@@ -76,5 +77,14 @@ struct ListingSnapshotTests {
         let fourth = try await provider.walk()
         #expect(fourth.repeats == nil)
         #expect(fourth.items[FileProviderItemIdentifier("a/inner")]?.isFolder == true)
+    }
+
+    /// An item's metadata version is the SHA-256 of its path, a zero byte and its tag, whichever way
+    /// it is made: a version a device recorded before stays the version of the same item.
+    @Test func theMetadataVersionIsTheDigestOfPathAndTag() {
+        for (path, tag) in [("docs/a.txt", "\"5e-62a1\""), ("", ""), ("caf\u{e9}/\u{1F389}.txt", "W/\"x\"")] {
+            let expected = Data(SHA256.hash(data: Data((path + "\u{0}" + tag).utf8)))
+            #expect(WebDAVProvider.metadataVersion(path, etag: tag) == expected, "\(path)")
+        }
     }
 }

@@ -109,8 +109,15 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Wor
 
     /// The metadata version of the item at `relative` with `etag`: the same whether the item came from
     /// a listing or from a write's or a download's reply.
+    /// (SHA-256 of the path, a zero byte and the tag, hashed from the strings' own bytes: a listing
+    /// makes one for each of its items.)
     static func metadataVersion(_ relative: String, etag: String) -> Data {
-        Data(SHA256.hash(data: Data("\(relative)\u{0}\(etag)".utf8)))
+        var hasher = SHA256()
+        var relative = relative, etag = etag
+        relative.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: UInt8(0)) { hasher.update(bufferPointer: $0) }
+        etag.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        return hasher.finalize().withUnsafeBytes { Data($0) }
     }
 
     /// The file item at `relative` as a reply describes it (a PUT's or a GET's ETag, the size sent or
