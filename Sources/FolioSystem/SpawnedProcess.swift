@@ -35,8 +35,19 @@ public struct SpawnedProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // The child starts with no signal blocked and each at its default action: it would inherit
+        // the starting thread's mask (a dispatch worker's blocks nearly every signal, so the child
+        // would never receive a SIGTERM) and this process's ignored SIGPIPE.
+        var nothing = sigset_t()
+        var every = sigset_t()
+        sigemptyset(&nothing)
+        sigfillset(&every)
+        posix_spawnattr_setsigmask(&attributes, &nothing)
+        posix_spawnattr_setsigdefault(&attributes, &every)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
         // POSIX_SPAWN_SETSID (glibc 2.26), which Swift's Glibc module does not export.
-        if newSession { posix_spawnattr_setflags(&attributes, 0x80) }
+        if newSession { flags |= 0x80 }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         var child: pid_t = 0
         let spawned = withCStrings(arguments) { argv in
             guard let environment else { return posix_spawn(&child, arguments[0], &actions, &attributes, argv, environ) }
