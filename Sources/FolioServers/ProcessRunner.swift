@@ -44,7 +44,7 @@ public enum ProcessRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runWithNoSignalBlocked()
         // Read both pipes before waiting so a chatty child cannot block on a full pipe.
         let errData = LockedData()
         let errReader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }

@@ -166,7 +166,7 @@ public final class TestServer: @unchecked Sendable {
                 process.standardOutput = log
                 process.standardError = log
                 process.standardInput = FileHandle.nullDevice
-                try process.run()
+                try process.runWithNoSignalBlocked()
                 try Self.waitUntilReady(probe, port: port, process: process)
                 // Two servers started at once can be handed the same free port: the one that lost the
                 // bind fails, but its probe is answered by the other. Only a server whose own process
@@ -195,7 +195,8 @@ public final class TestServer: @unchecked Sendable {
     deinit { stop() }
 
     /// Stops the server: SIGTERM, SIGKILL if it is still there after a second, and SIGKILL for any process
-    /// it left (Apache's workers outlive a parent that is killed).
+    /// it left (Apache's workers outlive a parent that is killed). The server started with no signal
+    /// blocked (``Foundation/Process/runWithNoSignalBlocked()``), so SIGTERM reaches it.
     public func stop() {
         let pid = process.processIdentifier
         if Self.isAlive(pid) {
@@ -206,6 +207,9 @@ public final class TestServer: @unchecked Sendable {
         for leftover in Self.processes(mentioning: directory.path) { kill(leftover, SIGKILL) }
         for _ in 0..<100 where LoopbackHTTP.isListening(port) { usleep(20_000) }
     }
+
+    /// The server's own process (its first, for a server of several).
+    public var processIdentifier: Int32 { process.processIdentifier }
 
     /// The processor time (user and system, in seconds) the server has used so far: its processes'
     /// own, and what its workers that ended left to the process that collected them. A benchmark

@@ -37,7 +37,7 @@ public final class WebDriver: @unchecked Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             do {
-                try process.run()
+                try process.runWithNoSignalBlocked()
                 let deadline = Date().addingTimeInterval(20)
                 while !LoopbackHTTP.isListening(port) {
                     guard process.isRunning, Date() < deadline else { throw BrowserError("chromedriver did not listen on \(port)") }

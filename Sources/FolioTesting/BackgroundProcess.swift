@@ -20,7 +20,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithNoSignalBlocked()
         let handle = output.fileHandleForReading
         Thread.detachNewThread { [self] in
             while true {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import FolioTesting
 import FolioTestTraits
 import Foundation
@@ -17,6 +20,33 @@ struct TestServerTests {
         let port = server.port
         server.stop()
         #expect(!LoopbackHTTP.isListening(port))
+    }
+
+    /// A server started from a thread that blocks SIGTERM (a dispatch worker does) runs with it
+    /// unblocked, so the SIGTERM that stops it arrives: Apache, started so, ignored it until SIGKILL.
+    @Test func aServerStartedWhereSIGTERMIsBlockedReceivesIt() throws {
+        try #require(TestServer.shouldRun(.apache), "\(TestServer.unavailability(.apache) ?? "")")
+        var blocked = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        let server = Result { try TestServer(.apache) }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        let started = try server.get()
+        let status = try String(contentsOfFile: "/proc/\(started.processIdentifier)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") })
+        let mask = try #require(UInt64(line.split(separator: "\t").last ?? "", radix: 16))
+        #expect(mask & (1 << 14) == 0, "SIGTERM (bit 14) blocked: \(line)")
+        let pid = started.processIdentifier
+        kill(pid, SIGTERM)
+        // Gone (or a zombie: its exit not yet collected) once SIGTERM arrived.
+        let gone = (0..<200).contains { _ in
+            usleep(50_000)
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?.split(separator: " ").first
+            return state == nil || state == "Z"
+        }
+        #expect(gone, "the server's process \(pid) is still running 10 s after SIGTERM")
     }
 
     @Test func motoServesS3() throws {
