@@ -220,10 +220,8 @@ public final class TestServer: @unchecked Sendable {
         let main = process.processIdentifier
         var total = 0.0
         for pid in Set([main] + Self.processes(mentioning: directory.path)) {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { continue }
-            // After the command's closing parenthesis: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 15, let user = Double(fields[11]), let system = Double(fields[12]),
+            // utime is field 14, stime 15, cutime 16, cstime 17 (the state, 3, is the first after the name).
+            guard let fields = Self.statFields(pid), fields.count > 15, let user = Double(fields[11]), let system = Double(fields[12]),
                 let children = Double(fields[13]), let childrenSystem = Double(fields[14])
             else { continue }
             total += user + system + (pid == main ? children + childrenSystem : 0)
@@ -233,9 +231,15 @@ public final class TestServer: @unchecked Sendable {
 
     /// Whether `pid` runs (a zombie, exited but not yet collected, does not).
     static func isAlive(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-        guard let close = stat.lastIndex(of: ")") else { return false }
-        return !stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+        guard let state = statFields(pid)?.first else { return false }
+        return !state.hasPrefix("Z")
+    }
+
+    /// The fields of `/proc/<pid>/stat` after the command's name (which may hold spaces and
+    /// parentheses): the state first; nil when there is no such process.
+    static func statFields(_ pid: Int32) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     /// The processes whose command line mentions `text`.

@@ -40,11 +40,16 @@ struct RemoteTree: Sendable {
         // pages as they came, in order and each identifier once, and this made only when needed.
         var byIdentifier: [FileProviderItemIdentifier: FileProviderItemRecord]?
         var listed: [FileProviderItemRecord] = []
-        var inOrder = true
+        func items() -> [FileProviderItemIdentifier: FileProviderItemRecord] {
+            if let byIdentifier { return byIdentifier }
+            let made = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
+            byIdentifier = made
+            return made
+        }
         if let whole = provider as? any WorkingSetFileProvider {
             byIdentifier = try await whole.workingSetItems(request: request)
-            inOrder = false
         } else {
+            var inOrder = true
             var page = FileProviderPage.initialPageSortedByName
             for _ in 0..<1_000_000 {
                 let result = try await provider.enumerateItems(in: .workingSet, startingAt: page, request: request)
@@ -57,23 +62,18 @@ struct RemoteTree: Sendable {
                 page = next
             }
             if !inOrder {
-                byIdentifier = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
+                _ = items()
                 listed = []
             }
         }
-        func items() -> [FileProviderItemIdentifier: FileProviderItemRecord] {
-            if let byIdentifier { return byIdentifier }
-            let made = Dictionary(listed.map { ($0.itemIdentifier, $0) }, uniquingKeysWith: { _, last in last })
-            byIdentifier = made
-            return made
-        }
+        // Folders in identifier order: `listed` is, the items by identifier are in none.
         var folders: [FileProviderItemRecord] = []
         if let byIdentifier {
             for item in byIdentifier.values where item.isFolder { folders.append(item) }
+            folders = ProviderPaging.sorted(folders, key: \.itemIdentifier.rawValue)
         } else {
             folders = listed.filter(\.isFolder)
         }
-        if !inOrder { folders = ProviderPaging.sorted(folders, key: \.itemIdentifier.rawValue) }
 
         var tree = RemoteTree()
         let count = byIdentifier?.count ?? listed.count
