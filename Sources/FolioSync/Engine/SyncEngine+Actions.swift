@@ -149,6 +149,22 @@ extension SyncEngine {
         }
     }
 
+    /// Runs `actions`, up to ``concurrency`` at once, each against `run` as it is now; `ended` takes
+    /// each outcome as it comes, one at a time, in the pass's own task.
+    func performConcurrently(_ actions: [SyncAction], _ run: Run, ended: (SyncAction, Outcome) async -> Void) async {
+        await withTaskGroup(of: (SyncAction, Outcome).self) { group in
+            var pending = actions[...]
+            for _ in 0..<concurrency {
+                guard let action = pending.popFirst() else { break }
+                group.addTask { (action, await self.perform(action, run)) }
+            }
+            while let (action, outcome) = await group.next() {
+                await ended(action, outcome)
+                if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, run)) } }
+            }
+        }
+    }
+
     /// Runs one action; provider errors defer it (the next pass decides again from what is there then).
     func perform(_ action: SyncAction, _ run: Run) async -> Outcome {
         do {

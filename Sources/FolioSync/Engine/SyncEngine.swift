@@ -174,37 +174,45 @@ actor SyncEngine {
         var changedBases = false
         var serverChanged = false
 
-        // Folders and moves first (parents before children, a move before the creations at its
-        // depth), then contents, then deletions (children first).
-        for action in actions.filter(\.isFolderCreation).sorted(by: { ($0.path.depth, $0.isMove ? 0 : 1) < ($1.path.depth, $1.isMove ? 0 : 1) }) {
-            let outcome = await perform(action, run)
-            apply(outcome, action, &report, &changes, &serverChanged, &run)
+        // Folders and moves first, a depth at a time (parents before children): at each depth its
+        // moves one after another (a move may free a name a creation takes), then its new folders
+        // at once. Then contents, then deletions (children first).
+        let placing = Dictionary(grouping: actions.filter(\.isFolderCreation), by: \.path.depth)
+        for depth in placing.keys.sorted() {
+            let level = placing[depth]!
+            for action in level where action.isMove {
+                let outcome = await perform(action, run)
+                apply(outcome, action, &report, &changes, &serverChanged, &run)
+            }
+            await performConcurrently(level.filter { !$0.isMove }, run) { action, outcome in
+                apply(outcome, action, &report, &changes, &serverChanged, &run)
+            }
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
-        await withTaskGroup(of: (SyncAction, Outcome).self) { group in
-            var pending = transfers[...]
-            let snapshot = run
-            var flushed = ContinuousClock.now
-            for _ in 0..<concurrency {
-                guard let action = pending.popFirst() else { break }
-                group.addTask { (action, await self.perform(action, snapshot)) }
+        // Each folder's transfers not yet ended: uploads are settled by whole folders, so that no
+        // folder is listed while its files are still being sent (and listed again after).
+        var transfersLeft = Dictionary(transfers.map { ($0.path.parent, 1) }, uniquingKeysWith: +)
+        var flushed = ContinuousClock.now
+        await performConcurrently(transfers, run) { action, outcome in
+            apply(outcome, action, &report, &changes, &serverChanged, &run)
+            transfersLeft[action.path.parent, default: 1] -= 1
+            // Progress is recorded as it goes, so a pass killed midway redoes little (uploads
+            // settled by the 500 or so, each folder's listing serving many; by the 2,000 whatever
+            // their folders, when one folder holds that many).
+            if run.unsettled.count >= 500 {
+                let whole = run.unsettled.filter { transfersLeft[$0.key.parent, default: 0] == 0 }
+                let settling = whole.count >= 500 ? whole : run.unsettled.count >= 2000 ? run.unsettled : [:]
+                if !settling.isEmpty {
+                    changes += await settleVersions(settling, listedCounts: run.itemsByFolder(), request: request)
+                    for path in settling.keys { run.unsettled[path] = nil }
+                }
             }
-            while let (action, outcome) = await group.next() {
-                apply(outcome, action, &report, &changes, &serverChanged, &run)
-                // Progress is recorded as it goes, so a pass killed midway redoes little (uploads
-                // settled by the 500, each folder's listing serving many).
-                if run.unsettled.count >= 500 {
-                    changes += await settleVersions(run.unsettled, listedCounts: run.itemsByFolder(), request: request)
-                    run.unsettled = [:]
+            if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
+                if (try? await record(changes, &run)) != nil {
+                    changedBases = changedBases || !changes.isEmpty
+                    changes.removeAll()
                 }
-                if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
-                    if (try? await record(changes, &run)) != nil {
-                        changedBases = changedBases || !changes.isEmpty
-                        changes.removeAll()
-                    }
-                    flushed = .now
-                }
-                if let action = pending.popFirst() { group.addTask { (action, await self.perform(action, snapshot)) } }
+                flushed = .now
             }
         }
         if !run.unsettled.isEmpty {
