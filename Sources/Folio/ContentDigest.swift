@@ -24,6 +24,27 @@ package enum ContentDigest {
         }
         return Data(hasher.finalize())
     }
+
+    /// The bytes of the file at `path` and their SHA-256, when it holds at most `limit` bytes (nil
+    /// when it holds more); `size` is how many it is expected to hold.
+    package static func read(_ path: String, expecting size: Int, upTo limit: Int) throws -> (bytes: [UInt8], digest: Data)? {
+        let source = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+        defer { try? source.close() }
+        // One byte more than expected: a read that fills it has not met the end.
+        var bytes = [UInt8](repeating: 0, count: min(max(size, 0), limit) + 1)
+        var done = 0
+        while true {
+            let count = try bytes.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]), retryOnInterrupt: true) }
+            if count == 0 { break }
+            done += count
+            if done == bytes.count {
+                guard done <= limit else { return nil }
+                bytes += repeatElement(0, count: min(done, limit + 1 - done))
+            }
+        }
+        bytes.removeSubrange(done...)
+        return (bytes, Data(SHA256.hash(data: bytes)))
+    }
 }
 
 extension ContentDigest {

@@ -2,6 +2,7 @@
 @preconcurrency import Glibc
 #endif
 import AsyncHTTPClient
+import Folio
 import Foundation
 import NIOCore
 
@@ -53,9 +54,14 @@ struct FileChunks: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(path: path) }
 
-    /// A request body sending the file at `path`, and its size: read whole on the file-work pool
-    /// when small, streamed otherwise.
-    static func body(of path: String) async throws -> (body: HTTPClientRequest.Body, size: Int64, bytes: [UInt8]?) {
+    /// A request body sending `contents`, its size, and its bytes when they are in memory: a file is
+    /// read whole on the file-work pool when small, streamed otherwise.
+    static func body(of contents: UploadContents) async throws -> (body: HTTPClientRequest.Body, size: Int64, bytes: [UInt8]?) {
+        let path: String
+        switch contents {
+        case .bytes(let bytes): return (.bytes(ByteBuffer(bytes: bytes)), Int64(bytes.count), bytes)
+        case .file(let url): path = url.path
+        }
         let (size, bytes) = try await ProviderFileWork.run { () -> (Int64, [UInt8]?) in
             let descriptor = try Descriptor(path)
             var status = stat()

@@ -80,16 +80,16 @@ struct S3Client: Sendable {
         }
     }
 
-    /// PUTs the file at `source` (its request body and, when small, its bytes, as
-    /// ``FileChunks/body(of:)`` read them), or nothing, to `key`; the payload is hashed first, so
-    /// the server refuses a body that arrives damaged.
-    func upload(_ key: String, from file: (source: URL, body: HTTPClientRequest.Body, bytes: [UInt8]?)?, headers: [(String, String)]) async throws -> Reply {
-        guard let (source, body, bytes) = file else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
+    /// PUTs `source` (its request body and, when in memory, its bytes, as ``FileChunks/body(of:)``
+    /// made them), or nothing, to `key`; the payload is hashed first, so the server refuses a body
+    /// that arrives damaged.
+    func upload(_ key: String, from contents: (source: UploadContents, body: HTTPClientRequest.Body, bytes: [UInt8]?)?, headers: [(String, String)]) async throws -> Reply {
+        guard let (source, body, bytes) = contents else { return try await send("PUT", key, headers: headers, body: [], timeout: .hours(1)) }
         var hash = SHA256()
         if let bytes {
             hash.update(data: bytes)
-        } else {
-            for try await chunk in FileChunks(path: source.path) { chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) } }
+        } else if case .file(let file) = source {
+            for try await chunk in FileChunks(path: file.path) { chunk.withUnsafeReadableBytes { hash.update(bufferPointer: $0) } }
         }
         var request = request("PUT", key, headers: headers, payloadHash: hash.finalize().hexadecimal)
         request.body = body

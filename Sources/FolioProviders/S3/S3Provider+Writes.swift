@@ -7,6 +7,13 @@ extension S3Provider {
         basedOn template: any FileProviderItem, fields: FileProviderItemFields, contents: URL?, options: FileProviderCreateItemOptions,
         request: FileProviderRequest
     ) async throws -> FileProviderItemResult {
+        try await createItem(basedOn: template, fields: fields, uploading: contents.map { .file($0) }, options: options, request: request)
+    }
+
+    package func createItem(
+        basedOn template: any FileProviderItem, fields: FileProviderItemFields, uploading contents: UploadContents?, options: FileProviderCreateItemOptions,
+        request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
         try FileProviderFilename.validate(template.filename)
         guard !template.filename.hasPrefix(Self.temporaryPrefix) else {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "names starting with \(Self.temporaryPrefix) are the provider's"])
@@ -29,6 +36,13 @@ extension S3Provider {
         _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, contents: URL?,
         options: FileProviderModifyItemOptions, request: FileProviderRequest
     ) async throws -> FileProviderItemResult {
+        try await modifyItem(item, baseVersion: baseVersion, changedFields: changedFields, uploading: contents.map { .file($0) }, options: options, request: request)
+    }
+
+    package func modifyItem(
+        _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, uploading contents: UploadContents?,
+        options: FileProviderModifyItemOptions, request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
         let relative = Self.relative(item.itemIdentifier)
         guard !relative.isEmpty || changedFields.isDisjoint(with: [.filename, .parentItemIdentifier, .contents]) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: "the root cannot be renamed, moved or written"])
@@ -46,7 +60,11 @@ extension S3Provider {
                     throw FileProviderError(.localVersionConflictingWithServer, message: "\(relative): the base version is not one of the server's")
                 }
                 var size: Int64 = 0
-                if let contents { size = (try? await HTTPTransfer.size(of: contents.path)) ?? 0 }
+                switch contents {
+                case .file(let url): size = (try? await HTTPTransfer.size(of: url.path)) ?? 0
+                case .bytes(let bytes): size = Int64(bytes.count)
+                case nil: break
+                }
                 if !(try await conditionsHonoured()) || size >= multipartThreshold {
                     // Servers ignoring If-Match, and multipart completions on servers that may ignore it.
                     try await checkBase(relative, base)
@@ -134,16 +152,16 @@ extension S3Provider {
 
     /// PUTs `contents` (nothing for a folder marker) to `relative` with `condition`, in parts when
     /// large; returns the item as written.
-    func put(_ relative: String, from contents: URL?, condition: (String, String)?) async throws -> FileProviderItemRecord {
+    func put(_ relative: String, from contents: UploadContents?, condition: (String, String)?) async throws -> FileProviderItemRecord {
         let headers = condition.map { [$0] } ?? []
         let reply: S3Client.Reply
         var size: Int64 = 0
         if let contents {
             // Read once: its size chooses one request or parts, and a small file's bytes are the body.
-            let (body, read, bytes) = try await FileChunks.body(of: contents.path)
+            let (body, read, bytes) = try await FileChunks.body(of: contents)
             size = read
-            if size >= Int64(multipartThreshold) {
-                reply = try await s3.uploadInParts(prefix + relative, from: contents, partSize: partSize, concurrency: concurrency, headers: headers)
+            if size >= Int64(multipartThreshold), case .file(let file) = contents {
+                reply = try await s3.uploadInParts(prefix + relative, from: file, partSize: partSize, concurrency: concurrency, headers: headers)
             } else {
                 reply = try await s3.upload(prefix + relative, from: (contents, body, bytes), headers: headers)
             }

@@ -25,7 +25,7 @@ import NIOCore
 ///   every key below it before deleting any, so a failure leaves both, never neither.
 /// - Changes are found by listing every key (1,000 a page) and comparing with the previous listing:
 ///   a listing that fails or is refused throws, so absence is never inferred from it.
-public actor S3Provider: HashingFileProvider, WorkingSetFileProvider, RemoteTreeProvider {
+public actor S3Provider: HashingFileProvider, WorkingSetFileProvider, UploadingFileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests, probed on first write.
     struct Profile {
         var honoursConditions: Bool

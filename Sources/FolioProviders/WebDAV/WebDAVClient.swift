@@ -102,12 +102,12 @@ struct WebDAVClient: Sendable {
         }
     }
 
-    /// PUTs the file at `source` (or nothing) to `relative`.
-    func upload(_ relative: String, from source: URL?, headers: [(String, String)]) async throws -> Reply {
+    /// PUTs `source` (or nothing) to `relative`.
+    func upload(_ relative: String, from source: UploadContents?, headers: [(String, String)]) async throws -> Reply {
         var request = request("PUT", relative, headers: headers)
         var size: Int64 = 0
         if let source {
-            (request.body, size, _) = try await FileChunks.body(of: source.path)
+            (request.body, size, _) = try await FileChunks.body(of: source)
         } else {
             request.body = .bytes(ByteBuffer())
         }

@@ -6,6 +6,13 @@ extension WebDAVProvider {
         basedOn template: any FileProviderItem, fields: FileProviderItemFields, contents: URL?, options: FileProviderCreateItemOptions,
         request: FileProviderRequest
     ) async throws -> FileProviderItemResult {
+        try await createItem(basedOn: template, fields: fields, uploading: contents.map { .file($0) }, options: options, request: request)
+    }
+
+    package func createItem(
+        basedOn template: any FileProviderItem, fields: FileProviderItemFields, uploading contents: UploadContents?, options: FileProviderCreateItemOptions,
+        request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
         try FileProviderFilename.validate(template.filename)
         guard !template.filename.hasPrefix(Self.temporaryPrefix) else {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "names starting with \(Self.temporaryPrefix) are the provider's"])
@@ -64,6 +71,13 @@ extension WebDAVProvider {
 
     public func modifyItem(
         _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, contents: URL?,
+        options: FileProviderModifyItemOptions, request: FileProviderRequest
+    ) async throws -> FileProviderItemResult {
+        try await modifyItem(item, baseVersion: baseVersion, changedFields: changedFields, uploading: contents.map { .file($0) }, options: options, request: request)
+    }
+
+    package func modifyItem(
+        _ item: any FileProviderItem, baseVersion: FileProviderItemVersion, changedFields: FileProviderItemFields, uploading contents: UploadContents?,
         options: FileProviderModifyItemOptions, request: FileProviderRequest
     ) async throws -> FileProviderItemResult {
         var relative = Self.relative(item.itemIdentifier)
@@ -212,7 +226,7 @@ extension WebDAVProvider {
 
     /// Uploads to a temporary name beside `target`, then MOVEs it into place: for servers that ignore
     /// conditional headers, so the name is never half-written and (with `overwrite` false) never taken.
-    func uploadThroughTemporary(_ target: String, from contents: URL?, parent: String, overwrite: Bool, base: String? = nil) async throws {
+    func uploadThroughTemporary(_ target: String, from contents: UploadContents?, parent: String, overwrite: Bool, base: String? = nil) async throws {
         let temporary = (parent.isEmpty ? "" : parent + "/") + Self.temporaryPrefix + UUID().uuidString
         let uploaded = try await dav.upload(temporary, from: contents, headers: [])
         guard (200..<300).contains(uploaded.status) else { throw dav.statusError(uploaded.status, "PUT", target, body: uploaded.body) }

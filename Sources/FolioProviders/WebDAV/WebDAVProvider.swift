@@ -23,7 +23,7 @@ import NIOCore
 /// - Changes are found by listing the whole tree and comparing it with the previous listing: a
 ///   listing that fails or is refused (malformed, too large, hostile names) throws, so absence is
 ///   never inferred from a broken listing.
-public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, WorkingSetFileProvider, RemoteTreeProvider {
+public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, WorkingSetFileProvider, UploadingFileProvider, RemoteTreeProvider {
     /// What the server does with conditional requests and tags, probed on first write.
     struct Profile {
         var honoursConditions: Bool

@@ -12,6 +12,10 @@ extension SyncEngine {
     /// Files at least this large are sent from where they are, not from a snapshot copy.
     static var directUploadSize: Int64 { 64 << 20 }
 
+    /// Files at most this large are sent from memory to a provider that takes bytes
+    /// (``UploadingFileProvider``): read once, with no snapshot copy on disk.
+    static var inMemoryUploadSize: Int { 1 << 20 }
+
     /// How many different unresolved conflict versions one document may gather before its sync
     /// waits for the user.
     static var maximumConflictVersions: Int { 10 }

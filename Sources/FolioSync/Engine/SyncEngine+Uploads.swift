@@ -20,20 +20,32 @@ extension SyncEngine {
         var request = run.request
         request.versionMayFollow = versionMayFollow && provider is any FolderListingFileProvider
         let source = replica.absolute(path)
-        // What the file is, and the snapshot sent when it is small (a private copy a writer cannot
-        // tear mid-upload; not flushed: a crash loses it, and the file it came from is still there
-        // to send), then the snapshot's note (the pass's note log): file work, one job on its pool.
+        // A small file goes from memory to a provider that takes bytes.
+        let uploading = provider as? any UploadingFileProvider, inMemory = uploading != nil
+        // What the file is, and the snapshot sent when it is small (its bytes, or a private copy a
+        // writer cannot tear mid-upload; not flushed: a crash loses it, and the file it came from is
+        // still there to send), then the snapshot's note (the pass's note log): file work, one job
+        // on its pool.
         let slot = stagingSlots.take()
-        let read: (status: FileStatus, snapshot: Data?, unchanged: Bool, noted: Result<Void, any Error>?)?
+        let read: (status: FileStatus, snapshot: Data?, bytes: [UInt8]?, unchanged: Bool, noted: Result<Void, any Error>?)?
         do {
             read = try await SyncFileWork.run { [replica, notes] in
                 guard let status = replica.fileStatus(path) else { return nil }
-                guard status.size < Self.directUploadSize else { return (status, nil, true, nil) }
-                let copied = try ContentDigest.copy(from: source, to: slot, durable: false, replacing: true)
+                guard status.size < Self.directUploadSize else { return (status, nil, nil, true, nil) }
+                let snapshot: (digest: Data, bytes: [UInt8]?)
+                if inMemory, status.size <= Self.inMemoryUploadSize {
+                    // Grown past the limit since: changed while it was read.
+                    guard let read = try ContentDigest.read(source, expecting: Int(status.size), upTo: Self.inMemoryUploadSize) else {
+                        return (status, nil, nil, false, nil)
+                    }
+                    snapshot = (read.digest, read.bytes)
+                } else {
+                    snapshot = (try ContentDigest.copy(from: source, to: slot, durable: false, replacing: true).digest, nil)
+                }
                 let fingerprint = LocalReplica.fingerprint(status)
-                guard replica.fingerprint(path) == fingerprint else { return (status, copied.digest, false, nil) }
-                let noted = Result { try notes.write(path, UnfinishedTransfer(fingerprint: fingerprint, hash: copied.digest.hexadecimal)) }
-                return (status, copied.digest, true, noted)
+                guard replica.fingerprint(path) == fingerprint else { return (status, snapshot.digest, nil, false, nil) }
+                let noted = Result { try notes.write(path, UnfinishedTransfer(fingerprint: fingerprint, hash: snapshot.digest.hexadecimal)) }
+                return (status, snapshot.digest, snapshot.bytes, true, noted)
             }
         } catch {
             stagingSlots.give(slot)
@@ -48,18 +60,23 @@ extension SyncEngine {
         let flags: FileProviderFileSystemFlags = read.status.mode & S_IXUSR != 0 ? [.userReadable, .userWritable, .userExecutable] : [.userReadable, .userWritable]
         board.began(path, .upload, size: before.size)
         defer { board.ended(path) }
-        let contents: URL
+        let contents: UploadContents
         var hashing: Task<String, any Error>?
         var snapshotHash = ""
         if let snapshot = read.snapshot {
             snapshotHash = snapshot.hexadecimal
-            contents = URL(fileURLWithPath: slot, isDirectory: false)
+            if let bytes = read.bytes {
+                stagingSlots.give(slot)
+                contents = .bytes(bytes)
+            } else {
+                contents = .file(URL(fileURLWithPath: slot, isDirectory: false))
+            }
         } else {
             stagingSlots.give(slot)
             // A large file is sent from where it is, hashed at the same time; if it changes while it
             // is sent, the server's copy is not taken for any version, and the next pass sends it
             // again. Its hash joins the unfinished transfer once known.
-            contents = URL(fileURLWithPath: source, isDirectory: false)
+            contents = .file(URL(fileURLWithPath: source, isDirectory: false))
             try await noteUnfinished(path, UnfinishedTransfer(fingerprint: before))
             hashing = Task {
                 let digest = try await SyncFileWork.run { try ContentDigest.sha256(ofFileAt: source).hexadecimal }
@@ -75,7 +92,7 @@ extension SyncEngine {
         // or was cancelled may have left a reader of it behind (a provider program's child).
         var sent = false
         defer {
-            if hashing == nil { sent ? stagingSlots.give(contents.path) : stagingSlots.discard(contents.path) }
+            if hashing == nil, case .file(let copy) = contents { sent ? stagingSlots.give(copy.path) : stagingSlots.discard(copy.path) }
         }
         if hashing == nil {
             do {
@@ -94,7 +111,12 @@ extension SyncEngine {
                 let changed: FileProviderItemFields =
                     record.fileSystemFlags.contains(.userExecutable) == flags.contains(.userExecutable) ? [.contents] : [.contents, .fileSystemFlags]
                 record.fileSystemFlags = flags
-                let result = try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: changed, contents: contents, options: [], request: request)
+                let result =
+                    if let uploading {
+                        try await uploading.modifyItem(record, baseVersion: baseVersion, changedFields: changed, uploading: contents, options: [], request: request)
+                    } else {
+                        try await provider.modifyItem(record, baseVersion: baseVersion, changedFields: changed, contents: contents.file, options: [], request: request)
+                    }
                 guard let updated = result.item else { return .deferred("the provider returned no item") }
                 item = updated
             } else {
@@ -102,8 +124,13 @@ extension SyncEngine {
                 let name = path.name
                 let template = FileProviderItemRecord(
                     itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: parent, filename: name, contentType: .ofFile(named: name), fileSystemFlags: flags)
-                let result = try await provider.createItem(
-                    basedOn: template, fields: [.contents, .filename, .fileSystemFlags], contents: contents, options: [], request: request)
+                let fields: FileProviderItemFields = [.contents, .filename, .fileSystemFlags]
+                let result =
+                    if let uploading {
+                        try await uploading.createItem(basedOn: template, fields: fields, uploading: contents, options: [], request: request)
+                    } else {
+                        try await provider.createItem(basedOn: template, fields: fields, contents: contents.file, options: [], request: request)
+                    }
                 guard let created = result.item else { return .deferred("the provider returned no item") }
                 item = created
             }
