@@ -1,11 +1,26 @@
+import Synchronization
+
 extension UTType {
     /// The type of a file by its name's extension, as `URL.pathExtension` finds one: the text after
     /// the last dot, unless that dot starts the name (".bashrc") or ends it; `.data` without an
     /// extension. Read as bytes, since listings and crawls ask it for every file they name.
     package static func ofFile(named name: String) -> UTType {
         let ext = extensionOfFile(named: name)
-        return ext.isEmpty ? .data : UTType(filenameExtension: ext) ?? .data
+        let database = TypeRegistry.shared.database
+        if let known = fileTypes.withLock({ $0.database === database ? $0.types[ext] : nil }) { return known }
+        let type = ext.isEmpty ? .data : UTType(tag: ext, tagClass: .filenameExtension, conformingTo: .data, database: database) ?? .data
+        fileTypes.withLock { cache in
+            // Kept for the registry's current snapshot, and for a few hundred extensions at most.
+            if cache.database !== database || cache.types.count >= 256 { cache = (database, [:]) }
+            cache.types[ext] = type
+        }
+        return type
     }
+
+    /// ``ofFile(named:)``'s types by extension, for one snapshot of the registry: an upload or a
+    /// listed file asks for its type, and the lookup (the extension's tag, then `public.data`'s
+    /// conformance) cost more than the rest of making its record.
+    private static let fileTypes = Mutex<(database: TypeDatabase?, types: [String: UTType])>((nil, [:]))
 
     /// The type a regular file's name gives, as ``contentType(ofItemAt:)`` reads names (globs
     /// first, then declared extensions), and whether the name settles it. When it does not (no

@@ -299,10 +299,13 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// Types are equal when their identifiers are, ignoring case.
     public static func == (a: UTType, b: UTType) -> Bool {
-        TypeIdentifier.key(a.identifier) == TypeIdentifier.key(b.identifier)
+        TypeIdentifier.same(a.identifier, b.identifier)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(TypeIdentifier.key(identifier)) }
+    public func hash(into hasher: inout Hasher) { TypeIdentifier.hash(identifier, into: &hasher) }
+
+    /// Whether this is ``folder`` (`public.folder`), told without looking the folder type up.
+    package var isFolder: Bool { TypeIdentifier.same(identifier, "public.folder") }
 
     /// The identifier.
     public var description: String { identifier }

@@ -6,6 +6,40 @@ import Testing
 // code does, and shows the library's type lookups need no other threads.
 @Suite("UTType")
 struct UTTypeTests {
+    /// Types compare and hash by identifier, ignoring ASCII case only; `isFolder` says so of
+    /// `public.folder` in any case.
+    @Test func typesCompareAndHashByIdentifierIgnoringCase() throws {
+        let shouting = try #require(UTType("PUBLIC.Folder"))
+        #expect(shouting == .folder && shouting.isFolder && UTType.folder.isFolder)
+        #expect(shouting.hashValue == UTType.folder.hashValue)
+        #expect(Set([UTType.folder, shouting, .plainText]).count == 2)
+        #expect(UTType.plainText != .folder && !UTType.plainText.isFolder && !UTType.package.isFolder)
+        // Not the same identifier with one letter more, nor one whose letters differ beyond case.
+        let undeclared = try #require(UTType(identifier: "public.foldeR.x", allowUndeclared: true))
+        #expect(undeclared != .folder && !undeclared.isFolder)
+        #expect(TypeIdentifier.same("public.folder", "PUBLIC.FOLDER") && !TypeIdentifier.same("public.folder", "public.f0lder"))
+        #expect(!TypeIdentifier.same("a.b", "a.b.") && !TypeIdentifier.same("a.{", "a.["))
+    }
+
+    /// A file's type by its extension is looked up once per snapshot of the shared registry: an app
+    /// registered later declares the extension's type for the names asked after.
+    @Test func aFilesTypeFollowsTheRegistry() throws {
+        let name = "report.foliotypecachetest"
+        #expect(UTType.ofFile(named: name).isDynamic)
+        #expect(UTType.ofFile(named: name).isDynamic)
+        let manifest = try AppManifest(data: Data("""
+            {"CFBundleIdentifier": "com.example.typecache", "UTExportedTypeDeclarations": [
+              {"UTTypeIdentifier": "com.example.typecache", "UTTypeConformsTo": "public.data",
+               "UTTypeTagSpecification": {"public.filename-extension": "foliotypecachetest"}}]}
+            """.utf8))
+        try TypeRegistry.shared.register(manifest)
+        defer { TypeRegistry.shared.unregister(bundleIdentifier: "com.example.typecache") }
+        #expect(UTType.ofFile(named: name).identifier == "com.example.typecache")
+        #expect(UTType.ofFile(named: "notes.txt") == .plainText && UTType.ofFile(named: "README") == .data)
+        TypeRegistry.shared.unregister(bundleIdentifier: "com.example.typecache")
+        #expect(UTType.ofFile(named: name).isDynamic)
+    }
+
     @Test func dynamicEncodingMatchesApples() {
         // The reverse-engineered example: ?0=6:1=sql → dyn.ah62d4rv4ge81g6pq.
         #expect(DynamicTypeCoding.identifier(tag: "sql", tagClass: .filenameExtension, conformsTo: "public.data") == "dyn.ah62d4rv4ge81g6pq")

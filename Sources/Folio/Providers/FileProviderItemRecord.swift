@@ -76,5 +76,5 @@ public struct FileProviderItemRecord: FileProviderItemProtocol, Hashable, Codabl
     public var childItemCount: NSNumber? { childCount.map { NSNumber(value: $0) } }
 
     /// Whether the item is a folder.
-    public var isFolder: Bool { contentType == .folder }
+    public var isFolder: Bool { contentType.isFolder }
 }

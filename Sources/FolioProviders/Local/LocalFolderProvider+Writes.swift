@@ -16,13 +16,13 @@ extension LocalFolderProvider {
             let parent = try self.folder(template.parentItemIdentifier)
             let path = parent.path + "/" + template.filename
             if let existing = self.existingItem(at: path, parent: parent.identifier) {
-                let sameKind = (existing.status.kind == .directory) == (template.contentType == .folder)
-                if options.contains(.mayAlreadyExist), sameKind, template.contentType == .folder {
+                let sameKind = (existing.status.kind == .directory) == template.contentType.isFolder
+                if options.contains(.mayAlreadyExist), sameKind, template.contentType.isFolder {
                     return FileProviderItemResult(item: try self.record(existing))
                 }
                 throw FileProviderError.collision(with: existing.identifier, message: "“\(template.filename)” exists in its folder")
             }
-            if template.contentType == .folder {
+            if template.contentType.isFolder {
                 try self.collisionChecked(path, parent: parent.identifier) {
                     guard mkdir(path, 0o755) == 0 else { throw Errno(rawValue: errno) }
                 }

@@ -19,7 +19,7 @@ extension S3Provider {
             throw CocoaError(.fileWriteInvalidFileName, userInfo: [NSLocalizedDescriptionKey: "names starting with \(Self.temporaryPrefix) are the provider's"])
         }
         let parent = try await folderPath(template.parentItemIdentifier)
-        let isFolder = template.contentType == .folder
+        let isFolder = template.contentType.isFolder
         let target = parent + template.filename + (isFolder ? "/" : "")
         await lock(parent + template.filename)
         defer { unlock(parent + template.filename) }

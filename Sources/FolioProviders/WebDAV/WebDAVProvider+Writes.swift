@@ -19,7 +19,7 @@ extension WebDAVProvider {
         }
         let parent = Self.relative(template.parentItemIdentifier)
         let target = parent.isEmpty ? template.filename : parent + "/" + template.filename
-        if template.contentType != .folder, try await conditionsHonoured() {
+        if !template.contentType.isFolder, try await conditionsHonoured() {
             // One request: If-None-Match refuses an existing name, and a missing parent is a 409.
             await lock(target)
             defer { unlock(target) }
@@ -50,10 +50,10 @@ extension WebDAVProvider {
         await lock(target)
         defer { unlock(target) }
         if let existing = try await existing(target) {
-            if options.contains(.mayAlreadyExist), existing.isFolder, template.contentType == .folder { return FileProviderItemResult(item: existing) }
+            if options.contains(.mayAlreadyExist), existing.isFolder, template.contentType.isFolder { return FileProviderItemResult(item: existing) }
             throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(template.filename)” exists in its folder")
         }
-        if template.contentType == .folder {
+        if template.contentType.isFolder {
             let reply = try await dav.send("MKCOL", target)
             switch reply.status {
             case 200..<300: break

@@ -140,7 +140,7 @@ extension SyncEngine {
             // The transfer stays unfinished: an earlier try of it (a provider retries) may be what is there.
             guard let existing = error.collidingItemIdentifier else { return .deferred("\(error)") }
             let item = try await provider.item(for: existing, request: run.request)
-            guard item.contentType != .folder else { return .deferred("a folder took its name on the server") }
+            guard !item.contentType.isFolder else { return .deferred("a folder took its name on the server") }
             let entry = RemoteEntry(identifier: existing.rawValue, isFolder: false, version: item.itemVersion.contentVersion, size: item.documentSize.map { $0.int64Value })
             return try await download(path, entry, run, conflict: true)
         } catch let error as FileProviderError where [.filenameCollision, .localVersionConflictingWithServer, .noSuchItem].contains(error.code) {

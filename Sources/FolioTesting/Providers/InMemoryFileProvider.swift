@@ -142,7 +142,7 @@ public actor InMemoryFileProvider: FileProvider {
         let parent = template.parentItemIdentifier
         guard try node(parent).record.isFolder else { throw FileProviderError(.noSuchItem, message: "the parent is not a folder") }
         if let existing = sibling(named: template.filename, in: parent) {
-            if options.contains(.mayAlreadyExist), existing.record.isFolder == (template.contentType == .folder) {
+            if options.contains(.mayAlreadyExist), existing.record.isFolder == template.contentType.isFolder {
                 return FileProviderItemResult(item: existing.record)
             }
             throw FileProviderError.collision(with: existing.record.itemIdentifier)
@@ -152,7 +152,7 @@ public actor InMemoryFileProvider: FileProvider {
         var record = FileProviderItemRecord(template)
         record.itemIdentifier = identifier
         var node = Node(record: record)
-        if template.contentType == .folder {
+        if template.contentType.isFolder {
             node.record.childCount = 0
         } else if template.contentType == .symbolicLink {
             node.content = Data()
