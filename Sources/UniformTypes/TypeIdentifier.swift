@@ -27,23 +27,6 @@ enum TypeIdentifier {
     /// Returns the key identifiers are compared by: they are case-insensitive.
     static func key(_ identifier: String) -> String { identifier.asciiLowercased() }
 
-    /// Whether two identifiers are the same, ignoring ASCII case (what comparing their keys says,
-    /// without making them).
-    static func same(_ a: String, _ b: String) -> Bool {
-        if a == b { return true }
-        return a.utf8.elementsEqual(b.utf8) { lowercased($0) == lowercased($1) }
-    }
-
-    /// Feeds `hasher` the identifier's key, without making it.
-    static func hash(_ identifier: String, into hasher: inout Hasher) {
-        for byte in identifier.utf8 { hasher.combine(lowercased(byte)) }
-        hasher.combine(identifier.utf8.count)
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
-    }
-
     /// Whether the identifier is in the `public.` domain, reserved for the system.
     static func isPublic(_ identifier: String) -> Bool { hasPrefix(identifier, "public.") }
 

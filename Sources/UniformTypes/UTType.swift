@@ -299,13 +299,13 @@ public struct UTType: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 
     /// Types are equal when their identifiers are, ignoring case.
     public static func == (a: UTType, b: UTType) -> Bool {
-        TypeIdentifier.same(a.identifier, b.identifier)
+        TypeIdentifier.key(a.identifier) == TypeIdentifier.key(b.identifier)
     }
 
-    public func hash(into hasher: inout Hasher) { TypeIdentifier.hash(identifier, into: &hasher) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(TypeIdentifier.key(identifier)) }
 
     /// Whether this is ``folder`` (`public.folder`), told without looking the folder type up.
-    package var isFolder: Bool { TypeIdentifier.same(identifier, "public.folder") }
+    package var isFolder: Bool { TypeIdentifier.key(identifier) == "public.folder" }
 
     /// The identifier.
     public var description: String { identifier }

@@ -190,22 +190,29 @@ actor SyncEngine {
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
         // Each folder's transfers not yet ended: uploads are settled by whole folders, so that no
-        // folder is listed while its files are still being sent (and listed again after).
+        // folder is listed while its files are still being sent (and listed again after). Counted
+        // as they end: the unsettled uploads by folder, and those in folders whose transfers ended.
         var transfersLeft = Dictionary(transfers.map { ($0.path.parent, 1) }, uniquingKeysWith: +)
+        var unsettledIn: [SyncPath?: Int] = [:]
+        var settleable = 0
         var flushed = ContinuousClock.now
         await performConcurrently(transfers, run) { action, outcome in
             apply(outcome, action, &report, &changes, &serverChanged, &run)
-            transfersLeft[action.path.parent, default: 1] -= 1
+            let folder = action.path.parent
+            if run.unsettled[action.path] != nil { unsettledIn[folder, default: 0] += 1 }
+            transfersLeft[folder, default: 1] -= 1
+            if transfersLeft[folder] == 0 { settleable += unsettledIn[folder] ?? 0 }
             // Progress is recorded as it goes, so a pass killed midway redoes little (uploads
             // settled by the 500 or so, each folder's listing serving many; by the 2,000 whatever
             // their folders, when one folder holds that many).
-            if run.unsettled.count >= 500 {
-                let whole = run.unsettled.filter { transfersLeft[$0.key.parent, default: 0] == 0 }
-                let settling = whole.count >= 500 ? whole : run.unsettled.count >= 2000 ? run.unsettled : [:]
-                if !settling.isEmpty {
-                    changes += await settleVersions(settling, listedCounts: run.itemsByFolder(), request: request)
-                    for path in settling.keys { run.unsettled[path] = nil }
+            if settleable >= 500 || run.unsettled.count >= 2000 {
+                let settling = settleable >= 500 ? run.unsettled.filter { transfersLeft[$0.key.parent, default: 0] == 0 } : run.unsettled
+                changes += await settleVersions(settling, listedCounts: run.itemsByFolder(), request: request)
+                for path in settling.keys {
+                    run.unsettled[path] = nil
+                    unsettledIn[path.parent] = nil
                 }
+                settleable = 0
             }
             if changes.count >= 500 || ContinuousClock.now - flushed > .seconds(2) {
                 if (try? await record(changes, &run)) != nil {
