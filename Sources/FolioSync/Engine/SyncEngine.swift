@@ -174,19 +174,11 @@ actor SyncEngine {
         var changedBases = false
         var serverChanged = false
 
-        // Folders and moves first, a depth at a time (parents before children): at each depth its
-        // moves one after another (a move may free a name a creation takes), then its new folders
-        // at once. Then contents, then deletions (children first).
-        let placing = Dictionary(grouping: actions.filter(\.isFolderCreation), by: \.path.depth)
-        for depth in placing.keys.sorted() {
-            let level = placing[depth]!
-            for action in level where action.isMove {
-                let outcome = await perform(action, run)
-                apply(outcome, action, &report, &changes, &serverChanged, &run)
-            }
-            await performConcurrently(level.filter { !$0.isMove }, run) { action, outcome in
-                apply(outcome, action, &report, &changes, &serverChanged, &run)
-            }
+        // Folders and moves first (parents before children, a move before the creations at its
+        // depth), then contents, then deletions (children first).
+        for action in actions.filter(\.isFolderCreation).sorted(by: { ($0.path.depth, $0.isMove ? 0 : 1) < ($1.path.depth, $1.isMove ? 0 : 1) }) {
+            let outcome = await perform(action, run)
+            apply(outcome, action, &report, &changes, &serverChanged, &run)
         }
         let transfers = actions.filter { !$0.isFolderCreation && !$0.isDeletion }
         // Each folder's transfers not yet ended: uploads are settled by whole folders, so that no
