@@ -6,7 +6,9 @@ import Folio
 /// declarations in its hash table's order, which differs from one of its processes to the next, so
 /// the bytes of one unchanged folder's listing vary while what they say does not.
 ///
-/// Everything else counts byte for byte. Comments, CDATA sections and processing instructions are
+/// An ETag's weak mark (`W/`) first in a `getetag` element's text is passed over too: Apache lists
+/// a file written within the last second with a weak tag, then the same tag strong, and the version
+/// Folio reads from it is the same (``ETag/opaque(_:)``). Everything else counts byte for byte. Comments, CDATA sections and processing instructions are
 /// passed over whole, and a start tag that is not plainly well formed (an attribute without a quoted
 /// value, a reply cut short) is taken as it is, so two replies with one digest always read the same.
 enum ListingDigest {
@@ -24,6 +26,12 @@ enum ListingDigest {
             var attributes: [Range<Int>] = []
             func raw(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[range])) }
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            // Whether a start tag's name is `getetag`, with or without a prefix.
+            func isETag(_ name: Range<Int>) -> Bool {
+                let local = Array("getetag".utf8)
+                guard name.count >= local.count, local.indices.allSatisfy({ bytes[name.upperBound - local.count + $0] == local[$0] }) else { return false }
+                return name.count == local.count || bytes[name.upperBound - local.count - 1] == UInt8(ascii: ":")
+            }
             func skip(past terminator: [UInt8], from start: Int) -> Int {
                 var index = start
                 while index + terminator.count <= count {
@@ -91,6 +99,15 @@ enum ListingDigest {
                         hasher.update(bufferPointer: raw(attribute))
                     }
                     flushed = index
+                }
+                // An ETag's weak mark, first in its element's text, is passed over: Apache marks a
+                // tag weak for a second after a write, and the version read from it drops the mark.
+                if index + 3 < count, bytes[index] == UInt8(ascii: ">"), bytes[index + 1] == UInt8(ascii: "W"), bytes[index + 2] == UInt8(ascii: "/"),
+                    bytes[index + 3] == UInt8(ascii: "\""), isETag(position + 1..<nameEnd)
+                {
+                    hasher.update(bufferPointer: raw(flushed..<(index + 1)))
+                    flushed = index + 3
+                    index += 3
                 }
                 position = index
             }

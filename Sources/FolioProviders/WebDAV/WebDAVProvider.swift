@@ -45,6 +45,9 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Wor
     var folderListings: (walk: Int, folders: [String: FolderListing]) = (0, [:])
     /// The walks begun so far.
     private var walks = 0
+    /// The folders the last walk listed, and how many of them the server answered as before (not
+    /// read again).
+    package private(set) var lastWalk: (folders: Int, unchanged: Int) = (0, 0)
     var busy: Set<String> = []
     var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     let logger = Logger(label: "folio.provider.webdav")
@@ -148,8 +151,16 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Wor
         return item
     }
 
+    /// The folder's children, listed now. The listing is kept for the next walk, which then does not
+    /// read the folder again if the server answers it the same (the sync engine lists the folders it
+    /// wrote to after its uploads: the next pass finds them as they were left). The walk it joins
+    /// no longer repeats the last one as a whole.
     package func listedItems(in container: FileProviderItemIdentifier) async throws -> [FileProviderItemRecord] {
-        try await children(Self.relative(container))
+        let relative = Self.relative(container)
+        let listing = try await listing(of: relative, previous: folderListings.folders[relative])
+        folderListings.folders[relative] = listing
+        folderListings.walk = 0
+        return listing.items
     }
 
     /// The children of the folder at `relative`.
@@ -211,6 +222,7 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Wor
             }
         }
         folderListings = (number, listed)
+        lastWalk = (listed.count, reused)
         return ListingWalk(items: found, number: number, repeats: reused == listed.count && listed.count == previous.folders.count ? previous.walk : nil)
     }
 
