@@ -201,7 +201,10 @@ struct HostileServerTests {
             digest(apache.replacingOccurrences(of: "<D:href>/a/", with: "<D:href><![CDATA[<x b=\"1\" a=\"2\">]]>"))
                 != digest(apache.replacingOccurrences(of: "<D:href>/a/", with: "<D:href><![CDATA[<x a=\"2\" b=\"1\">]]>")))
         // Cut anywhere, never a trap.
-        for end in 0...apache.utf8.count { _ = ListingDigest.of(Array(apache.utf8.prefix(end))) }
+        let weak = apache.replacingOccurrences(of: #">"1-2"<"#, with: #">W/"1-2"<"#)
+        for text in [apache, weak] {
+            for end in 0...text.utf8.count { _ = ListingDigest.of(Array(text.utf8.prefix(end))) }
+        }
     }
 
     @Test func hrefsDecodeOnlyInsideTheBase() {
