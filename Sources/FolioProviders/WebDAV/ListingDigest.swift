@@ -8,7 +8,9 @@ import Folio
 ///
 /// An ETag's weak mark (`W/`) first in a `getetag` element's text is passed over too: Apache lists
 /// a file written within the last second with a weak tag, then the same tag strong, and the version
-/// Folio reads from it is the same (``ETag/opaque(_:)``). Everything else counts byte for byte. Comments, CDATA sections and processing instructions are
+/// Folio reads from it is the same (``ETag/opaque(_:)``).
+///
+/// Everything else counts byte for byte. Comments, CDATA sections and processing instructions are
 /// passed over whole, and a start tag that is not plainly well formed (an attribute without a quoted
 /// value, a reply cut short) is taken as it is, so two replies with one digest always read the same.
 enum ListingDigest {
