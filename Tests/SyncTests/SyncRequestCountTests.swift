@@ -20,6 +20,27 @@ struct SyncRequestCountTests {
         return Dictionary(grouping: answered, by: { String($0.prefix { $0 != " " }) }).mapValues(\.count)
     }
 
+    /// A new folder is one MKCOL and one PROPFIND (for the item made); its name and its parent are
+    /// looked up only when the MKCOL is refused: a name taken is a collision, with the item there.
+    @Test(.enabled(if: TestServer.shouldRun(.apache)))
+    func aFolderIsMadeWithoutLookingFirst() async throws {
+        let server = try TestServer(.apache)
+        let scratch = try TemporaryDirectory("folio-webdav-mkcol")
+        let request = FileProviderRequest(temporaryDirectory: scratch.url)
+        let provider = WebDAVProvider(baseURL: server.baseURL)
+        let template = FileProviderItemRecord(itemIdentifier: FileProviderItemIdentifier("new"), parentItemIdentifier: .rootContainer, filename: "f", contentType: .folder)
+        let before = server.requests.count
+        let made = try #require(try await provider.createItem(basedOn: template, fields: [.filename], uploading: nil, options: [], request: request).item)
+        #expect(made.contentType.isFolder && made.filename == "f")
+        let sent = try await requests(of: server, after: before)
+        #expect(sent == ["MKCOL": 1, "PROPFIND": 1], "\(sent)")
+        await #expect(throws: FileProviderError.self) {
+            try await provider.createItem(basedOn: template, fields: [.filename], uploading: nil, options: [], request: request)
+        }
+        let again = try await provider.createItem(basedOn: template, fields: [.filename], uploading: nil, options: .mayAlreadyExist, request: request).item
+        #expect(again?.itemIdentifier == made.itemIdentifier)
+    }
+
     @Test(.enabled(if: TestServer.shouldRun(.apache)))
     func smallFilesCostAPutUpAndAGetDown() async throws {
         let server = try TestServer(.apache)

@@ -44,23 +44,31 @@ extension WebDAVProvider {
             remember(item)
             return FileProviderItemResult(item: item)
         }
-        if !parent.isEmpty, try await current(parent).isFolder == false {
-            throw FileProviderError(.noSuchItem, message: "\(template.parentItemIdentifier) is not a folder")
-        }
         await lock(target)
         defer { unlock(target) }
-        if let existing = try await existing(target) {
-            if options.contains(.mayAlreadyExist), existing.isFolder, template.contentType.isFolder { return FileProviderItemResult(item: existing) }
-            throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(template.filename)” exists in its folder")
+        // Why the name cannot be taken: the parent is no folder, or something has the name (the
+        // folder asked for, with `mayAlreadyExist`, is returned).
+        func refusal() async throws -> FileProviderItemResult? {
+            if !parent.isEmpty, try await current(parent).isFolder == false {
+                throw FileProviderError(.noSuchItem, message: "\(template.parentItemIdentifier) is not a folder")
+            }
+            if let existing = try await existing(target) {
+                if options.contains(.mayAlreadyExist), existing.isFolder, template.contentType.isFolder { return FileProviderItemResult(item: existing) }
+                throw FileProviderError.collision(with: existing.itemIdentifier, message: "“\(template.filename)” exists in its folder")
+            }
+            return nil
         }
         if template.contentType.isFolder {
+            // MKCOL first: it refuses a name taken (405) or a missing parent (409) by itself, so the
+            // name and the parent are looked up only when it refused.
             let reply = try await dav.send("MKCOL", target)
-            switch reply.status {
-            case 200..<300: break
-            case 405: throw FileProviderError.collision(with: Self.identifier(target))
-            default: throw dav.statusError(reply.status, "MKCOL", target, body: reply.body)
+            if !(200..<300).contains(reply.status) {
+                if let existing = try await refusal() { return existing }
+                if reply.status == 405 { throw FileProviderError.collision(with: Self.identifier(target)) }
+                throw dav.statusError(reply.status, "MKCOL", target, body: reply.body)
             }
         } else {
+            if let existing = try await refusal() { return existing }
             try await uploadThroughTemporary(target, from: contents, parent: parent, overwrite: false)
             if fields.contains(.fileSystemFlags), template.fileSystemFlags.contains(.userExecutable) { _ = await setExecutable(target, true) }
         }
