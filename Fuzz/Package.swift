@@ -34,6 +34,9 @@ let package = Package(
         // S3 replies: ListObjectsV2 listings, errors and results.
         .executableTarget(
             name: "FuzzS3Reply", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
+        // HTTP/1.1 replies read by the plain client: heads, framings, chunked bodies.
+        .executableTarget(
+            name: "FuzzHTTPReply", dependencies: ["FuzzSupport", .product(name: "FolioProviders", package: folio)]),
         // Placeholder stubs (`name.folio-cloud`) in the drive's replica, and shared conflict manifests.
         .executableTarget(
             name: "FuzzPlaceholder",

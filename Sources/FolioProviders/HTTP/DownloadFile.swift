@@ -36,19 +36,23 @@ final class DownloadFile: @unchecked Sendable {
     func write(_ pieces: [ByteBuffer]) throws {
         try create()
         for piece in pieces {
-            try piece.withUnsafeReadableBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let count = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-                    }
-                    offset += count
-                }
-            }
-            written += Int64(piece.readableBytes)
+            try piece.withUnsafeReadableBytes { try write($0) }
         }
+    }
+
+    /// Appends `bytes` (creating the file first), as ``write(_:)-([ByteBuffer])`` does.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try create()
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            }
+            offset += count
+        }
+        written += Int64(bytes.count)
         if written - hinted >= 32 << 20 {
             FileDescriptor(rawValue: descriptor).startWriteback(offset: hinted, length: written - hinted)
             hinted = written

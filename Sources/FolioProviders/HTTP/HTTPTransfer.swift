@@ -128,7 +128,7 @@ enum HTTPTransfer {
     static func execute(_ request: HTTPClientRequest, client: HTTPClient, timeout: TimeAmount, limit: Int, repeatable: Bool? = nil) async throws -> (
         status: Int, headers: HTTPHeaders, body: [UInt8]
     ) {
-        let repeatable = repeatable ?? ["GET", "HEAD", "PROPFIND", "OPTIONS", "PUT", "DELETE", "MKCOL"].contains(request.method.rawValue)
+        let repeatable = repeatable ?? repeatableMethods.contains(request.method.rawValue)
         var attempt = 0
         while true {
             attempt += 1
@@ -145,6 +145,9 @@ enum HTTPTransfer {
             }
         }
     }
+
+    /// The methods ``execute(_:client:timeout:limit:repeatable:)`` sends again on a dropped connection.
+    static let repeatableMethods: Set<String> = ["GET", "HEAD", "PROPFIND", "OPTIONS", "PUT", "DELETE", "MKCOL"]
 
     /// Whether `error` says the server closed or reset the connection.
     static func isDroppedConnection(_ error: any Error) -> Bool {

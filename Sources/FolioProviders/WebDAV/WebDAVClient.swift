@@ -17,6 +17,10 @@ struct WebDAVClient: Sendable {
     /// The `Authorization` header value, when the server needs one (never logged).
     let authorization: String?
     let client: HTTPClient
+    /// The lean client for small transfers, when the server is plain `http` (``PlainHTTPClient``).
+    let plain: PlainHTTPClient?
+    /// The base URL's path as sent, percent-encoded, ending in `/`.
+    let encodedBasePath: String
     /// How long a request without content may take.
     let requestTimeout: TimeAmount
     /// The longest PROPFIND reply read.
@@ -52,6 +56,21 @@ struct WebDAVClient: Sendable {
         if let port = base.port { origin += ":\(port)" }
         self.origin = origin
         basePath = base.path.hasSuffix("/") ? base.path : base.path + "/"
+        let components = URLComponents(url: base, resolvingAgainstBaseURL: false)
+        var encoded = components?.percentEncodedPath ?? ""
+        if !encoded.hasSuffix("/") { encoded += "/" }
+        encodedBasePath = encoded
+        // A base with a query or a fragment is left to AsyncHTTPClient, which sends it as given.
+        plain = components?.percentEncodedQuery == nil && components?.fragment == nil && encoded.hasPrefix("/") ? PlainHTTPClient.shared(for: base) : nil
+    }
+
+    /// The request for the plain client, or nil when a field's value holds a line break or a NUL
+    /// (an ETag a server listed with one): that request is left to AsyncHTTPClient, which refuses it.
+    private func plainRequest(_ method: String, _ relative: String, headers: [(String, String)], body: [UInt8]?) -> PlainHTTPClient.Request? {
+        guard headers.allSatisfy({ !$0.1.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) else { return nil }
+        var fields = headers
+        if let authorization { fields.insert(("Authorization", authorization), at: 0) }
+        return PlainHTTPClient.Request(method: method, target: encodedBasePath + DAVPath.encode(relative), fields: fields, body: body)
     }
 
     private func request(_ method: String, _ relative: String, headers: [(String, String)]) -> HTTPClientRequest {
@@ -104,6 +123,20 @@ struct WebDAVClient: Sendable {
 
     /// PUTs `source` (or nothing) to `relative`.
     func upload(_ relative: String, from source: UploadContents?, headers: [(String, String)]) async throws -> Reply {
+        if let plain {
+            // Bytes in memory (or none) go as one plain request.
+            var bytes: [UInt8]? = []
+            if case .bytes(let contents) = source { bytes = contents } else if source != nil { bytes = nil }
+            if let bytes, let plainRequest = plainRequest("PUT", relative, headers: headers, body: bytes) {
+                do {
+                    let reply = try await HTTPTransfer.execute(
+                        plainRequest, plain: plain, timeout: .seconds(3600), limit: 1 << 20, what: "PUT \(url(relative))")
+                    return Reply(status: reply.status, headers: reply.headers, body: reply.body, sent: Int64(bytes.count))
+                } catch {
+                    throw Self.transportError(error, "PUT", relative)
+                }
+            }
+        }
         var request = request("PUT", relative, headers: headers)
         var size: Int64 = 0
         if let source {
@@ -126,6 +159,13 @@ struct WebDAVClient: Sendable {
     func download(
         _ relative: String, to destination: String, progress: Progress, durable: Bool, arriving: ArrivingContents? = nil, landing: FetchLanding? = nil
     ) async throws -> (etag: String?, size: Int64, sha256: Data, written: FileStatus) {
+        if let plain, arriving == nil, let plainRequest = plainRequest("GET", relative, headers: [], body: nil) {
+            let received = try await HTTPTransfer.download(
+                plainRequest, plain: plain, what: "GET \(url(relative))", to: destination, progress: progress,
+                durable: durable, landing: landing
+            ) { [self] status, body in statusError(status, "GET", relative, body: body) }
+            return (received.headers.first(name: "ETag"), received.size, received.sha256, received.written)
+        }
         let received = try await HTTPTransfer.download(
             request("GET", relative, headers: []), client: client, to: destination, progress: progress, durable: durable, arriving: arriving,
             landing: landing
