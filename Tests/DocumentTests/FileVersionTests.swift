@@ -197,4 +197,23 @@ struct VersionCollectionTests {
         let objects = try FileManager.default.subpathsOfDirectory(atPath: world.store.objectsDirectory).filter { $0.count > 60 }
         #expect(objects.count == 2)
     }
+
+    /// Contents left from a version removed long ago, stored again by a version being added right
+    /// now (before its manifest names them), survive a collection that runs in between.
+    @Test func contentsSharedWithAVersionBeingAddedSurviveACollection() throws {
+        let world = try VersionWorld()
+        let hash = try world.store.storeObject(Data("again".utf8))
+        var old = [timeval(tv_sec: 1_700_000_000, tv_usec: 0), timeval(tv_sec: 1_700_000_000, tv_usec: 0)]
+        #expect(utimes(world.store.objectPath(hash), &old) == 0)
+        #expect(try world.store.storeObject(Data("again".utf8)) == hash)
+        let report = try world.store.collectGarbage()
+        #expect(report.objectsRemoved == 0)
+        #expect(try world.store.readObject(hash) == Data("again".utf8))
+
+        #expect(utimes(world.store.objectPath(hash), &old) == 0)
+        #expect(try world.store.collectGarbage().objectsRemoved == 1, "unreferenced and old, nothing stored it again")
+        #expect(throws: CocoaError.self) { try world.store.readObject(hash) }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: world.store.objectsDirectory + "/tmp")
+        #expect(leftovers.isEmpty)
+    }
 }

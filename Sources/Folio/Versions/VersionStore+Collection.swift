@@ -29,6 +29,7 @@ extension VersionStore {
     @discardableResult
     package func collectGarbage(grace: TimeInterval = 600) throws -> CollectionReport {
         var report = CollectionReport()
+        restoreSetAside()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: itemsDirectory)) ?? []
         let identities = names.compactMap(Self.identity(ofManifestNamed:))
         var manifests: [(String, VersionManifest)] = []
@@ -80,12 +81,37 @@ extension VersionStore {
             let folder = objectsDirectory + "/" + prefix
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !referenced.contains(name) {
                 let path = folder + "/" + name
-                var status = stat()
-                guard stat(path, &status) == 0, now - Double(status.st_mtim.tv_sec) >= grace else { continue }
-                if unlink(path) == 0 { report.objectsRemoved += 1 }
+                guard Self.age(of: path, now: now) >= grace else { continue }
+                // Set aside first, then the time read again: a version that shared these contents
+                // between the two looks refreshed them (`refresh`), and the object goes back.
+                let aside = objectsDirectory + "/tmp/collected-" + name
+                guard rename(path, aside) == 0 else { continue }
+                if Self.age(of: aside, now: now) >= grace, unlink(aside) == 0 {
+                    report.objectsRemoved += 1
+                } else {
+                    rename(aside, path)
+                }
             }
         }
         report.bytesKept = total
         return report
+    }
+
+    /// Puts back the objects a collection set aside and did not finish with (it was killed between
+    /// the two steps); this collection weighs them again.
+    private func restoreSetAside() {
+        let folder = objectsDirectory + "/tmp"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix("collected-") {
+            let hash = String(name.dropFirst("collected-".count))
+            guard Self.isHash(hash) else { continue }
+            rename(folder + "/" + name, objectPath(hash))
+        }
+    }
+
+    /// Seconds since the file at `path` was last modified (0 when it cannot be read).
+    private static func age(of path: String, now: Double) -> Double {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        return now - Double(status.st_mtim.tv_sec)
     }
 }

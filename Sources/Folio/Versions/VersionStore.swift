@@ -65,7 +65,7 @@ package final class VersionStore: Sendable {
     package func storeObject(_ data: Data) throws -> String {
         let hash = SHA256.hash(data: data).hexadecimal
         let path = objectPath(hash)
-        if access(path, F_OK) == 0 { return hash }
+        if Self.refresh(path) { return hash }
         try writeObject(to: path) { fd in try fd.writeAll(data) }
         return hash
     }
@@ -79,7 +79,7 @@ package final class VersionStore: Sendable {
         do {
             let hash = digest.hexadecimal
             let path = objectPath(hash)
-            if access(path, F_OK) == 0 {
+            if Self.refresh(path) {
                 unlink(temporary)
             } else {
                 try createDirectory((path as NSString).deletingLastPathComponent)
@@ -90,6 +90,13 @@ package final class VersionStore: Sendable {
             unlink(temporary)
             throw error
         }
+    }
+
+    /// Whether the object at `path` is there, its time set to now when it is: a collection spares
+    /// objects younger than its grace, so contents shared with a version being added right now are
+    /// never removed under it (`collectGarbage` checks the time again once the object is set aside).
+    static func refresh(_ path: String) -> Bool {
+        utimensat(AT_FDCWD, path, nil, 0) == 0
     }
 
     private func writeObject(to path: String, _ body: (SystemPackage.FileDescriptor) throws -> Void) throws {
