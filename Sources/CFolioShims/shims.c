@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "CFolioShims.h"
 
@@ -62,6 +63,11 @@ long cfolio_listxattrat(int dirfd, const char *name, char *list, unsigned long s
 
 int cfolio_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+int cfolio_in_memory(int fd) {
+    struct statfs status;
+    if (fstatfs(fd, &status) != 0) return -1;
+    return status.f_type == 0x01021994; /* TMPFS_MAGIC */
 }
 int cfolio_birth_time(const char *path, int follow, long long *nanoseconds) {
     struct statx status;

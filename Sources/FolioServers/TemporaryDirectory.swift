@@ -6,8 +6,12 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public let url: URL
 
     /// Creates the folder under `$TMPDIR` (or `/tmp`), named after `label`.
-    public init(_ label: String = "folio-test") throws {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    public convenience init(_ label: String = "folio-test") throws {
+        try self.init(label, under: ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp")
+    }
+
+    /// Creates the folder under `base`, named after `label`.
+    public init(_ label: String, under base: String) throws {
         url = URL(fileURLWithPath: base).appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }

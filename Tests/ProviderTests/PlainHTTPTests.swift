@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Crypto
 import Folio
 @testable import FolioProviders
+import FolioSystem
 import FolioTesting
 import FolioTestTraits
 import Foundation
@@ -238,5 +240,59 @@ struct PlainHTTPTests {
             try await HTTPTransfer.execute(Self.get("/"), plain: unreachable, timeout: .seconds(5), limit: 1, what: "GET /")
         }
         #expect(refused?.code == .serverUnreachable && refused?.message?.contains("cannot connect") == true, "\(String(describing: refused))")
+    }
+
+    /// Where a download's file may be: in memory (tmpfs), where a large body is received into
+    /// the file's mapping, and on the disk (`/tmp`, ext4 here), where it is written.
+    static let places = ["/dev/shm", "/tmp"]
+
+    /// The mapping is used where the file is in memory, and only there; what `fill` puts in it is
+    /// the file's.
+    @Test(arguments: places) func aFileInMemoryIsFilledThroughItsMapping(place: String) throws {
+        let scratch = try TemporaryDirectory("folio-plain-http", under: place)
+        let inMemory = place == "/dev/shm"
+        let file = DownloadFile(path: scratch.child("mapped").path)
+        var windows: [Int] = []
+        let mapped = try file.receive(length: Int64(DownloadFile.window + 5)) { window in
+            windows.append(window.count)
+            for index in window.indices { window[index] = UInt8(truncatingIfNeeded: windows.count + index) }
+        }
+        #expect(mapped == inMemory)
+        guard mapped else { return file.discard() }
+        #expect(windows == [DownloadFile.window, 5])
+        #expect(try file.finish(durable: true).size == Int64(DownloadFile.window + 5))
+        let bytes = try Data(contentsOf: scratch.child("mapped"))
+        #expect(bytes.prefix(3) == Data([1, 2, 3]) && bytes.suffix(5) == Data([2, 3, 4, 5, 6]))
+    }
+
+    /// A body of 8 MiB or more, framed by its length, lands in its file whole (received into its
+    /// pages in memory, written on a disk): hashed as it came, with the umask's mode, and the
+    /// connection is kept; cut short, it leaves no file and says how much came.
+    @Test(arguments: places) func aLargeBodyLandsInItsFileWholeOrNotAtAll(place: String) async throws {
+        let server = try TestServer(script: Self.script) { port in ["\(port)"] }
+        let client = PlainHTTPClient(host: "127.0.0.1", port: server.port, authority: "127.0.0.1:\(server.port)")
+        let scratch = try TemporaryDirectory("folio-plain-http", under: place)
+        let expected = (0..<(9 << 20)).map { UInt8($0 % 251) }
+        let destination = scratch.child("large").path
+        let progress = Progress(totalUnitCount: 0)
+        let received = try await HTTPTransfer.download(
+            Self.get("/large"), plain: client, what: "GET /large", to: destination, progress: progress, durable: true, landing: nil
+        ) { status, _ in FileProviderError(.noSuchItem, message: "HTTP \(status)") }
+        #expect(received.size == Int64(expected.count) && received.written.size == received.size)
+        #expect(received.sha256 == Data(SHA256.hash(data: expected)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data(expected))
+        #expect(progress.totalUnitCount == Int64(expected.count) && progress.completedUnitCount == progress.totalUnitCount)
+        let mode = try FileManager.default.attributesOfItem(atPath: destination)[.posixPermissions] as? Int
+        #expect(mode.map { mode_t($0) } == FileCreationMask.fileMode)
+        #expect(client.idleCount == 1, "the connection carries the next request")
+
+        let cut = scratch.child("cut").path
+        let short = await #expect(throws: FileProviderError.self) {
+            try await HTTPTransfer.download(
+                Self.get("/large-short"), plain: client, what: "GET /large-short", to: cut, progress: Progress(totalUnitCount: 0), durable: true, landing: nil
+            ) { status, _ in FileProviderError(.noSuchItem, message: "HTTP \(status)") }
+        }
+        #expect(short?.code == .serverUnreachable && short?.message?.contains("after \(5 << 20) of \(9 << 20) bytes") == true, "\(String(describing: short))")
+        #expect(!FileManager.default.fileExists(atPath: cut))
     }
 }

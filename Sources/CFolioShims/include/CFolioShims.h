@@ -42,6 +42,9 @@ long cfolio_listxattrat(int dirfd, const char *name, char *list, unsigned long s
 /// waiting, so that a later fsync has less to do. Returns 0 or -1 with errno set.
 int cfolio_start_writeback(int fd, long long offset, long long length);
 
+/// Whether the file open at `fd` lives on tmpfs (fstatfs(2)): 1, 0, or -1 with errno set.
+int cfolio_in_memory(int fd);
+
 /// sched_setaffinity(2) for thread `tid` with the cores whose bits are set in `cores` (core 0 is
 /// bit 0; the first 64 cores). Returns 0 or -1 with errno set. For the benchmarks' placements.
 int cfolio_set_affinity(pid_t tid, unsigned long long cores);

@@ -59,6 +59,63 @@ final class DownloadFile: @unchecked Sendable {
         }
     }
 
+    /// Receives a body of `length` bytes straight into the file's pages: the file is given its
+    /// length with its blocks reserved, then mapped, and `fill` fills it a window at a time (a
+    /// receive into the mapping is the bytes' one copy; a write would be a second), while
+    /// ``PagePopulation`` readies its pages from the end. False, having done nothing, unless the
+    /// file is in memory (tmpfs) and its blocks could be reserved: the caller writes instead.
+    ///
+    /// - Throws: `CocoaError.fileWriteOutOfSpace` when the disk cannot hold `length` bytes, before
+    ///   any byte is received; whatever `fill` throws.
+    func receive(length: Int64, fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> Bool {
+        try create()
+        guard written == 0, length > 0, isInMemory else { return false }
+        do {
+            guard try FileDescriptor(rawValue: descriptor).reserve(length: length) else { return false }
+        } catch Errno.noSpace {
+            throw CocoaError(
+                .fileWriteOutOfSpace, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "no room on the disk for \(length) bytes at \(path)"])
+        } catch {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot reserve \(length) bytes at \(path): \(error)"])
+        }
+        let total = Int(length)
+        guard let mapped = mmap(nil, total, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot map \(path): \(String(cString: strerror(errno)))"])
+        }
+        let mapping = UnsafeMutableRawBufferPointer(start: mapped, count: total)
+        let population = PagePopulation(mapping)
+        defer {
+            population.finish()
+            munmap(mapped, total)
+        }
+        var offset = 0
+        while offset < total {
+            let count = min(Self.window, total - offset)
+            let window = UnsafeMutableRawBufferPointer(rebasing: mapping[offset..<(offset + count)])
+            try fill(window)
+            offset += count
+            population.receiverReached(offset)
+            written = Int64(offset)
+            if written - hinted >= 32 << 20 {
+                FileDescriptor(rawValue: descriptor).startWriteback(offset: hinted, length: written - hinted)
+                hinted = written
+            }
+        }
+        return true
+    }
+
+    /// Whether the file lives in memory (tmpfs): only there is receiving into its mapping the
+    /// faster way. On ext4 each mapped page's first write zeroes it through the file system, and
+    /// the writeback that follows write-protects the pages again, interrupting the other processor
+    /// for every batch: a 1 GiB download took 2.1–2.5 s mapped against 1.3–2.4 s written
+    /// (docs/benchmarks.md).
+    private var isInMemory: Bool {
+        FileDescriptor(rawValue: descriptor).isInMemory
+    }
+
+    /// The bytes ``receive(length:fill:)`` hands `fill` at a time.
+    static let window = 32 << 20
+
     /// The file is whole: it gets the umask's mode (it was its owner's alone while it arrived),
     /// is flushed to disk when `durable`, and is described as it is now.
     func finish(durable: Bool) throws -> FileStatus {
@@ -84,10 +141,10 @@ final class DownloadFile: @unchecked Sendable {
         unlink(path)
     }
 
-    /// Creates the file, its owner's alone, where none may be yet.
+    /// Creates the file, its owner's alone, where none may be yet (open for reading too: a mapping of it must be).
     private func create() throws {
         guard !created else { return }
-        let made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let made = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard made >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         descriptor = made
         created = true

@@ -51,6 +51,10 @@ extension HTTPTransfer {
         }
     }
 
+    /// The smallest body received straight into its file's pages (``DownloadFile/receive(length:fill:)``):
+    /// below it, mapping the file costs more than the copy it saves.
+    static let receivedInPlace: Int64 = 8 << 20
+
     /// ``download(_:client:to:progress:verifiesMD5ETag:durable:arriving:landing:failure:)`` through
     /// the plain client (no MD5 check, no reader while it arrives): a 200 reply's body written into
     /// the new file `destination` as it comes, hashed, finished (flushed when `durable`) and landed,
@@ -66,16 +70,27 @@ extension HTTPTransfer {
             var done: Int64 = 0
             var refusal: [UInt8] = []
             do {
-                let head = try client.perform(request, repeatable: true, wait: wait) { head, piece in
+                let head = try client.exchange(request, repeatable: true, wait: wait) { head, body in
                     guard head.status == 200 else {
-                        refusal.append(contentsOf: piece.prefix(max(0, (64 << 10) - refusal.count)))
+                        try body.read { piece in refusal.append(contentsOf: piece.prefix(max(0, (64 << 10) - refusal.count))) }
                         return
                     }
-                    if done == 0, let expected = head.field("Content-Length").flatMap({ Int64($0) }) { progress.totalUnitCount = expected }
-                    sha256.update(bufferPointer: piece)
-                    try file.write(piece)
-                    done += Int64(piece.count)
-                    progress.completedUnitCount = done
+                    if let length = body.length { progress.totalUnitCount = length }
+                    func landed(_ piece: UnsafeRawBufferPointer) {
+                        sha256.update(bufferPointer: piece)
+                        done += Int64(piece.count)
+                        progress.completedUnitCount = done
+                    }
+                    // A large body framed by its length lands in the file's pages as it is received.
+                    if let length = body.length, length >= Self.receivedInPlace,
+                        try file.receive(length: length, fill: { window in try body.read(into: window, landed: landed) })
+                    {
+                        return
+                    }
+                    try body.read { piece in
+                        try file.write(piece)
+                        landed(piece)
+                    }
                 }
                 guard head.status == 200 else { throw failure(head.status, refusal) }
                 // An empty body, or one whose Content-Length said nothing: its size is what came.

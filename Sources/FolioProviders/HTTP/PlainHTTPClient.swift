@@ -85,10 +85,58 @@ final class PlainHTTPClient: Sendable {
         }
     }
 
-    /// Sends `request` and reads its reply, handing each piece of the body to `body` with the
-    /// reply's head; returns the head. Blocking: run it on ``pool``. A repeatable request whose
-    /// connection closed before any byte of the reply is sent again, three times in all.
-    func perform(_ request: Request, repeatable: Bool, wait: PlainHTTPWait, body: (HTTPReplyHead, UnsafeRawBufferPointer) throws -> Void) throws -> HTTPReplyHead {
+    /// A reply's body, for the caller of ``exchange(_:repeatable:wait:reply:)`` to read once: piece
+    /// by piece, or, framed by its length, straight into memory of the caller's.
+    final class ReplyBody {
+        private let connection: PlainHTTPConnection
+        private let framing: HTTPReplyHead.Framing
+        private let wait: PlainHTTPWait
+        private var received: Int64 = 0
+        /// Whether the body was read to its end and the connection can carry another request.
+        private(set) var ended = false
+
+        fileprivate init(connection: PlainHTTPConnection, framing: HTTPReplyHead.Framing, wait: PlainHTTPWait) {
+            self.connection = connection
+            self.framing = framing
+            self.wait = wait
+            if case .none = framing { ended = true }
+        }
+
+        /// The body's length, when the reply framed it by its length.
+        var length: Int64? {
+            if case .length(let total) = framing { total } else { nil }
+        }
+
+        /// Reads the whole body, handing each piece to `sink` as it comes.
+        func read(_ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+            ended = try connection.readBody(framing, wait: wait, sink: sink)
+        }
+
+        /// Reads the next `destination.count` bytes of a body framed by its length into
+        /// `destination`, handing `landed` each piece as it lands; the body ends with its last byte.
+        func read(into destination: UnsafeMutableRawBufferPointer, landed: (UnsafeRawBufferPointer) throws -> Void) throws {
+            guard let length, received + Int64(destination.count) <= length else {
+                throw PlainHTTPError.malformed("a read past the body's length")
+            }
+            var arrived = received
+            do {
+                try connection.readBody(into: destination, wait: wait) { piece in
+                    try landed(piece)
+                    arrived += Int64(piece.count)
+                }
+            } catch PlainHTTPError.closedEarly {
+                throw PlainHTTPError.closedEarly("after \(arrived) of \(length) bytes")
+            }
+            received += Int64(destination.count)
+            ended = received == length
+        }
+    }
+
+    /// Sends `request` and hands its reply's head and body to `reply`; returns the head. Blocking:
+    /// run it on ``pool``. A repeatable request whose connection closed before any byte of the
+    /// reply is sent again, three times in all. The connection is kept for another request only
+    /// when `reply` read the body to its end.
+    func exchange(_ request: Request, repeatable: Bool, wait: PlainHTTPWait, reply: (HTTPReplyHead, ReplyBody) throws -> Void) throws -> HTTPReplyHead {
         let bytes = request.serialized(authority: authority)
         var attempt = 0
         while true {
@@ -98,14 +146,20 @@ final class PlainHTTPClient: Sendable {
             do {
                 try bytes.withUnsafeBytes { try connection.send($0, wait: wait) }
                 let head = try connection.readHead(wait: wait)
-                let framing = try head.framing(method: request.method)
-                let ended = try connection.readBody(framing, wait: wait) { try body(head, $0) }
-                if ended, head.keepsAlive, !connection.hasUnreadBytes, head.status != 101 { checkIn(connection) }
+                let body = ReplyBody(connection: connection, framing: try head.framing(method: request.method), wait: wait)
+                try reply(head, body)
+                if body.ended, head.keepsAlive, !connection.hasUnreadBytes, head.status != 101 { checkIn(connection) }
                 return head
             } catch PlainHTTPError.dropped where repeatable && attempt < 3 {
                 continue
             }
         }
+    }
+
+    /// Sends `request` and reads its reply, handing each piece of the body to `body` with the
+    /// reply's head; returns the head (``exchange(_:repeatable:wait:reply:)``).
+    func perform(_ request: Request, repeatable: Bool, wait: PlainHTTPWait, body: (HTTPReplyHead, UnsafeRawBufferPointer) throws -> Void) throws -> HTTPReplyHead {
+        try exchange(request, repeatable: repeatable, wait: wait) { head, reply in try reply.read { try body(head, $0) } }
     }
 
     /// Sends `request` and reads its whole reply, up to `limit` bytes of body.

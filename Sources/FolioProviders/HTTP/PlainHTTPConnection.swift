@@ -264,6 +264,42 @@ final class PlainHTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Reads the next `destination.count` bytes of a body framed by its length straight into
+    /// `destination`: what the buffer holds is copied, the rest received in place, so a large body's
+    /// bytes are copied once, by the kernel. `landed` is handed each piece as it lands.
+    func readBody(into destination: UnsafeMutableRawBufferPointer, wait: PlainHTTPWait, landed: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let base = destination.baseAddress else { return }
+        var filled = 0
+        if start < end {
+            let count = min(end - start, destination.count)
+            base.copyMemory(from: buffer.baseAddress! + start, byteCount: count)
+            start += count
+            filled = count
+            try landed(UnsafeRawBufferPointer(start: base, count: count))
+        }
+        var lastMoved = PlainHTTPWait.now()
+        while filled < destination.count {
+            let count = recv(descriptor, base + filled, min(destination.count - filled, Self.directPiece), Int32(MSG_WAITALL))
+            if count > 0 {
+                try landed(UnsafeRawBufferPointer(start: base + filled, count: count))
+                filled += count
+                receivedAny = true
+                lastMoved = PlainHTTPWait.now()
+                continue
+            }
+            if count == 0 { throw PlainHTTPError.closedEarly("part way through the body") }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: try wait.check(since: lastMoved)
+            default: throw PlainHTTPError.closedEarly("part way through the body: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// The most a receive into the caller's memory asks for at once: its piece is hashed while it
+    /// is still in the processor's cache.
+    static let directPiece = 256 << 10
+
     /// The next line of the reply (without its CRLF or LF), at most 4 KiB.
     private func readLine(wait: PlainHTTPWait) throws(PlainHTTPError) -> Substring {
         while true {

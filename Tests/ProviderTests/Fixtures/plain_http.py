@@ -10,6 +10,8 @@ import time
 port = int(sys.argv[1])
 counter = itertools.count(1)
 lock = threading.Lock()
+# A body larger than the client receives straight into its file (8 MiB), and its SHA-256 known.
+large = (bytes(range(251)) * (9 * 1024 * 1024 // 251 + 1))[: 9 * 1024 * 1024]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -58,6 +60,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         elif path == "/extra":
             self.raw(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s and more" % (len(data), data))
+        elif path == "/large":
+            self.raw(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(large) + large)
+        elif path == "/large-short":
+            self.raw(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(large) + large[: 5 * 1024 * 1024])
+            self.close_connection = True
         elif path == "/stall":
             self.raw(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nstart")
             time.sleep(120)
