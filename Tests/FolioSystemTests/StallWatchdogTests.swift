@@ -34,16 +34,23 @@ struct StallWatchdogTests {
     private func reportOfABlockedPool() async throws -> String {
         let blocked = WorkerThread(name: "watchdog-blocked")
         let free = WorkerThread(name: "watchdog-free")
+        // Both threads running and the blocker in its sleep before the watchdog starts: under the
+        // suite's load a thread can be slower than the limit to start, and its pool was then
+        // reported before the blocker began (its thread not yet named, nothing yet asleep).
+        await withCheckedContinuation { continuation in free.async { continuation.resume() } }
+        await withCheckedContinuation { continuation in
+            blocked.async {
+                try? "watchdog-block".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+                continuation.resume()
+                usleep(1_600_000)
+            }
+        }
         let watchdog = StallWatchdog(
             pools: [
                 .init(name: "blocked queue") { blocked.async($0) },
                 .init(name: "free queue") { free.async($0) },
             ], limit: 0.5, announces: false, stacks: false)
         watchdog.start()
-        blocked.async {
-            try? "watchdog-block".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-            usleep(1_600_000)
-        }
         #expect(await eventually(10) { !watchdog.stalls(since: 0).isEmpty })
         // Once the blocker ends, the heartbeats queued behind it run, then this marker; then check
         // that this one stall was reported once, and nothing of the free pool.
