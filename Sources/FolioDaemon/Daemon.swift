@@ -68,9 +68,12 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
         arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, pools: pools,
         inlineRequests: configuration.inlineRequests, logger: logger)
     index.start()
+    // Versions are watched before anyone can connect: a presenter then hears of every version added.
+    let versions = VersionMessageService(paths: paths, arbiter: arbiter, logger: logger)
+    await versions.start(within: .seconds(5))
     let socket = try await ControlSocketService(paths: paths, lock: lock, context: context, logger: logger)
     let web = configuration.webPort.map { WebService(context: context, paths: paths, port: $0, home: configuration.home, driveCheck: configuration.driveCheck, logger: logger) }
-    var services: [any Service] = [IndexService(index: index), VersionMessageService(paths: paths, arbiter: arbiter, logger: logger), socket]
+    var services: [any Service] = [IndexService(index: index), versions, socket]
     if let drive { services.append(drive) }
     if let web { services.append(web) }
     let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
