@@ -23,7 +23,7 @@ struct VersionMessageService: Service {
     /// The daemon calls it before it serves: a version added once a presenter could be registered
     /// is news (started while the daemon already served, a version added before the first look
     /// was taken for one that was there, and its presenters never heard of it).
-    func start(within deadline: Duration) async {
+    func start(within deadline: DispatchTimeInterval) async {
         let watcher = watcher, logger = logger
         let started = Started()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -38,9 +38,7 @@ struct VersionMessageService: Service {
             }
             starting.name = "folio-versions-start"
             starting.start()
-            let (seconds, attoseconds) = deadline.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue(label: "folio.versions.start-deadline").asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            DispatchQueue(label: "folio.versions.start-deadline").asyncAfter(deadline: .now() + deadline) {
                 if started.resume() {
                     logger.notice("the version store's first look is taking long; the daemon serves meanwhile, and versions added before it ends are not told to presenters")
                 }

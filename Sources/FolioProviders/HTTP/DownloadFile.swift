@@ -69,7 +69,12 @@ final class DownloadFile: @unchecked Sendable {
     ///   any byte is received; whatever `fill` throws.
     func receive(length: Int64, fill: (UnsafeMutableRawBufferPointer) throws -> Void) throws -> Bool {
         try create()
-        guard written == 0, length > 0, isInMemory else { return false }
+        // Only on tmpfs is receiving into the mapping the faster way (and there is no writeback to
+        // hint at): on ext4 each mapped page's first write zeroes it through the file system, and
+        // the writeback that follows write-protects the pages again, interrupting the other
+        // processor for every batch; a 1 GiB download took 2.1–2.5 s mapped against 1.3–2.4 s
+        // written (docs/benchmarks.md).
+        guard written == 0, length > 0, FileDescriptor(rawValue: descriptor).isInMemory else { return false }
         do {
             guard try FileDescriptor(rawValue: descriptor).reserve(length: length) else { return false }
         } catch Errno.noSpace {
@@ -96,21 +101,8 @@ final class DownloadFile: @unchecked Sendable {
             offset += count
             population.receiverReached(offset)
             written = Int64(offset)
-            if written - hinted >= 32 << 20 {
-                FileDescriptor(rawValue: descriptor).startWriteback(offset: hinted, length: written - hinted)
-                hinted = written
-            }
         }
         return true
-    }
-
-    /// Whether the file lives in memory (tmpfs): only there is receiving into its mapping the
-    /// faster way. On ext4 each mapped page's first write zeroes it through the file system, and
-    /// the writeback that follows write-protects the pages again, interrupting the other processor
-    /// for every batch: a 1 GiB download took 2.1–2.5 s mapped against 1.3–2.4 s written
-    /// (docs/benchmarks.md).
-    private var isInMemory: Bool {
-        FileDescriptor(rawValue: descriptor).isInMemory
     }
 
     /// The bytes ``receive(length:fill:)`` hands `fill` at a time.

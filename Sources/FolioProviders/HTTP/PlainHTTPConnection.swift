@@ -181,19 +181,27 @@ final class PlainHTTPConnection: @unchecked Sendable {
             end -= start
             start = 0
         }
+        let count = try receive(into: buffer.baseAddress! + end, count: buffer.count - end, flags: 0, wait: wait)
+        end += count
+        return count > 0
+    }
+
+    /// Receives up to `count` bytes at `address` (with `MSG_WAITALL`, all of them unless a wait in
+    /// the kernel ends first), waiting as `wait` allows: how many came, 0 when the server closed or
+    /// reset the connection.
+    private func receive(into address: UnsafeMutableRawPointer, count: Int, flags: Int32, wait: PlainHTTPWait) throws(PlainHTTPError) -> Int {
         let lastMoved = PlainHTTPWait.now()
         while true {
-            let count = recv(descriptor, buffer.baseAddress! + end, buffer.count - end, 0)
-            if count > 0 {
-                end += count
+            let received = recv(descriptor, address, count, flags)
+            if received > 0 {
                 receivedAny = true
-                return true
+                return received
             }
-            if count == 0 { return false }
+            if received == 0 { return 0 }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: try wait.check(since: lastMoved)
-            case ECONNRESET: return false
+            case ECONNRESET: return 0
             default: throw receivedAny ? .closedEarly("part way: \(String(cString: strerror(errno)))") : .dropped
             }
         }
@@ -277,22 +285,11 @@ final class PlainHTTPConnection: @unchecked Sendable {
             filled = count
             try landed(UnsafeRawBufferPointer(start: base, count: count))
         }
-        var lastMoved = PlainHTTPWait.now()
         while filled < destination.count {
-            let count = recv(descriptor, base + filled, min(destination.count - filled, Self.directPiece), Int32(MSG_WAITALL))
-            if count > 0 {
-                try landed(UnsafeRawBufferPointer(start: base + filled, count: count))
-                filled += count
-                receivedAny = true
-                lastMoved = PlainHTTPWait.now()
-                continue
-            }
-            if count == 0 { throw PlainHTTPError.closedEarly("part way through the body") }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: try wait.check(since: lastMoved)
-            default: throw PlainHTTPError.closedEarly("part way through the body: \(String(cString: strerror(errno)))")
-            }
+            let count = try receive(into: base + filled, count: min(destination.count - filled, Self.directPiece), flags: Int32(MSG_WAITALL), wait: wait)
+            guard count > 0 else { throw PlainHTTPError.closedEarly("part way through the body") }
+            try landed(UnsafeRawBufferPointer(start: base + filled, count: count))
+            filled += count
         }
     }
 
