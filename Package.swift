@@ -115,8 +115,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Folio's version, and the commit it was built from (written before each build by BuildCommit).
+        .target(name: "FolioVersion", plugins: ["BuildCommit"]),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // `folio`'s front: starts in a few milliseconds (no Foundation), answers `folio search`, and
         // executes `folio-tool` for everything else.
+        // Run from a build folder where `folio-tool` is not built yet (`swift run folio daemon` on a
+        // fresh clone builds only this), it builds the tool first. (Depending on `folio-tool` here
+        // would link the tool's libraries, Foundation among them, into the front.)
         .executableTarget(name: "folio", dependencies: ["FolioWire"]),
         // The `folio` command's whole: daemon, types, drive, bench…
         .executableTarget(
@@ -127,6 +133,7 @@ let package = Package(
                 "FolioDaemon",
                 "FolioProviders",
                 "FolioSync",
+                "FolioVersion",
                 // The benchmarks start the same real servers the tests use (`folio bench sync`).
                 "FolioServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -180,7 +187,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     guard target.name != "CFolioShims" else { continue }
     // Apple's samples are compiled as Apple wrote them: without the project's upcoming features.
     if target.name.hasPrefix("ApplePortTests") {
@@ -199,7 +206,7 @@ for target in package.targets where target.type != .system {
 // its run of the suites that touch raw memory): the dependencies, already built for the debug run,
 // are reused as they are rather than compiled again instrumented.
 if Context.environment["FOLIO_SANITIZE"] == "address" {
-    for target in package.targets where target.type != .system {
+    for target in package.targets where target.type != .system && target.type != .plugin {
         if target.name == "CFolioShims" {
             target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=address"])]
         } else {

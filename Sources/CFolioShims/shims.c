@@ -69,6 +69,9 @@ int cfolio_in_memory(int fd) {
     if (fstatfs(fd, &status) != 0) return -1;
     return status.f_type == 0x01021994; /* TMPFS_MAGIC */
 }
+int cfolio_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
 int cfolio_birth_time(const char *path, int follow, long long *nanoseconds) {
     struct statx status;
     memset(&status, 0, sizeof status);

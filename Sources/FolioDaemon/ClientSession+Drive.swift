@@ -18,9 +18,17 @@ extension ClientSession {
         RequestRoute(DriveProgressRequest.self, on: .slow) { session, _, _ throws(CoordinationFailure) in
             try session.driveProgress()
         },
-        RequestRoute(DriveReplicaRequest.self, on: .eventLoop) { session, _, _ throws(CoordinationFailure) in
+        // The configuration is taken as it is now (a drive just set up is mounted now, not at the
+        // next pass), so the reply says where the replica is once the folder is mounted.
+        RequestRoute(DriveReplicaRequest.self, on: .slow) { session, _, _ throws(CoordinationFailure) in
             try session.userOnly("reach the drive's replica")
-            return DriveReplicaReply(path: session.context.drive?.replicaBeneathMount)
+            guard let service = session.context.drive else { return DriveReplicaReply(path: nil) }
+            do {
+                _ = try service.currentDrive()
+            } catch {
+                throw DriveSyncWire.failure(of: error)
+            }
+            return DriveReplicaReply(path: service.replicaBeneathMount)
         },
         RequestRoute(DrivePublishRequest.self, on: .slow) { session, request, id throws(CoordinationFailure) in
             try session.drivePublish(request.path, seconds: request.seconds, id: id)

@@ -82,21 +82,26 @@ public struct SpawnedProcess: Sendable {
     /// Runs `arguments` for at most `timeLimit`: its exit status (as ``wait()`` gives it), nil
     /// when it could not be started or outlasted the limit (it is then killed).
     public static func run(_ arguments: [String], environment: [String: String]? = nil, timeLimit: Duration) -> Int32? {
-        guard let child = SpawnedProcess(arguments, environment: environment) else { return nil }
+        SpawnedProcess(arguments, environment: environment)?.wait(timeLimit: timeLimit)
+    }
+
+    /// Waits at most `timeLimit` for the child to end: its exit status (as ``wait()`` gives it),
+    /// nil when it outlasted the limit (it is then killed) or cannot be waited for.
+    public func wait(timeLimit: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeLimit
         var status: Int32 = 0
         while true {
-            let reaped = waitpid(child.pid, &status, WNOHANG)
-            if reaped == child.pid { break }
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
             if reaped == -1, errno != EINTR { return nil }
             guard ContinuousClock.now < deadline else {
-                child.kill()
-                _ = child.wait()
+                kill()
+                _ = wait()
                 return nil
             }
             usleep(5_000)
         }
-        return exitStatus(status)
+        return Self.exitStatus(status)
     }
 
     /// Kills the child (SIGKILL).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioVersion
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -11,8 +12,9 @@ struct FolioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "folio",
         abstract: "Folio: Apple's document system for Linux.",
+        version: FolioVersion.description,
         subcommands: [
-            DaemonCommand.self, StatusCommand.self, DriveCommand.self, CoordinateCommand.self, VersionsCommand.self, BookmarkCommand.self, TypesCommand.self, AppCommand.self, GrantsCommand.self, QueryCommand.self, FindCommand.self, ExtractWorkerCommand.self, SearchCommand.self, RecentsCommand.self, FavoritesCommand.self, IndexCommand.self, TagCommand.self, ProviderCommand.self, PickCommand.self, OpenCommand.self, RunCommand.self, BrowseCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self,
+            DaemonCommand.self, StatusCommand.self, DriveCommand.self, CoordinateCommand.self, VersionsCommand.self, BookmarkCommand.self, TypesCommand.self, AppCommand.self, GrantsCommand.self, QueryCommand.self, FindCommand.self, ExtractWorkerCommand.self, SearchCommand.self, RecentsCommand.self, FavoritesCommand.self, IndexCommand.self, TagCommand.self, ProviderCommand.self, PickCommand.self, OpenCommand.self, RunCommand.self, BrowseCommand.self, DoctorCommand.self, InstallCommand.self, UninstallCommand.self, PackageCommand.self,
             BenchCommand.self, BenchWorkerCommand.self,
         ]
     )

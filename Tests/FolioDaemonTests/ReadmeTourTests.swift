@@ -2,6 +2,9 @@ import Foundation
 import FolioTesting
 import FolioTestTraits
 import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// README's five-minute tour, run as a reader would paste it: every command of its `sh` block in
 /// order, in one shell, at the top of the package, with an empty home folder; each command must
@@ -42,24 +45,53 @@ struct ReadmeTourTests {
         return steps
     }
 
-    @Test func theTourDoesWhatItSays() throws {
+    /// Where the tour's home keeps Folio's folders: the XDG defaults under it, or folders of its
+    /// own, as many desktops and every container set them.
+    enum Folders: String, CaseIterable, Sendable {
+        case defaults, custom
+    }
+
+    /// The tour with stub files (`--files stubs` added to its `drive setup`).
+    @Test(arguments: Folders.allCases)
+    func theTourHoldsWithStubs(_ folders: Folders) throws {
+        try runTour(folders: folders, files: "stubs")
+    }
+
+    /// The tour with files on demand (the daemon mounts the drive's folder with FUSE).
+    @Test(.enabled(if: Self.fuseMounts, "needs /dev/fuse, and root or fusermount3"), arguments: Folders.allCases)
+    func theTourHoldsOnDemand(_ folders: Folders) throws {
+        try runTour(folders: folders, files: "on-demand")
+    }
+
+    /// Whether this machine lets the daemon mount the drive's folder.
+    static let fuseMounts = access("/dev/fuse", R_OK | W_OK) == 0 && (geteuid() == 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/fusermount3"))
+
+    /// Runs the tour's steps in one shell on an empty home, the drive's files as `files` says, and
+    /// checks that each succeeds and prints what its `#>` lines say.
+    func runTour(folders: Folders, files: String) throws {
         let steps = try Self.steps(ofReadme: String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8))
         #expect(steps.count >= 15)
         // The first line builds and puts the build on PATH: the test run's own build stands in for
         // `swift build` (a build inside the test run would relink what is running).
         let build = #"swift build && export PATH="$PWD/.build/debug:$PATH""#
         try #require(steps.first?.command == build, "the tour's first line changed: \(steps.first?.command ?? "none")")
+        let setup = try #require(steps.firstIndex { $0.command.hasPrefix("folio drive setup ") }, "the tour sets up no drive")
         let binaries = ProcessRunner.folioExecutable().deletingLastPathComponent().path
 
         let home = try TemporaryDirectory("readme-tour")
         let runtime = home.child("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var environment = ProcessInfo.processInfo.environment
-        for name in environment.keys where name.hasPrefix("FOLIO_") || ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "DBUS_SESSION_BUS_ADDRESS"].contains(name) {
+        for name in environment.keys where name.hasPrefix("FOLIO_") || name.hasPrefix("XDG_") || name == "DBUS_SESSION_BUS_ADDRESS" {
             environment[name] = nil
         }
         environment["HOME"] = home.path
         environment["XDG_RUNTIME_DIR"] = runtime.path
+        if folders == .custom {
+            environment["XDG_DATA_HOME"] = home.path + "/xdg/data"
+            environment["XDG_CONFIG_HOME"] = home.path + "/xdg/config"
+            environment["XDG_STATE_HOME"] = home.path + "/xdg/state"
+        }
         defer {
             // A tour that failed midway leaves its daemon running: stopped here whatever happened.
             _ = try? ProcessRunner.run(URL(fileURLWithPath: "\(binaries)/folio"), ["daemon", "--stop"], environment: environment)
@@ -69,7 +101,8 @@ struct ReadmeTourTests {
         // step's output between markers with its status.
         var script = "cd \(Self.root.path.shellQuoted)\n"
         for (index, step) in steps.enumerated() {
-            let command = index == 0 ? "export PATH=\(binaries.shellQuoted):\"$PATH\"" : step.command
+            var command = index == 0 ? "export PATH=\(binaries.shellQuoted):\"$PATH\"" : step.command
+            if index == setup { command += " --files \(files)" }
             script += "printf '\\n@@step %d\\n' \(index)\n{\n\(command)\n} 2>&1\nprintf '\\n@@status %d %d\\n' \(index) $?\n"
         }
         let scriptFile = home.child("tour.sh")
@@ -88,6 +121,12 @@ struct ReadmeTourTests {
             for expected in step.expected {
                 let text = expected.replacingOccurrences(of: "~/", with: home.path + "/")
                 #expect(output.contains(text), "`\(step.command)` printed no \(text.debugDescription):\n\(output)")
+            }
+            // The drive's files are as the mode says: on demand, the daemon has mounted the folder
+            // by the time setup returns.
+            if index == setup {
+                let mode = files == "stubs" ? "files: stubs" : "files: on demand: the daemon has mounted "
+                #expect(output.contains(mode), "`\(step.command) --files \(files)` printed no \(mode.debugDescription):\n\(output)")
             }
         }
     }

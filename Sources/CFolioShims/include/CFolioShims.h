@@ -45,6 +45,11 @@ int cfolio_start_writeback(int fd, long long offset, long long length);
 /// Whether the file open at `fd` lives on tmpfs (fstatfs(2)): 1, 0, or -1 with errno set.
 int cfolio_in_memory(int fd);
 
+/// pidfd_open(2): a descriptor for process `pid` that polls readable once the process has ended
+/// (a zombie counts as ended), and that names that process even after its id is used again.
+/// Returns the descriptor (close-on-exec) or -1 with errno set.
+int cfolio_pidfd_open(pid_t pid);
+
 /// sched_setaffinity(2) for thread `tid` with the cores whose bits are set in `cores` (core 0 is
 /// bit 0; the first 64 cores). Returns 0 or -1 with errno set. For the benchmarks' placements.
 int cfolio_set_affinity(pid_t tid, unsigned long long cores);

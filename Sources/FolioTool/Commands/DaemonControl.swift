@@ -1,4 +1,5 @@
 import ArgumentParser
+import CFolioShims
 import Folio
 import FolioDaemon
 import FolioSystem
@@ -57,23 +58,42 @@ enum DaemonControl {
         throw ExitCode.failure
     }
 
-    /// Sends SIGTERM to the daemon holding the user's lock and waits until it has let the lock go.
+    /// Sends SIGTERM to the daemon holding the user's lock and returns once the process has ended
+    /// (its lock goes earlier, while it unmounts and flushes). The process is named by a pidfd
+    /// taken before the signal, so a process id used again meanwhile is never waited for; where
+    /// the kernel has no pidfd (before Linux 5.3), the lock's going is what is waited for.
     static func stop() throws {
         let paths = FolioPaths()
         guard let pid = DaemonLock.holder(paths: paths) else {
             print("no folio daemon is running")
             return
         }
+        let process = cfolio_pidfd_open(pid)
+        defer { if process >= 0 { close(process) } }
         guard kill(pid, SIGTERM) == 0 else {
             throw ValidationError("cannot stop the daemon (pid \(pid)): \(String(cString: strerror(errno)))")
         }
         let started = ContinuousClock.now
-        while DaemonLock.holder(paths: paths) != nil {
-            guard ContinuousClock.now - started < deadline else {
-                printError("folio daemon: pid \(pid) did not stop within \(deadline) of SIGTERM")
-                throw ExitCode.failure
+        func timedOut() throws -> Never {
+            printError("folio daemon: pid \(pid) did not stop within \(deadline) of SIGTERM")
+            throw ExitCode.failure
+        }
+        if process >= 0 {
+            while true {
+                let left = deadline - (ContinuousClock.now - started)
+                guard left > .zero else { try timedOut() }
+                var ended = pollfd(fd: process, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&ended, 1, Int32(min(1000, (left / .milliseconds(1)).rounded(.up))))
+                if ready > 0 { break }
+                guard ready == 0 || errno == EINTR else {
+                    throw ValidationError("cannot wait for the daemon (pid \(pid)): \(String(cString: strerror(errno)))")
+                }
             }
-            usleep(20_000)
+        } else {
+            while DaemonLock.holder(paths: paths) != nil {
+                guard ContinuousClock.now - started < deadline else { try timedOut() }
+                usleep(20_000)
+            }
         }
         print("folio daemon stopped (pid \(pid))")
     }

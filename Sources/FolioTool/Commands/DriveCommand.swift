@@ -9,7 +9,7 @@ import Foundation
 struct DriveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drive", abstract: "Set up and sync the user's drive (iCloud Drive for Linux).",
-        subcommands: [Setup.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Publish.self, Repair.self])
+        subcommands: [Setup.self, Path.self, Sync.self, Status.self, Download.self, Evict.self, Pin.self, Unpin.self, Publish.self, Repair.self])
 
     /// `folio drive setup webdav URL | s3 ENDPOINT BUCKET[/PREFIX] | folder PATH | provider EXECUTABLE [-- ARGUMENTS…]`.
     struct Setup: AsyncParsableCommand {
@@ -97,9 +97,29 @@ struct DriveCommand: AsyncParsableCommand {
             let saved = configuration
             try await SyncFileWork.run { try saved.save(secret: sealed) }
             print("drive: \(configuration)")
-            print("replica: \(FolioPaths().driveDirectory)")
-            print("files: \(files == .onDemand ? "on demand (the daemon mounts the drive's folder)" : "stubs")\(chosen)")
+            print("folder: \(FolioPaths().driveDirectory) (`folio drive path` prints it)")
+            // A daemon that runs takes the new configuration now: with files on demand, the folder
+            // is mounted when this returns.
+            _ = try await DriveCommand.mountThroughDaemon(configuration)
+            print("files: " + DriveCommand.filesLine(configuration) + chosen)
             print("run `folio drive sync` to sync it")
+        }
+    }
+
+    /// `folio drive path`: the drive's folder, as people and programs see it.
+    struct Path: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "path",
+            abstract: "Print the drive's folder: where its files are, for you and every program.",
+            discussion: """
+                With files on demand it is the folder the daemon mounts (each file under its own name); with \
+                stubs, the folder holding downloaded files and name.folio-cloud stubs. Fails (exit status 2) \
+                when no drive is set up.
+                """)
+
+        func run() throws {
+            _ = try DriveCommand.driveConfiguration()
+            print(FolioPaths().driveDirectory)
         }
     }
 
@@ -147,7 +167,7 @@ struct DriveCommand: AsyncParsableCommand {
                 "deleted here \(report.deletedHere)"]
             if report.placeholders > 0 { parts.append("placeholders \(report.placeholders) (in the cloud: folio drive download)") }
             if report.converged > 0 { parts.append("matched \(report.converged)") }
-            if report.merged { parts.append("merged (nothing deleted)") }
+            if report.merged { parts.append("merged: a first sync (or one after a repair or a restored server) joins both sides' files and deletes nothing") }
             print(parts.joined(separator: ", "))
             for path in report.conflicts { print("conflict: \(path) (the server's version kept the name; this device's is a conflict version: folio versions list)") }
             if report.heldDeletions > 0 {
@@ -202,10 +222,12 @@ struct DriveCommand: AsyncParsableCommand {
                 print("no drive (folio drive setup webdav|s3|folder …)")
                 return
             }
+            // A daemon that runs but has not mounted the folder yet (set up a moment ago) mounts it now.
+            _ = try await DriveCommand.mountThroughDaemon(configuration)
             let drive = try await DriveCommand.drive(configuration)
             if paths.isEmpty {
                 print("drive: \(configuration)")
-                print("replica: \(FolioPaths().driveDirectory)")
+                print("folder: \(FolioPaths().driveDirectory)")
                 print("files: " + DriveCommand.filesLine(configuration))
                 if FileManager.default.fileExists(atPath: DriveConfiguration.secretPath(FolioPaths())) {
                     switch try await SyncFileWork.run({ SecretBox.keyPlace() }) {
@@ -447,11 +469,33 @@ struct DriveCommand: AsyncParsableCommand {
 extension DriveConfiguration.Files: ExpressibleByArgument {}
 
 extension DriveCommand {
-    /// How the drive's files appear, for `folio drive status`.
+    /// How the drive's files appear, for `folio drive setup` and `status`.
     static func filesLine(_ configuration: DriveConfiguration) -> String {
         guard configuration.files == .onDemand else { return "stubs (name.folio-cloud for files not downloaded)" }
         let folder = FolioPaths().driveDirectory
         if DriveMountAvailability.isMounted(at: folder) { return "on demand: the daemon has mounted \(folder)" }
-        return "on demand, not mounted now (the daemon mounts the drive's folder while it runs)"
+        if DaemonLock.holder(paths: FolioPaths()) != nil {
+            let why = DriveMountAvailability.refusal().map { ": \($0)" } ?? " (its log says why: \(FolioPaths().stateDirectory)/daemon.log)"
+            return "on demand, but the daemon that runs could not mount \(folder)\(why)"
+        }
+        return "on demand, not mounted now: the daemon mounts the drive's folder while it runs (folio daemon --background)"
+    }
+
+    /// With files on demand and a daemon running, asks the daemon to take the configuration as it
+    /// is now, which mounts the drive's folder if it is not mounted yet; true when the folder is
+    /// mounted then. Nil when there is nothing to ask: stubs, already mounted, or no daemon.
+    static func mountThroughDaemon(_ configuration: DriveConfiguration) async throws -> Bool? {
+        let folder = FolioPaths().driveDirectory
+        guard configuration.files == .onDemand, !DriveMountAvailability.isMounted(at: folder),
+            let daemon = try? DaemonCoordinationEngine(socketPath: FolioPaths().socketPath)
+        else { return nil }
+        defer { daemon.disconnect() }
+        do throws(CoordinationFailure) {
+            return try await daemon.send(DriveReplicaRequest(), deadline: .after(.seconds(60))).path != nil
+        } catch {
+            if error.kind == .unknownMethod { return nil }
+            printError("folio drive: the daemon could not take the drive's configuration: \(error.message)")
+            throw ExitCode(5)
+        }
     }
 }

@@ -152,20 +152,31 @@ struct FavoritesCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a folder at the top.")
-        @Argument(help: "The folder.") var folder: String
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add folders at the top, in the order given.")
+        @Argument(help: "The folders.") var folders: [String]
+        func validate() throws {
+            if folders.isEmpty { throw ValidationError("name at least one folder") }
+        }
         func run() throws {
-            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("favorites add") { try $0.send(FavoritesAdd(path: path)) }
+            // Each is added at the top: the last first, so that the first named ends up first.
+            let paths = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            _ = try withDaemon("favorites add") { daemon in
+                for path in paths.reversed() { _ = try daemon.send(FavoritesAdd(path: path)) }
+            }
         }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a favorite.")
-        @Argument(help: "The folder.") var folder: String
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove favorites.")
+        @Argument(help: "The folders.") var folders: [String]
+        func validate() throws {
+            if folders.isEmpty { throw ValidationError("name at least one folder") }
+        }
         func run() throws {
-            let path = URL(fileURLWithPath: folder).standardizedFileURL.path
-            _ = try withDaemon("favorites remove") { try $0.send(FavoritesRemove(path: path)) }
+            let paths = folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            _ = try withDaemon("favorites remove") { daemon in
+                for path in paths { _ = try daemon.send(FavoritesRemove(path: path)) }
+            }
         }
     }
 }
