@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -68,6 +69,9 @@ int cfolio_in_memory(int fd) {
     struct statfs status;
     if (fstatfs(fd, &status) != 0) return -1;
     return status.f_type == 0x01021994; /* TMPFS_MAGIC */
+}
+int cfolio_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 int cfolio_pidfd_open(pid_t pid) {
     return (int)syscall(SYS_pidfd_open, pid, 0);

@@ -1,12 +1,17 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import CFolioShims
 
 /// A child process started with `posix_spawn` and waited for with `waitpid`. Not Foundation's
 /// `Process`: its `waitUntilExit` learns of the exit by polling its run loop, which adds up to
 /// 50 ms to every command (measured: `/bin/true` took 51 ms through `Process`, 0.6 ms this way).
 /// Its standard input is `/dev/null`; its output and errors go to `/dev/null` or to `output` and
-/// `errors`, descriptors the caller owns.
+/// `errors`, descriptors the caller owns. It gets no other descriptor of this process but those
+/// `passing` names, whatever their close-on-exec flags: one opened without it elsewhere in the
+/// process (Foundation's `Process` keeps a socket to each of its children that way, and learns of
+/// the child's end when it closes) would otherwise live on in the child, and a parent that started
+/// this process with Foundation would wait for a long-lived child (the daemon) to end.
 public struct SpawnedProcess: Sendable {
     /// The child's process id.
     public let pid: Int32
@@ -32,6 +37,7 @@ public struct SpawnedProcess: Sendable {
             }
         }
         for passed in passing { posix_spawn_file_actions_adddup2(&actions, passed.descriptor, passed.number) }
+        _ = cfolio_spawn_close_from(&actions, (passing.map(\.number).max() ?? 2) + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

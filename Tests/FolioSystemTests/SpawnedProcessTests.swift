@@ -60,4 +60,26 @@ struct SpawnedProcessTests {
         close(ends[1])
         #expect(Self.status(of: writer.pid, within: .seconds(10)) == 128 + SIGPIPE)
     }
+
+    /// A child gets only its standard descriptors and the ones passed to it: a descriptor this
+    /// process opened without close-on-exec (as Foundation's `Process` keeps a socket to each of
+    /// its children) does not live on in it. `folio daemon --background`, started from a Foundation
+    /// parent, kept that parent's socket in the daemon, and the parent waited for the daemon to end.
+    @Test func aChildInheritsNoDescriptorButThosePassed() throws {
+        var stray: [Int32] = [-1, -1]
+        #expect(pipe(&stray) == 0)
+        var passed: [Int32] = [-1, -1]
+        #expect(pipe(&passed) == 0)
+        defer { for descriptor in stray + passed { close(descriptor) } }
+        let folder = try TemporaryDirectory("spawn-descriptors")
+        let listing = folder.child("fds").path
+        let output = open(listing, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        defer { close(output) }
+        let child = try #require(SpawnedProcess(["/bin/sh", "-c", "ls /proc/$$/fd"], output: output, passing: [(passed[1], Int32(5))]))
+        #expect(Self.status(of: child.pid, within: .seconds(10)) == 0)
+        let descriptors = Set(try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) })
+        // sh's own: 0, 1, 2, the passed 5, and the one `ls`'s redirection may leave.
+        #expect(descriptors.isSuperset(of: [0, 1, 2, 5]), "\(descriptors.sorted())")
+        #expect(descriptors.isDisjoint(with: stray + passed), "inherited: \(descriptors.intersection(stray + passed).sorted())")
+    }
 }

@@ -346,6 +346,11 @@ struct IndexCommandTests {
         #expect(try ProcessRunner.folio(["favorites"], environment: world.environment).stdout == world.docs.path + "/archive\n")
         let rank = try world.send(ItemFacts(path: world.docs.path + "/archive"))["item"]?["f"]?.intValue
         #expect(rank == 1)
+        // Several at once, the first named first; removed together.
+        #expect(try ProcessRunner.folio(["favorites", "add", world.docs.path, world.docs.path + "/archive"], environment: world.environment).status == 0)
+        #expect(try ProcessRunner.folio(["favorites"], environment: world.environment).stdout == world.docs.path + "\n" + world.docs.path + "/archive\n")
+        #expect(try ProcessRunner.folio(["favorites", "remove", world.docs.path, world.docs.path + "/archive"], environment: world.environment).status == 0)
+        #expect(try ProcessRunner.folio(["favorites"], environment: world.environment).stdout == "")
         #expect(try ProcessRunner.folio(["index", "rebuild"], environment: world.environment).status == 0)
         try await world.waitUntilIdle()
         #expect(try ProcessRunner.folio(["search", "quarterly"], environment: world.environment).stdout.contains("Quarterly Report.txt"))

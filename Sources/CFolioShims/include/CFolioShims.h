@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <sys/xattr.h>
 #include <sys/inotify.h>
+#include <spawn.h>
 
 /// Takes (type F_RDLCK/F_WRLCK) or releases (F_UNLCK) an open-file-description lock on the whole file.
 /// `wait` != 0 uses F_OFD_SETLKW. Returns 0 or -1 with errno set.
@@ -44,6 +45,10 @@ int cfolio_start_writeback(int fd, long long offset, long long length);
 
 /// Whether the file open at `fd` lives on tmpfs (fstatfs(2)): 1, 0, or -1 with errno set.
 int cfolio_in_memory(int fd);
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34): the spawned child closes every
+/// descriptor from `lowest` up, whatever its close-on-exec flag. Returns 0 or an error number.
+int cfolio_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /// pidfd_open(2): a descriptor for process `pid` that polls readable once the process has ended
 /// (a zombie counts as ended), and that names that process even after its id is used again.

@@ -137,10 +137,10 @@ struct Installation {
     }
 
     static func systemctl(_ arguments: [String]) throws {
-        guard let systemctl = ExecutableSearch.locate("systemctl") else { throw ValidationError("systemctl is not installed") }
+        guard let systemctl = ExecutableSearch.locate("systemctl") else { throw InstallFailure("systemctl is not installed") }
         let status = SpawnedProcess.run([systemctl, "--user"] + arguments, timeLimit: .seconds(60))
         guard status == 0 else {
-            throw ValidationError("systemctl --user \(arguments.joined(separator: " ")) failed (\(status.map { "exit \($0)" } ?? "not started, or no answer within 60 s"))")
+            throw InstallFailure("systemctl --user \(arguments.joined(separator: " ")) failed (\(status.map { "exit \($0)" } ?? "not started, or no answer within 60 s"))")
         }
     }
 }

@@ -58,7 +58,7 @@ enum DebianPackage {
         // libraries runs only where that toolchain is.
         let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
         if maps.contains("libswiftCore.so") || !toolFolder.hasSuffix("/release") {
-            throw ValidationError("this build is not a release build with the Swift runtime linked in; build one: swift build -c release --static-swift-stdlib, then .build/release/folio package deb")
+            throw InstallFailure("this build is not a release build with the Swift runtime linked in; build one: swift build -c release --static-swift-stdlib, then .build/release/folio package deb")
         }
         let staging = try TemporaryFolder("folio-deb")
         defer { staging.remove() }
@@ -76,6 +76,7 @@ enum DebianPackage {
             [
                 InstallLayout.Entry(path: "/usr/share/doc/folio/copyright", source: .text(copyright)),
                 InstallLayout.Entry(path: "/usr/share/doc/folio/changelog", source: .text(changelog)),
+                InstallLayout.Entry(path: "/usr/share/lintian/overrides/folio", source: .text(lintianOverrides)),
             ], under: root)
         try run(["gzip", "-9n", documentation + "/changelog"])
 
@@ -87,7 +88,7 @@ enum DebianPackage {
             ["sh", "-c", "cd \"$1\" && shift && exec dpkg-shlibdeps -O \"$@\"", "shlibdeps", staging.path,
                 "-e" + root + layout.bin + "/folio", "-e" + root + layout.library + "/folio-tool"])
         guard let line = substitutions.split(separator: "\n").first(where: { $0.hasPrefix("shlibs:Depends=") }) else {
-            throw ValidationError("dpkg-shlibdeps named no dependencies: \(substitutions)")
+            throw InstallFailure("dpkg-shlibdeps named no dependencies: \(substitutions)")
         }
         let depends = line.dropFirst("shlibs:Depends=".count)
         let size = try run(["du", "-sk", "--apparent-size", root]).split(separator: "\t").first.map(String.init) ?? "0"
@@ -132,7 +133,7 @@ enum DebianPackage {
     static let copyright = """
         Folio: Apple's document system for Linux, in Swift.
 
-        Copyright: the Folio developers.
+        Copyright (C) 2026 the Folio developers.
 
         The binaries link in, each under its own license:
          - the Swift runtime, standard library, Foundation and Dispatch (Apache License 2.0 with
@@ -140,10 +141,25 @@ enum DebianPackage {
          - swift-argument-parser, swift-log, swift-system, swift-nio, swift-crypto,
            swift-service-lifecycle, async-http-client and their dependencies (Apache License 2.0);
          - Hummingbird (Apache License 2.0), the Hummingbird authors;
-         - GRDB.swift (MIT License), Gwendal Roué.
+         - GRDB.swift (MIT License), Gwendal Roué;
+         - zlib 1.3 (the zlib License), Jean-loup Gailly and Mark Adler, compiled in by
+           swift-nio-extras (CNIOExtrasZlib) with its symbols renamed, for async-http-client's
+           decompression of replies.
 
         On Debian systems, the complete text of the Apache License 2.0 is in
         /usr/share/common-licenses/Apache-2.0.
+
+        """
+
+    /// What lintian is told to pass over, each with why. swift-nio-extras compiles its own copy of
+    /// zlib in (CNIOExtrasZlib, its symbols renamed so that it cannot clash with the system's),
+    /// and async-http-client links it for decompressing replies: a copy that cannot be swapped for
+    /// Debian's libz without patching that package.
+    static let lintianOverrides = """
+        # zlib compiled in by swift-nio-extras (CNIOExtrasZlib, symbols renamed), which
+        # async-http-client links for decompressing replies; not replaceable by Debian's libz
+        # without patching that package.
+        folio: embedded-library zlib [usr/lib/folio/folio-tool]
 
         """
 
@@ -168,7 +184,7 @@ enum DebianPackage {
     /// error with its standard error.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        guard let executable = ExecutableSearch.locate(arguments[0]) else { throw ValidationError("\(arguments[0]) is not installed (Debian: dpkg-dev, binutils)") }
+        guard let executable = ExecutableSearch.locate(arguments[0]) else { throw InstallFailure("\(arguments[0]) is not installed (Debian: dpkg-dev, binutils)") }
         let folder = try TemporaryFolder("folio-run")
         defer { folder.remove() }
         let output = open(folder.path + "/out", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -178,12 +194,12 @@ enum DebianPackage {
             close(errors)
         }
         guard let child = SpawnedProcess([executable] + arguments.dropFirst(), output: output, errors: errors) else {
-            throw ValidationError("cannot start \(executable)")
+            throw InstallFailure("cannot start \(executable)")
         }
         let status = child.wait(timeLimit: .seconds(600))
         let said = (try? String(contentsOfFile: folder.path + "/err", encoding: .utf8)) ?? ""
         guard status == 0 else {
-            throw ValidationError("\(arguments.prefix(2).joined(separator: " ")) failed (\(status.map { "exit \($0)" } ?? "no end within 10 minutes")): \(said)")
+            throw InstallFailure("\(arguments.prefix(2).joined(separator: " ")) failed (\(status.map { "exit \($0)" } ?? "no end within 10 minutes")): \(said)")
         }
         return (try? String(contentsOfFile: folder.path + "/out", encoding: .utf8)) ?? ""
     }
@@ -195,7 +211,7 @@ struct TemporaryFolder {
 
     init(_ name: String) throws {
         var template = Array(((ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/\(name)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ValidationError("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
+        guard let made = mkdtemp(&template) else { throw InstallFailure("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
         path = String(cString: made)
     }
 

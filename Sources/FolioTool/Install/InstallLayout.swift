@@ -67,7 +67,7 @@ struct InstallLayout: Sendable {
         let fileManager = FileManager.default
         var entries: [Entry] = []
         for path in [front, toolFolder + "/folio-tool"] where !fileManager.isExecutableFile(atPath: path) {
-            throw ValidationError("\(path) is missing: build folio first (swift build -c release)")
+            throw InstallFailure("\(path) is missing: build folio first (swift build -c release)")
         }
         entries.append(Entry(path: bin + "/folio", source: .copy(front), executable: true))
         entries.append(Entry(path: library + "/folio-tool", source: .copy(toolFolder + "/folio-tool"), executable: true))
@@ -77,7 +77,9 @@ struct InstallLayout: Sendable {
         for page in ManualPage.all() {
             entries.append(Entry(path: manualFolder + "/" + page.fileName, source: .text(page.roff)))
         }
-        entries.append(Entry(path: bashCompletion, source: .text(FolioCommand.completionScript(for: .bash))))
+        // bash-completion sources the file: no #! line (Debian's lintian warns of one).
+        let bash = FolioCommand.completionScript(for: .bash)
+        entries.append(Entry(path: bashCompletion, source: .text(bash.hasPrefix("#!") ? String(bash.drop { $0 != "\n" }.dropFirst()) : bash)))
         entries.append(Entry(path: zshCompletion, source: .text(FolioCommand.completionScript(for: .zsh))))
         entries.append(Entry(path: fishCompletion, source: .text(FolioCommand.completionScript(for: .fish))))
         entries.append(Entry(path: desktopEntry, source: .text(desktopEntryText)))
@@ -168,6 +170,7 @@ struct InstallLayout: Sendable {
     /// wrote and the folders it made, by their places without `root`.
     static func place(_ entries: [Entry], under root: String = "") throws -> Placed {
         var placed = Placed()
+        if !root.isEmpty { try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true) }
         for entry in entries {
             let target = root + entry.path
             placed.folders += try makeFolders(for: target, under: root)
@@ -184,7 +187,7 @@ struct InstallLayout: Sendable {
             if FileManager.default.fileExists(atPath: target, isDirectory: &isFolder), isFolder.boolValue {
                 try FileManager.default.removeItem(atPath: target)
             }
-            guard rename(temporary, target) == 0 else { throw ValidationError("cannot place \(target): \(String(cString: strerror(errno)))") }
+            guard rename(temporary, target) == 0 else { throw InstallFailure("cannot place \(target): \(String(cString: strerror(errno)))") }
             placed.files.append(entry.path)
         }
         return placed
@@ -200,7 +203,7 @@ struct InstallLayout: Sendable {
             folder = (folder as NSString).deletingLastPathComponent
         }
         for made in missing.reversed() {
-            guard mkdir(made, 0o755) == 0 || errno == EEXIST else { throw ValidationError("cannot make \(made): \(String(cString: strerror(errno)))") }
+            guard mkdir(made, 0o755) == 0 || errno == EEXIST else { throw InstallFailure("cannot make \(made): \(String(cString: strerror(errno)))") }
             chmod(made, 0o755)
         }
         return missing.reversed().map { String($0.dropFirst(root.count)) }
@@ -216,4 +219,10 @@ struct InstallLayout: Sendable {
             try setModes(path + "/" + name, executable: false)
         }
     }
+}
+
+/// An install or package step that failed: said in one sentence, without the usage.
+struct InstallFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
