@@ -64,7 +64,8 @@ struct InstallTests {
 
         // Completions where each shell looks: bash-completion's user folder under XDG_DATA_HOME
         // (bash completes `folio dr<TAB>` through bash-completion's own loader), fish's vendor
-        // folder, zsh's site-functions under the prefix.
+        // folder, zsh's site-functions under the prefix (on zsh's fpath once .zshrc has the line
+        // the installer printed).
         #expect(try String(contentsOfFile: home + "/.local/share/zsh/site-functions/_folio", encoding: .utf8).hasPrefix("#compdef folio"))
         #expect(try String(contentsOfFile: dir.path + "/data/fish/vendor_completions.d/folio.fish", encoding: .utf8).contains("complete -c 'folio'"))
         let completion = """
@@ -77,6 +78,14 @@ struct InstallTests {
             """
         let completed = try ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), ["--norc", "--noprofile", "-c", completion], environment: environment)
         #expect(completed.status == 0 && completed.stdout == "drive\n", "bash completed `folio dr` to \(completed.stdout.debugDescription): \(completed.stderr)")
+
+        // fish completes it too, from its vendor folder under XDG_DATA_HOME (the command on PATH);
+        // fish's own configuration (it writes fish_variables) goes to a folder of its own.
+        let fishConfiguration = try TemporaryDirectory("install-fish")
+        let fish = try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/fish"), ["-c", "complete -C 'folio dr'"],
+            environment: environment.merging(["PATH": bin + ":/usr/bin:/bin", "XDG_CONFIG_HOME": fishConfiguration.path]) { $1 })
+        #expect(fish.status == 0 && fish.stdout.hasPrefix("drive\t"), "fish completed `folio dr` to \(fish.stdout.debugDescription): \(fish.stderr)")
 
         // The menu entry and the units name the installed command.
         let desktop = try String(contentsOfFile: dir.path + "/data/applications/folio-browse.desktop", encoding: .utf8)

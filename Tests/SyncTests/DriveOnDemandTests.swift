@@ -67,7 +67,7 @@ struct DriveOnDemandTests {
         try FileManager.default.createDirectory(atPath: server, withIntermediateDirectories: true)
         // Not asked for: chosen for this machine, where FUSE mounts.
         let setup = try ProcessRunner.folio(["drive", "setup", "folder", server], environment: environment)
-        #expect(setup.status == 0 && setup.stdout.contains("files: on demand (the daemon mounts the drive's folder); chosen: FUSE mounts here"), "\(setup.stdout)\(setup.stderr)")
+        #expect(setup.status == 0 && setup.stdout.contains("files: on demand, not mounted now: the daemon mounts the drive's folder while it runs (folio daemon --background); chosen: FUSE mounts here"), "\(setup.stdout)\(setup.stderr)")
         let daemon = try DaemonProcess(environment: environment, arguments: ["--log-level", "info"])
         defer { daemon.stop() }
         _ = try daemon.waitForListening()
