@@ -22,7 +22,7 @@ struct FileModeTests {
         let environment = dir.xdgEnvironment()
         let paths = FolioPaths(environment: environment)
         // What an older daemon under umask 022 left behind: open folders and a readable database.
-        for folder in [paths.stateDirectory, paths.configDirectory, paths.dataDirectory] {
+        for folder in [paths.stateDirectory, paths.configDirectory, paths.dataDirectory, paths.versionsDirectory + "/items"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             #expect(chmod(folder, 0o755) == 0)
         }
@@ -32,7 +32,11 @@ struct FileModeTests {
         let daemon = try DaemonProcess(environment: environment)
         defer { daemon.stop() }
         _ = try daemon.waitForListening()
-        for folder in [paths.stateDirectory, paths.configDirectory, paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.socketDirectory] {
+        // The version store too: the names of the user's documents are in its manifests' folder.
+        for folder in [
+            paths.stateDirectory, paths.configDirectory, paths.dataDirectory, paths.appsDirectory, paths.containersDirectory, paths.socketDirectory,
+            paths.versionsDirectory, paths.versionsDirectory + "/items",
+        ] {
             #expect(mode(folder) == 0o700, "\(folder): \(String(mode(folder) ?? 0, radix: 8))")
         }
         for file in [paths.indexDatabase, paths.indexDatabase + "-wal", paths.indexDatabase + "-shm"] {

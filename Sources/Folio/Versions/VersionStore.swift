@@ -213,8 +213,17 @@ package final class VersionStore: Sendable {
         manifest.versions = manifest.versions.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
     }
 
+    /// Makes the store's folder and its items folder, each one only the user may enter; an existing
+    /// one is set to 0700 too (older versions left them 0755, and the names of the user's
+    /// documents are in them).
+    package func makePrivateFolders() throws {
+        try FolioPaths.makePrivateDirectory(directory)
+        try FolioPaths.makePrivateDirectory(itemsDirectory)
+    }
+
     private func createDirectory(_ path: String) throws {
         if access(path, F_OK) == 0 { return }
+        if access(directory, F_OK) != 0 { try makePrivateFolders() }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 

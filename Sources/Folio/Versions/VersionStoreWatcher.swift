@@ -33,7 +33,7 @@ package final class VersionStoreWatcher: Sendable {
 
     /// Reads every manifest once (what is there now is not news), then watches for changes.
     package func start() throws {
-        try FileManager.default.createDirectory(atPath: store.itemsDirectory, withIntermediateDirectories: true)
+        try store.makePrivateFolders()
         let watcher = try InotifyWatcher(logger: logger) { [weak self] events in self?.changed(events) }
         state.withLock { state in
             state.watcher = watcher
