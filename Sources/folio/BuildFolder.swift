@@ -26,6 +26,9 @@ struct BuildFolder {
         (self.root, self.scratch, self.configuration) = (root, scratch, configuration)
     }
 
+    /// How long the build may take, in milliseconds.
+    static let buildDeadline = 60 * 60 * 1000
+
     /// Builds `folio-tool` here with `swift build` (found on PATH), its output on standard error;
     /// true when it built.
     func buildTool() -> Bool {
@@ -43,8 +46,34 @@ struct BuildFolder {
             ToolHandOff.printError("folio: cannot run swift to build folio-tool: \(String(cString: strerror(errno)))")
             return false
         }
+        // A first build takes minutes; one still running after an hour is stopped, not waited for.
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var waited = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            guard reaped == 0 || errno == EINTR else {
+                ToolHandOff.printError("folio: cannot wait for the build of folio-tool: \(String(cString: strerror(errno)))")
+                return false
+            }
+            guard waited < Self.buildDeadline else {
+                // SIGTERM lets SwiftPM stop its compilers; ten seconds later, SIGKILL.
+                kill(pid, SIGTERM)
+                var grace = 0
+                while waitpid(pid, &status, WNOHANG) == 0 && grace < 10_000 {
+                    usleep(50_000)
+                    grace += 50
+                }
+                if grace >= 10_000 {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                }
+                ToolHandOff.printError("folio: building folio-tool took more than an hour; stopped (\(arguments.joined(separator: " ")))")
+                return false
+            }
+            usleep(50_000)
+            waited += 50
+        }
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
             ToolHandOff.printError("folio: building folio-tool failed (\(arguments.joined(separator: " ")))")
             return false
