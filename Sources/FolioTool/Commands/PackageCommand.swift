@@ -1,4 +1,5 @@
 import ArgumentParser
+import FolioServers
 import FolioSystem
 import FolioVersion
 import Foundation
@@ -60,8 +61,9 @@ enum DebianPackage {
         if maps.contains("libswiftCore.so") || !toolFolder.hasSuffix("/release") {
             throw InstallFailure("this build is not a release build with the Swift runtime linked in; build one: swift build -c release --static-swift-stdlib, then .build/release/folio package deb")
         }
-        let staging = try TemporaryFolder("folio-deb")
-        defer { staging.remove() }
+        let staging = try TemporaryDirectory("folio-deb")
+        // Removed when released: kept until the package is built, not only until its last use.
+        defer { withExtendedLifetime(staging) {} }
         let root = staging.path + "/root"
         let layout = InstallLayout.system(prefix: "/usr")
         _ = try InstallLayout.place(try layout.entries(front: front, toolFolder: toolFolder), under: root)
@@ -185,8 +187,8 @@ enum DebianPackage {
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
         guard let executable = ExecutableSearch.locate(arguments[0]) else { throw InstallFailure("\(arguments[0]) is not installed (Debian: dpkg-dev, binutils)") }
-        let folder = try TemporaryFolder("folio-run")
-        defer { folder.remove() }
+        let folder = try TemporaryDirectory("folio-run")
+        defer { withExtendedLifetime(folder) {} }
         let output = open(folder.path + "/out", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         let errors = open(folder.path + "/err", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer {
@@ -203,17 +205,4 @@ enum DebianPackage {
         }
         return (try? String(contentsOfFile: folder.path + "/out", encoding: .utf8)) ?? ""
     }
-}
-
-/// A private folder under $TMPDIR, removed with what it holds by `remove()`.
-struct TemporaryFolder {
-    let path: String
-
-    init(_ name: String) throws {
-        var template = Array(((ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/\(name)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw InstallFailure("cannot make a temporary folder: \(String(cString: strerror(errno)))") }
-        path = String(cString: made)
-    }
-
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }
