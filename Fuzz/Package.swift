@@ -53,6 +53,9 @@ let package = Package(
         // FileWrapper's serialized representation (pasteboards and drags).
         .executableTarget(
             name: "FuzzFileWrapper", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
+        // ELF dynamic sections: the libraries a sandboxed app's executable loads from its folder.
+        .executableTarget(
+            name: "FuzzELF", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),
         // The version store's manifests and document identity attributes.
         .executableTarget(
             name: "FuzzVersionStore", dependencies: ["FuzzSupport", .product(name: "Folio", package: folio)]),

@@ -85,9 +85,7 @@ int cfolio_birth_time(const char *path, int follow, long long *nanoseconds) {
     return 0;
 }
 
-int cfolio_inode_generation(const char *path, unsigned long long *generation) {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return -1;
+static int cfolio_generation_ioctl(int fd, unsigned long long *generation) {
     int value = 0;
     int result = ioctl(fd, FS_IOC_GETVERSION, &value);
     int saved = errno;
@@ -99,6 +97,18 @@ int cfolio_inode_generation(const char *path, unsigned long long *generation) {
     }
     *generation = (unsigned int)value;
     return 0;
+}
+
+int cfolio_inode_generation(const char *path, unsigned long long *generation) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return -1;
+    return cfolio_generation_ioctl(fd, generation);
+}
+
+int cfolio_inode_generation_of(int fd, unsigned long long *generation) {
+    int opened = cfolio_reopen(fd, O_RDONLY | O_NONBLOCK);
+    if (opened < 0) return -1;
+    return cfolio_generation_ioctl(opened, generation);
 }
 #endif
 

@@ -11,6 +11,7 @@ extension ClientSession {
     static let accessRoutes = [
         RequestRoute(AccessCheck.self, on: .quick) { session, request, _ in session.check(request) },
         RequestRoute(GrantList.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.listGrants(request) },
+        RequestRoute(GrantDescriptors.self, on: .slow) { session, request, _ throws(CoordinationFailure) in try session.grantDescriptors(request) },
         RequestRoute(GrantRevoke.self, on: .quick) { session, request, _ throws(CoordinationFailure) in try session.revoke(request) },
         RequestRoute(GrantAdd.self, on: .quick) { session, request, _ throws(CoordinationFailure) in
             try session.userOnly("grant access")
@@ -81,6 +82,24 @@ extension ClientSession {
     private func listGrants(_ request: GrantList) throws(CoordinationFailure) -> WireValue {
         if let app, request.app != nil, request.app != app { throw CoordinationFailure(kind: .denied, message: "an app sees only its own grants") }
         return ["grants": .array(context.access.currentGrants(of: app ?? request.app).map { $0.wireValue(home: ClientSession.home) })]
+    }
+
+    /// The app's live persistent grants, each opened as the item its identity check found, handed
+    /// to the asking process over a one-time socket (``DescriptorHandoff``).
+    private func grantDescriptors(_ request: GrantDescriptors) throws(CoordinationFailure) -> WireValue {
+        try userOnly("take grant descriptors")
+        let live = context.access.liveGrants(of: request.app)
+        let socket = try DescriptorHandoff.offer(live.map(\.item), to: peerPID, in: context.access.catalog.paths.socketDirectory, logger: context.logger)
+        return [
+            "socket": .string(socket),
+            "grants": .array(
+                live.map { grant, item in
+                    [
+                        "grant": .int(grant.id), "path": .string(item.path), "access": .string(grant.allowsWriting ? "read-write" : "read"),
+                        "folder": .bool(item.status.kind == .directory),
+                    ]
+                }),
+        ]
     }
 
     private func revoke(_ request: GrantRevoke) throws(CoordinationFailure) -> WireValue {

@@ -1,4 +1,5 @@
 import CFolioShims
+public import SystemPackage
 
 /// What tells a file from a later one that the file system gave the same device and inode (ext4
 /// reuses a deleted file's inode at once): its birth time (`statx`) and its inode generation
@@ -23,6 +24,17 @@ public enum FileIncarnation {
         if cfolio_birth_time(path, 0, &nanoseconds) == 0 { mark += "b\(nanoseconds)" }
         var generation: UInt64 = 0
         if cfolio_inode_generation(path, &generation) == 0 { mark += "g\(generation)" }
+        return mark.isEmpty ? nil : mark
+    }
+
+    /// The mark of the item open as `descriptor` (an `O_PATH` descriptor among others): the item
+    /// itself, whatever its path names now.
+    public static func mark(of descriptor: FileDescriptor) -> String? {
+        var mark = ""
+        var nanoseconds: Int64 = 0
+        if cfolio_birth_time("/proc/self/fd/\(descriptor.rawValue)", 1, &nanoseconds) == 0 { mark += "b\(nanoseconds)" }
+        var generation: UInt64 = 0
+        if cfolio_inode_generation_of(descriptor.rawValue, &generation) == 0 { mark += "g\(generation)" }
         return mark.isEmpty ? nil : mark
     }
 }

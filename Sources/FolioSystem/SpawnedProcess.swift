@@ -20,23 +20,33 @@ public struct SpawnedProcess: Sendable {
     /// or returns nil when it cannot be started. With `newSession`, the child leads a session of
     /// its own (no controlling terminal: a terminal's hang-up or Ctrl-C does not reach it).
     /// `passing` gives the child descriptors of this process at the numbers it names (descriptor,
-    /// number in the child), open there whatever their close-on-exec flag here.
+    /// number in the child), open there whatever their close-on-exec flag here. With
+    /// `inheritingStandardStreams`, the child gets this process's standard input, output and
+    /// errors instead (`output` and `errors` are then ignored): a command run in the foreground.
     public init?(
         _ arguments: [String], environment: [String: String]? = nil, output: Int32? = nil, errors: Int32? = nil, newSession: Bool = false,
-        passing: [(descriptor: Int32, number: Int32)] = []
+        passing: [(descriptor: Int32, number: Int32)] = [], inheritingStandardStreams: Bool = false
     ) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        for (descriptor, target) in [(output, Int32(1)), (errors, Int32(2))] {
+        if !inheritingStandardStreams { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        for (descriptor, target) in [(output, Int32(1)), (errors, Int32(2))] where !inheritingStandardStreams {
             if let descriptor {
                 posix_spawn_file_actions_adddup2(&actions, descriptor, target)
             } else {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
             }
         }
-        for passed in passing { posix_spawn_file_actions_adddup2(&actions, passed.descriptor, passed.number) }
+        for passed in passing {
+            if passed.descriptor == passed.number {
+                // dup2 onto itself keeps close-on-exec: clear it here instead (glibc only clears it
+                // itself since 2.38).
+                _ = fcntl(passed.descriptor, F_SETFD, 0)
+            } else {
+                posix_spawn_file_actions_adddup2(&actions, passed.descriptor, passed.number)
+            }
+        }
         _ = cfolio_spawn_close_from(&actions, (passing.map(\.number).max() ?? 2) + 1)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

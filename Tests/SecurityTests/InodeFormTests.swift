@@ -32,12 +32,14 @@ struct InodeFormTests {
         #expect(!DocumentIdentity.inodeForm(otherGeneration, namesItemAt: first, status: status, followSymlinks: true))
         #expect(DocumentIdentity.inodeForm(birth, namesItemAt: first, status: status, followSymlinks: true))
         let reference = ItemReference(path: first, identity: form, device: status.device, inode: status.inode)
-        #expect(AccessPolicy.isGrantedItem(reference, identity: nil, path: first, status: status))
+        #expect(AccessPolicy.isGrantedItem(reference, item: try ResolvedItem.resolve(first)))
         // An item with an identity of its own is never matched by an inode form.
-        #expect(!AccessPolicy.isGrantedItem(reference, identity: UUID().uuidString.lowercased(), path: first, status: status))
+        try FilePath(first).setExtendedAttribute(named: DocumentIdentity.attribute, to: Array(UUID().uuidString.lowercased().utf8))
+        #expect(!AccessPolicy.isGrantedItem(reference, item: try ResolvedItem.resolve(first)))
+        try FilePath(first).removeExtendedAttribute(named: DocumentIdentity.attribute)
         // The device and inode alone (no mark: an older grant, or a file system that keeps neither) name nothing.
         let bare = ItemReference(path: first, identity: "inode-\(status.device)-\(status.inode)", device: status.device, inode: status.inode)
-        #expect(!AccessPolicy.isGrantedItem(bare, identity: nil, path: first, status: status))
+        #expect(!AccessPolicy.isGrantedItem(bare, item: try ResolvedItem.resolve(first)))
         #expect(!BookmarkResolver.matches(first, bare))
         #expect(BookmarkResolver.matches(first, reference))
 
@@ -66,7 +68,7 @@ struct InodeFormTests {
         let now = try FileStatus(path: FilePath(victim.path), followSymlinks: true)
         #expect(now.device == victim.status.device && now.inode == victim.status.inode)
         #expect(DocumentIdentity.inodeForm(ofItemAt: victim.path, device: now.device, inode: now.inode, followSymlinks: true) != victim.reference.identity)
-        #expect(!AccessPolicy.isGrantedItem(victim.reference, identity: nil, path: victim.path, status: now))
+        #expect(!AccessPolicy.isGrantedItem(victim.reference, item: try ResolvedItem.resolve(victim.path)))
         #expect(!BookmarkResolver.matches(victim.path, victim.reference))
     }
 

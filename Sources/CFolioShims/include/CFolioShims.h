@@ -82,6 +82,11 @@ int cfolio_birth_time(const char *path, int follow, long long *nanoseconds);
 /// without blocking and read-only. Returns 0, 1 when the file system keeps none, or -1 with errno set.
 int cfolio_inode_generation(const char *path, unsigned long long *generation);
 
+/// The inode generation of the item open as `fd` (which may be an O_PATH descriptor: it is then
+/// opened anew, read-only and without blocking, through `/proc/self/fd`). Returns as
+/// cfolio_inode_generation does.
+int cfolio_inode_generation_of(int fd, unsigned long long *generation);
+
 /// Forwards SIGTERM, SIGINT, SIGHUP and SIGQUIT that this process receives to `target` (from a
 /// signal handler); 0 restores their default actions.
 void cfolio_forward_signals(pid_t target);
@@ -109,6 +114,37 @@ int cfolio_fuse_backing_close(int device, int id);
 
 /// fallocate(2). Returns 0 or -1 with errno set.
 int cfolio_fallocate(int fd, int mode, long long offset, long long length);
+
+/// open(2)'s O_PATH, and openat2(2)'s RESOLVE_* flags (Swift's Glibc module has none of them).
+#define CFOLIO_O_PATH 010000000
+#define CFOLIO_RESOLVE_NO_XDEV 0x01
+#define CFOLIO_RESOLVE_NO_MAGICLINKS 0x02
+#define CFOLIO_RESOLVE_NO_SYMLINKS 0x04
+#define CFOLIO_RESOLVE_BENEATH 0x08
+#define CFOLIO_RESOLVE_IN_ROOT 0x10
+
+/// openat2(2) (Linux 5.6) with `flags` (O_CLOEXEC added) and `resolve` (CFOLIO_RESOLVE_*): `path`
+/// looked up from the folder open as `dirfd` under the kernel's resolution rules. Returns the
+/// descriptor or -1 with errno set (EXDEV when the path would leave the folder under
+/// RESOLVE_BENEATH, ELOOP for a forbidden link).
+int cfolio_openat2(int dirfd, const char *path, unsigned long long flags, unsigned long long resolve);
+
+/// Opens the item open as `fd` (an O_PATH descriptor among others) anew with `flags` (O_CLOEXEC
+/// and O_NOCTTY added), through `/proc/self/fd`: the same inode, whatever its path names now.
+/// Returns the descriptor or -1 with errno set.
+int cfolio_reopen(int fd, int flags);
+
+/// The most descriptors one message of cfolio_send_fds carries (the kernel's SCM_MAX_FD is 253).
+#define CFOLIO_MAX_PASSED_FDS 250
+
+/// Sends `count` descriptors (at most CFOLIO_MAX_PASSED_FDS) and one byte with SCM_RIGHTS on the
+/// Unix socket `socket`. Returns 0 or -1 with errno set.
+int cfolio_send_fds(int socket, const int *fds, int count);
+
+/// Receives one message of cfolio_send_fds: up to `capacity` descriptors (close-on-exec) into
+/// `fds`. Returns how many, or -1 with errno set (ECONNRESET when the peer closed the socket
+/// first, EMSGSIZE when the message carried more than fit, all then closed).
+int cfolio_receive_fds(int socket, int *fds, int capacity);
 
 /// renameat2(2): `flags` 0, RENAME_NOREPLACE (1) or RENAME_EXCHANGE (2). Returns 0 or -1 with errno set.
 int cfolio_renameat2(int olddir, const char *oldpath, int newdir, const char *newpath, unsigned int flags);

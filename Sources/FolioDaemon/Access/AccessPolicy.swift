@@ -20,136 +20,165 @@ struct AccessPolicy: Sendable {
         var path: String
         /// The grant that allowed it, if one did.
         var grant: Grant?
+        /// The item decided on, resolved once: what the request then acts on.
+        var item: ResolvedItem? = nil
     }
 
-    /// Whether `app` may read (or write) the item at `path`, which need not exist yet when its folder does.
+    /// Whether `app` may read (or write) the item at `path`, which need not exist yet when its
+    /// folder does. The path is resolved once (``ResolvedItem``); the decision carries that item,
+    /// and whoever acts on the decision acts on it, not on the path.
     func check(app: String, path: String, write: Bool) -> Decision {
-        func deny(_ reason: String, _ at: String = path) -> Decision { Decision(allowed: false, reason: reason, path: at, grant: nil) }
-        guard path.hasPrefix("/"), !path.utf8.contains(0) else { return deny("not an absolute path") }
-        let real: String
-        var exists = true
+        let item: ResolvedItem
         do {
-            real = try FileStatus.canonicalPath(path)
-        } catch .noSuchFileOrDirectory {
-            exists = false
-            if (try? FileStatus(atPath: path, followSymlinks: false)) != nil {
-                return deny("\(path) is a symbolic link that leads nowhere")
-            }
-            // Not there yet (a coordinated create): the nearest folder that exists, canonical, and
-            // the missing names below it (already free of `.` and `..`).
-            let normalized = CoordinationPath.normalize(path)
-            var missing: [Substring] = []
-            var folder = normalized
-            var found: String?
-            while found == nil, folder != "/" {
-                missing.insert((folder as NSString).lastPathComponent[...], at: 0)
-                folder = (folder as NSString).deletingLastPathComponent
-                if (try? FileStatus(atPath: folder, followSymlinks: false))?.kind == .symbolicLink,
-                    (try? FileStatus(atPath: folder, followSymlinks: true)) == nil
-                {
-                    return deny("\(folder) is a symbolic link that leads nowhere")
-                }
-                found = try? FileStatus.canonicalPath(folder)
-            }
-            guard let base = found ?? (folder == "/" ? "/" : nil) else { return deny("no folder above \(path)") }
-            real = (base == "/" ? "" : base) + "/" + missing.joined(separator: "/")
+            item = try ResolvedItem.resolve(path, allowMissing: true)
         } catch {
-            return deny("cannot reach \(path): \(error)")
+            let reason: String
+            switch error {
+            case .notAbsolute: reason = "not an absolute path"
+            case .danglingLink(let link): reason = "\(link) is a symbolic link that leads nowhere"
+            case .missing: reason = "no folder above \(path)"
+            case .outside: reason = "\(path) leads out"
+            case .system(let code): reason = "cannot reach \(path): \(code)"
+            }
+            return Decision(allowed: false, reason: reason, path: path, grant: nil)
         }
-        let status = exists ? try? FileStatus(atPath: real, followSymlinks: true) : nil
+        return check(app: app, item: item, write: write)
+    }
+
+    /// Whether `app` may read (or write) `item`: every fact decided on is read from its descriptor.
+    func check(app: String, item: ResolvedItem, write: Bool) -> Decision {
+        let real = item.path
+        func deny(_ reason: String) -> Decision { Decision(allowed: false, reason: reason, path: real, grant: nil, item: item) }
+        let status = item.exists ? item.status : nil
 
         // The app's container, and its ubiquity containers in the drive (`Drive/<container-id>`,
         // those its manifest lists in `NSUbiquitousContainers`): its own, as on iOS, without a grant.
         let ubiquity = (catalog.manifest(app)?.ubiquitousContainers ?? []).map { catalog.paths.driveDirectory + "/" + $0.identifier }
         for (folder, name) in [(catalog.paths.containersDirectory + "/" + app, "container")] + ubiquity.map({ ($0, "ubiquity container") }) {
-            guard let container = try? FileStatus.canonicalPath(folder), real == container || CoordinationPath.isAncestor(container, of: real) else { continue }
+            guard let container = try? ResolvedItem.resolve(folder), container.status.kind == .directory,
+                real == container.path || CoordinationPath.isAncestor(container.path, of: real)
+            else { continue }
             if let status, status.kind == .regular, status.linkCount > 1 {
-                if let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
-                return deny("\(real) has other hard links, which may lead out of the \(name)", real)
+                if let grant = matchingGrant(app: app, item: item) { return decide(grant, write: write, item: item) }
+                return deny("\(real) has other hard links, which may lead out of the \(name)")
             }
-            return Decision(allowed: true, reason: "in the app's \(name)", path: real, grant: nil)
+            return Decision(allowed: true, reason: "in the app's \(name)", path: real, grant: nil, item: item)
         }
-        if let status, let grant = matchingGrant(app: app, path: real, status: status) { return decide(grant, write: write, path: real) }
+        if status != nil, let grant = matchingGrant(app: app, item: item) { return decide(grant, write: write, item: item) }
         if let status, status.kind == .regular, status.linkCount > 1 {
             // Reached only through its folder: another name of it may lie anywhere.
-            return deny("\(real) has other hard links; it is reachable only through a grant of its own", real)
+            return deny("\(real) has other hard links; it is reachable only through a grant of its own")
         }
-        if let grant = folderGrant(app: app, path: real) { return decide(grant, write: write, path: real) }
-        if let grant = relatedGrant(app: app, path: real) { return decide(grant, write: write, path: real) }
-        return deny("\(app) holds no grant for \(real)", real)
+        if let grant = folderGrant(app: app, item: item) { return decide(grant, write: write, item: item) }
+        if let grant = relatedGrant(app: app, item: item) { return decide(grant, write: write, item: item) }
+        return deny("\(app) holds no grant for \(real)")
     }
 
-    private func decide(_ grant: Grant, write: Bool, path: String) -> Decision {
+    private func decide(_ grant: Grant, write: Bool, item: ResolvedItem) -> Decision {
         if write && !grant.allowsWriting {
-            return Decision(allowed: false, reason: "the grant to \(grant.path) allows reading only", path: path, grant: grant)
+            return Decision(allowed: false, reason: "the grant to \(grant.path) allows reading only", path: item.path, grant: grant, item: item)
         }
-        return Decision(allowed: true, reason: "grant \(grant.id)", path: path, grant: grant)
+        return Decision(allowed: true, reason: "grant \(grant.id)", path: item.path, grant: grant, item: item)
     }
 
-    /// A file grant for the item itself: same identity, or same device and inode.
-    private func matchingGrant(app: String, path: String, status: FileStatus) -> Grant? {
-        let identity = Self.identity(of: path)
-        for grant in grants.grants(of: app) where !grant.isFolder || status.kind == .directory {
-            guard Self.isGrantedItem(grant.reference, identity: identity, path: path, status: status) else { continue }
-            if grant.path != path { grants.relocate(grant, to: path) }
+    /// A file grant for the item itself (``isGrantedItem(_:item:)``); a grant whose item moved is
+    /// brought to where it is now.
+    private func matchingGrant(app: String, item: ResolvedItem) -> Grant? {
+        for grant in grants.grants(of: app) where !grant.isFolder || item.status.kind == .directory {
+            guard Self.isGrantedItem(grant.reference, item: item) else { continue }
+            grants.relocate(grant, to: item)
             return grant
         }
         return nil
     }
 
     /// The item's identity attribute, if it has one.
-    private static func identity(of path: String) -> String? {
-        (try? FilePath(path).extendedAttribute(named: DocumentIdentity.attribute)).flatMap { $0.flatMap { String(validating: $0, as: UTF8.self) } }
+    private static func identity(of item: ResolvedItem) -> String? {
+        item.extendedAttribute(named: DocumentIdentity.attribute).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
-    /// Whether the item (its identity attribute, its status) is the one a grant was made for. A grant
-    /// follows the item's identity, which stays with it across renames and safe saves. A file
-    /// system reuses a deleted file's inode at once, so for an item that could not be given an
-    /// identity (the grant's identity is then the inode form) the device and inode decide only
-    /// with the item's birth time or inode generation, never alone; and never for an item that has
-    /// an identity of its own.
-    static func isGrantedItem(_ reference: ItemReference, identity: String?, path: String, status: FileStatus) -> Bool {
+    /// Whether `item` is the one a grant was made for. A grant follows its document's identity,
+    /// which stays with it across renames and safe saves — but the identity attribute is bytes a
+    /// copy carries (`cp -a`), so it counts only on the inode the grant recorded, or on a new
+    /// inode when the recorded one no longer holds that identity (a save by rename, a download, a
+    /// move across file systems); while the recorded inode still holds it, the newcomer is a copy.
+    /// For an item that could not be given an identity (the grant's identity is then the inode
+    /// form) the device and inode decide only with the item's birth time or inode generation,
+    /// never alone; and never for an item that has an identity of its own.
+    static func isGrantedItem(_ reference: ItemReference, item: ResolvedItem) -> Bool {
+        guard item.exists else { return false }
+        let identity = identity(of: item)
         if reference.identity.hasPrefix("inode-") {
-            return identity == nil && reference.device == status.device && reference.inode == status.inode
-                && DocumentIdentity.inodeForm(reference.identity, namesItemAt: path, status: status, followSymlinks: true)
+            return identity == nil && reference.device == item.status.device && reference.inode == item.status.inode
+                && DocumentIdentity.inodeForm(reference.identity, namesItemAt: item.descriptorPath, status: item.status, followSymlinks: true)
         }
-        return identity == reference.identity
+        guard identity == reference.identity else { return false }
+        if reference.device == item.status.device && reference.inode == item.status.inode { return true }
+        return !recordedInodeHolds(reference)
     }
 
-    /// A folder grant for one of the path's folders (the path is canonical: its folders are real).
-    private func folderGrant(app: String, path: String) -> Grant? {
+    /// Whether the inode a reference recorded still holds the reference's identity: at the path it
+    /// was last seen at, or under another name in that folder.
+    static func recordedInodeHolds(_ reference: ItemReference) -> Bool {
+        func holds(_ candidate: ResolvedItem) -> Bool {
+            candidate.status.device == reference.device && candidate.status.inode == reference.inode && identity(of: candidate) == reference.identity
+        }
+        if let there = try? ResolvedItem.resolve(reference.path), holds(there) { return true }
+        let folder = (reference.path as NSString).deletingLastPathComponent
+        guard let stream = opendir(PathRedirect.physical(folder)) else { return false }
+        defer { closedir(stream) }
+        while let record = readdir(stream) {
+            guard UInt64(record.pointee.d_ino) == reference.inode else { continue }
+            if let named = try? ResolvedItem.resolve(folder + "/" + DirectoryRecord.name(record)), holds(named) { return true }
+        }
+        return false
+    }
+
+    /// A folder grant for one of the item's folders, found by walking up from the item's own
+    /// folder by descriptor (`..` from each), so a name swapped above it changes nothing.
+    private func folderGrant(app: String, item: ResolvedItem) -> Grant? {
         let folders = grants.grants(of: app).filter(\.isFolder)
-        guard !folders.isEmpty else { return nil }
-        var current = (path as NSString).deletingLastPathComponent
-        while true {
-            if let status = try? FileStatus(path: FilePath(current), followSymlinks: true),
-                folders.contains(where: { $0.reference.device == status.device && $0.reference.inode == status.inode }),
-                case let identity = Self.identity(of: current),
-                let grant = folders.first(where: { Self.isGrantedItem($0.reference, identity: identity, path: current, status: status) })
+        guard !folders.isEmpty, var current = Self.folder(of: item) else { return nil }
+        for _ in 0..<4096 {
+            if folders.contains(where: { $0.reference.device == current.status.device && $0.reference.inode == current.status.inode }),
+                let grant = folders.first(where: { Self.isGrantedItem($0.reference, item: current) })
             {
-                if grant.path != current { grants.relocate(grant, to: current) }
+                grants.relocate(grant, to: current)
                 return grant
             }
-            if current == "/" || current.isEmpty { return nil }
-            current = (current as NSString).deletingLastPathComponent
+            guard current.path != "/", let parent = try? current.parent() else { return nil }
+            current = parent
         }
+        return nil
     }
 
-    /// A grant to a document next to `path` with the same name but for the extension, when that
+    /// The folder an item is in, checked to hold it still: the item's existing folder itself when
+    /// the item does not exist yet.
+    private static func folder(of item: ResolvedItem) -> ResolvedItem? {
+        guard item.exists else { return try? item.existingPart() }
+        guard item.path != "/", let folder = try? ResolvedItem.resolve((item.path as NSString).deletingLastPathComponent),
+            let entry = try? FileStatus(in: folder.descriptor, name: (item.path as NSString).lastPathComponent),
+            entry.device == item.status.device, entry.inode == item.status.inode
+        else { return nil }
+        return folder
+    }
+
+    /// A grant to a document next to the item with the same name but for the extension, when that
     /// extension is one of the app's related item types.
-    private func relatedGrant(app: String, path: String) -> Grant? {
-        let name = (path as NSString).lastPathComponent
+    private func relatedGrant(app: String, item: ResolvedItem) -> Grant? {
+        let name = (item.path as NSString).lastPathComponent
         let extensionName = (name as NSString).pathExtension.lowercased()
         guard !extensionName.isEmpty, catalog.relatedExtensions(app).contains(extensionName) else { return nil }
         let stem = (name as NSString).deletingPathExtension
-        let folder = (path as NSString).deletingLastPathComponent
-        guard let folderStatus = try? FileStatus(path: FilePath(folder), followSymlinks: true) else { return nil }
+        guard item.exists || item.missing.count == 1, let folder = Self.folder(of: item) else { return nil }
+        let folderPath = (item.path as NSString).deletingLastPathComponent
         for grant in grants.grants(of: app) where !grant.isFolder {
             let grantName = (grant.path as NSString).lastPathComponent
             guard (grantName as NSString).deletingPathExtension == stem,
-                let status = try? FileStatus(path: FilePath((grant.path as NSString).deletingLastPathComponent), followSymlinks: true),
-                status.device == folderStatus.device, status.inode == folderStatus.inode,
-                BookmarkResolver.matches(grant.path, grant.reference)
+                let granted = try? ResolvedItem.resolve(folderPath + "/" + grantName),
+                let entry = try? FileStatus(in: folder.descriptor, name: grantName),
+                entry.device == granted.status.device, entry.inode == granted.status.inode,
+                Self.isGrantedItem(grant.reference, item: granted)
             else { continue }
             return grant
         }

@@ -83,6 +83,26 @@ final class AccessService: Sendable {
         return grants.grants(of: app)
     }
 
+    /// The persistent grants of `app` whose items are still there, each with the item opened as
+    /// its identity check found it (at its last path, or where a search finds it moved). A path
+    /// that now names another file yields nothing.
+    func liveGrants(of app: String) -> [(grant: Grant, item: ResolvedItem)] {
+        var live: [(grant: Grant, item: ResolvedItem)] = []
+        for grant in grants.grants(of: app) where grant.isPersistent {
+            var item = try? ResolvedItem.resolve(grant.path)
+            if let found = item, AccessPolicy.isGrantedItem(grant.reference, item: found) {
+                live.append((grant, found))
+                continue
+            }
+            item = BookmarkResolver.locate(grant.reference, at: grant.path).flatMap { try? ResolvedItem.resolve($0.0) }
+            if let found = item, AccessPolicy.isGrantedItem(grant.reference, item: found) {
+                grants.relocate(grant, to: found)
+                live.append((grant, found))
+            }
+        }
+        return live
+    }
+
     /// Documents imported by the picker live in `tmp/Imports` until their app exits; at start-up no
     /// app is connected, so every import folder left behind goes.
     private static func sweepImports(paths: FolioPaths) {

@@ -104,14 +104,22 @@ final class GrantStore: Sendable {
         grants.withLock { $0[grant.id] = grant }
     }
 
-    /// Records where a grant's item is now (found after a rename outside Folio).
-    func relocate(_ grant: Grant, to path: String) {
-        guard grant.path != path, let status = try? FileStatus(path: FilePath(path), followSymlinks: true) else { return }
+    /// Records where a grant's item is now, and which inode holds it (found after a rename outside
+    /// Folio, or a save that replaced the inode).
+    func relocate(_ grant: Grant, to item: ResolvedItem) {
+        guard item.exists, grant.path != item.path || grant.reference.device != item.status.device || grant.reference.inode != item.status.inode
+        else { return }
         var moved = grant
-        moved.reference.path = path
-        moved.reference.device = status.device
-        moved.reference.inode = status.inode
+        moved.reference.path = item.path
+        moved.reference.device = item.status.device
+        moved.reference.inode = item.status.inode
         try? save(moved)
+    }
+
+    /// Records where a grant's item is now (found by a search for it at `path`).
+    func relocate(_ grant: Grant, to path: String) {
+        guard let item = try? ResolvedItem.resolve(path) else { return }
+        relocate(grant, to: item)
     }
 
     /// Removes grants; returns those removed.

@@ -38,14 +38,23 @@ struct AppLauncher {
         let container = AppContainer(appIdentifier: app, paths: paths)
         try container.create()
         var environment = environment(container: container)
-        var arguments = command
-        if sandbox {
-            arguments = try SandboxArguments(app: app, paths: paths, container: container).arguments(for: command, environment: &environment)
+        guard sandbox else { return try spawn(command, environment: environment, directory: container.url.path) }
+        let sandboxed = try SandboxArguments(app: app, paths: paths, container: container).arguments(for: command, environment: &environment)
+        // Not Foundation's `Process`, which closes every descriptor but the standard three: the
+        // binds name descriptors bubblewrap must inherit.
+        guard
+            let child = SpawnedProcess(
+                sandboxed.arguments, environment: environment, passing: sandboxed.descriptors.map { ($0.descriptor.rawValue, $0.descriptor.rawValue) },
+                inheritingStandardStreams: true)
+        else {
+            printError("folio: cannot start \(sandboxed.arguments[0]): \(Errno(rawValue: errno))")
+            throw ExitCode.failure
         }
-        return try spawn(arguments, environment: environment, directory: sandbox ? nil : container.url.path)
+        withExtendedLifetime(sandboxed.descriptors) {}
+        return child.wait()
     }
 
-    private func spawn(_ arguments: [String], environment: [String: String], directory: String?) throws -> Int32 {
+    private func spawn(_ arguments: [String], environment: [String: String], directory: String) throws -> Int32 {
         let process = Process()
         guard let executable = ExecutableSearch.locate(arguments[0], path: environment["PATH"]) else {
             printError("folio: no command \(arguments[0])")
@@ -54,7 +63,7 @@ struct AppLauncher {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = Array(arguments.dropFirst())
         process.environment = environment
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
         try process.run()
         process.waitUntilExit()
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus

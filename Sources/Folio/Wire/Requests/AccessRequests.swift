@@ -42,6 +42,19 @@ package struct GrantList: DaemonRequest {
     package func validate() throws(CoordinationFailure) { if let app { try WireCheck.app(app, "params.app") } }
 }
 
+/// `grant.descriptors`: the live persistent grants of `app`, each opened by the daemon as the
+/// item its identity check found, for `folio run --sandbox` to bind by descriptor. The reply names
+/// a one-time socket in the daemon's socket folder; the requesting process (no other) connects
+/// to it within ten seconds and receives the descriptors (SCM_RIGHTS), in the reply's order. The
+/// user's own tools only.
+package struct GrantDescriptors: DaemonRequest {
+    package static let method = "grant.descriptors"
+    package typealias Reply = WireValue
+    package var app: String
+    package init(app: String) { self.app = app }
+    package func validate() throws(CoordinationFailure) { try WireCheck.app(app, "params.app") }
+}
+
 /// `grant.revoke`: revokes grant `grant`, or every grant of `app` (to `path`). The user's own tools only.
 package struct GrantRevoke: DaemonRequest {
     package static let method = "grant.revoke"

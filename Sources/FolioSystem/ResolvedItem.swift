@@ -1,0 +1,180 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import CFolioShims
+public import SystemPackage
+
+/// An item a client named, resolved once: opened with `O_PATH`, so that what it is (its status,
+/// its identity, its location, read back from the descriptor) and every later use (`fstat`, `*at`
+/// calls, a fresh open through `/proc/self/fd`) concern the same inode, whatever the path names by
+/// then. A path swapped for a symbolic link after the check leads nowhere new.
+///
+/// An item that does not exist yet (a coordinated create) resolves to the nearest folder that
+/// does, with the names still missing below it.
+public final class ResolvedItem: Sendable {
+    /// The `O_PATH` descriptor of the item (or of the nearest existing folder above it).
+    public let descriptor: FileDescriptor
+    /// What the descriptor is, read from it once at resolution.
+    public let status: FileStatus
+    /// The item's real location: the path the kernel gives for the descriptor, with the missing
+    /// names appended. No symbolic link, `.` or `..` in it.
+    public let path: String
+    /// The names below the descriptor's folder that do not exist yet (empty when the item exists).
+    public let missing: [String]
+
+    private init(descriptor: FileDescriptor, status: FileStatus, path: String, missing: [String]) {
+        self.descriptor = descriptor
+        self.status = status
+        self.path = path
+        self.missing = missing
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// Whether the item exists (the descriptor is the item, not a folder above it).
+    public var exists: Bool { missing.isEmpty }
+
+    /// The descriptor as a path this process can open anew: the same inode.
+    public var descriptorPath: String { "/proc/self/fd/\(descriptor.rawValue)" }
+
+    /// Why a path could not be resolved.
+    public enum Failure: Error, Equatable, Sendable {
+        /// Not an absolute path, or one with a NUL byte.
+        case notAbsolute
+        /// Nothing there, and no folder above it either (with `allowMissing`, only when `/` itself is missing).
+        case missing
+        /// A name in the path is a symbolic link that leads nowhere: creating through it would
+        /// make an item wherever it points.
+        case danglingLink(String)
+        /// The path leaves the folder it was to stay in.
+        case outside
+        /// Any other failure of the kernel's.
+        case system(Errno)
+    }
+
+    /// Resolves the absolute `path` (following symbolic links as the kernel does). With
+    /// `allowMissing`, an item that does not exist resolves to its nearest existing folder and the
+    /// missing names (none of which may be a link that leads nowhere). Paths in a folder this
+    /// process reaches elsewhere (``PathRedirect``: the drive's replica beneath its mount) are
+    /// opened there.
+    public static func resolve(_ path: String, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else { throw .notAbsolute }
+        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var missing: [String] = []
+        while true {
+            let prefix = "/" + components.joined(separator: "/")
+            let fd = PathRedirect.physical(prefix).withCString { Glibc.open($0, CFOLIO_O_PATH | O_CLOEXEC) }
+            if fd >= 0 {
+                let item = try adopt(FileDescriptor(rawValue: fd), missing: missing)
+                if let first = missing.first {
+                    // Creating `first` here must make it here: it may not be a link that leads nowhere.
+                    guard item.status.kind == .directory else { throw .system(.notDirectory) }
+                    if (try? FileStatus(in: item.descriptor, name: first)) != nil { throw .danglingLink(item.path + "/" + first) }
+                }
+                return item
+            }
+            let code = Errno(rawValue: errno)
+            guard code == .noSuchFileOrDirectory, allowMissing, let last = components.popLast() else {
+                throw code == .noSuchFileOrDirectory ? .missing : .system(code)
+            }
+            guard last != ".." else { throw .missing }
+            if last != "." { missing.insert(last, at: 0) }
+        }
+    }
+
+    /// Resolves `relative` beneath `folder` (`openat2` with `RESOLVE_BENEATH` and
+    /// `RESOLVE_NO_MAGICLINKS`): neither `..`, an absolute link nor a `/proc` link may lead out of
+    /// it. With `allowMissing`, as ``resolve(_:allowMissing:)``.
+    public static func resolve(_ relative: String, beneath folder: ResolvedItem, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
+        guard !relative.hasPrefix("/"), !relative.utf8.contains(0), folder.exists else { throw .outside }
+        var components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var missing: [String] = []
+        while true {
+            let rest = components.isEmpty ? "." : components.joined(separator: "/")
+            let fd = cfolio_openat2(folder.descriptor.rawValue, rest, UInt64(CFOLIO_O_PATH), UInt64(CFOLIO_RESOLVE_BENEATH | CFOLIO_RESOLVE_NO_MAGICLINKS))
+            if fd >= 0 {
+                let item = try adopt(FileDescriptor(rawValue: fd), missing: missing)
+                if let first = missing.first {
+                    guard item.status.kind == .directory else { throw .system(.notDirectory) }
+                    if (try? FileStatus(in: item.descriptor, name: first)) != nil { throw .danglingLink(item.path + "/" + first) }
+                }
+                return item
+            }
+            let code = Errno(rawValue: errno)
+            if code == .improperLink { throw .outside }
+            guard code == .noSuchFileOrDirectory, allowMissing, let last = components.popLast(), last != ".." else {
+                throw code == .noSuchFileOrDirectory ? .missing : .system(code)
+            }
+            if last != "." { missing.insert(last, at: 0) }
+        }
+    }
+
+    /// For an item that does not exist yet, its nearest existing folder as an item of its own
+    /// (the same inode, a descriptor of its own); the item itself when it exists.
+    public func existingPart() throws(Failure) -> ResolvedItem {
+        guard !exists else { return self }
+        let copy = fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .system(Errno(rawValue: errno)) }
+        return try Self.adopt(FileDescriptor(rawValue: copy), missing: [])
+    }
+
+    /// The folder this folder is in (`..` from its descriptor: whatever names lead to it now).
+    public func parent() throws(Failure) -> ResolvedItem {
+        guard exists, status.kind == .directory else { throw .system(.notDirectory) }
+        let fd = openat(descriptor.rawValue, "..", CFOLIO_O_PATH | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(Errno(rawValue: errno)) }
+        return try Self.adopt(FileDescriptor(rawValue: fd), missing: [])
+    }
+
+    /// Opens `descriptor` as an item the caller already holds (an `O_PATH` or ordinary descriptor
+    /// this object then owns).
+    public static func adopt(_ descriptor: FileDescriptor) throws(Failure) -> ResolvedItem {
+        try adopt(descriptor, missing: [])
+    }
+
+    private static func adopt(_ descriptor: FileDescriptor, missing: [String]) throws(Failure) -> ResolvedItem {
+        do {
+            let status = try FileStatus(of: descriptor)
+            let real = try location(of: descriptor)
+            let path = missing.isEmpty ? real : (real == "/" ? "" : real) + "/" + missing.joined(separator: "/")
+            return ResolvedItem(descriptor: descriptor, status: status, path: path, missing: missing)
+        } catch {
+            try? descriptor.close()
+            throw .system(error)
+        }
+    }
+
+    /// Where the open `descriptor` is: the kernel's path for it (`/proc/self/fd`). An item whose
+    /// last name was removed since it was opened has none.
+    public static func location(of descriptor: FileDescriptor) throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let link = "/proc/self/fd/\(descriptor.rawValue)"
+        let count = try valueOrErrno { readlink(link, &buffer, buffer.count - 1) }
+        let text = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard text.hasPrefix("/"), !text.hasSuffix(" (deleted)") else { throw .noSuchFileOrDirectory }
+        return text
+    }
+
+    /// Opens the item anew for reading or writing (through `/proc/self/fd`: the same inode);
+    /// `nonBlocking` keeps a FIFO swapped in from blocking the open.
+    public func open(_ mode: FileDescriptor.AccessMode, nonBlocking: Bool = true) throws(Errno) -> FileDescriptor {
+        guard exists else { throw .noSuchFileOrDirectory }
+        let flags = mode.rawValue | (nonBlocking ? O_NONBLOCK : 0)
+        return FileDescriptor(rawValue: try valueOrErrno { cfolio_reopen(descriptor.rawValue, flags) })
+    }
+
+    /// The value of the item's extended attribute `name`, nil when it has none or cannot be read.
+    public func extendedAttribute(named name: String) -> [UInt8]? {
+        guard exists else { return nil }
+        return try? FilePath(descriptorPath).extendedAttribute(named: name, followSymlinks: true) ?? nil
+    }
+
+    /// Sets the item's extended attribute `name` (through its descriptor: the item checked).
+    public func setExtendedAttribute(named name: String, to value: [UInt8]) throws(Errno) {
+        guard exists else { throw .noSuchFileOrDirectory }
+        try FilePath(descriptorPath).setExtendedAttribute(named: name, to: value)
+    }
+
+    /// The item's incarnation mark (``FileIncarnation``), read through its descriptor.
+    public var incarnation: String? { exists ? FileIncarnation.mark(of: descriptor) : nil }
+}
