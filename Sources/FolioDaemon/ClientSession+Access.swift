@@ -131,10 +131,15 @@ extension ClientSession {
             context.logger.debug("grant kept by a bookmark", metadata: ["app": "\(app)", "grant": "\(grant.id)"])
         }
         do {
+            let keys = Set((request.keys ?? []).map(URLResourceKey.init(rawValue:)))
+            // An app's bookmark is made of the item its check resolved (read and marked through
+            // that descriptor), whatever the path names by now.
+            if let decision, let item = decision.item {
+                return BookmarkData(
+                    try BookmarkService.make(item: item, path: decision.path, options: request.options ?? 0, keys: keys, base: request.base, key: try access.key(), app: app))
+            }
             return BookmarkData(
-                try BookmarkService.make(
-                    path: decision?.path ?? request.path, options: request.options ?? 0,
-                    keys: Set((request.keys ?? []).map(URLResourceKey.init(rawValue:))), base: request.base, key: try access.key(), app: app))
+                try BookmarkService.make(path: request.path, options: request.options ?? 0, keys: keys, base: request.base, key: try access.key(), app: app))
         } catch let failure as CoordinationFailure {
             throw failure
         } catch {
@@ -156,15 +161,16 @@ extension ClientSession {
         } catch {
             throw CoordinationFailure(kind: .notFound, message: (error as NSError).localizedDescription)
         }
+        let checked: String
         do {
-            try access.require(app: app, path: resolution.path, write: false)
+            checked = try access.checkedPath(app: app, path: resolution.path, write: false)
         } catch {
             // Not where the item is now: that is what the app may not learn.
             throw CoordinationFailure(kind: .denied, message: "\(app ?? "this app") may not reach the bookmarked item", code: error.code)
         }
-        let writable = app.map { access.policy.check(app: $0, path: resolution.path, write: true).allowed } ?? true
+        let writable = app.map { access.policy.check(app: $0, path: checked, write: true).allowed } ?? true
         return BookmarkResolution(
-            path: resolution.path, stale: resolution.isStale, directory: resolution.isDirectory, readOnly: resolution.isReadOnly || !writable)
+            path: checked, stale: resolution.isStale, directory: resolution.isDirectory, readOnly: resolution.isReadOnly || !writable)
     }
 
     private func appSocket(_ request: AppSocketRequest, id: Int64?) throws(CoordinationFailure) -> PathReply? {

@@ -19,8 +19,8 @@ extension ClientSession {
             let client = try session.helloed()
             // The arbiter checks that `from` is held by the sender's granted write; where it went
             // must be a place the app may write.
-            if let app = session.app { try session.context.access.require(app: app, path: moved.to, write: true) }
-            try session.context.arbiter.moved(from: moved.from, to: moved.to, claim: moved.claim, client: client)
+            let to = try session.context.access.checkedPath(app: session.app, path: moved.to, write: true)
+            try session.context.arbiter.moved(from: moved.from, to: to, claim: moved.claim, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterAdd.self, placement: { session, add in session.declaredApp != nil && add.path != nil ? .quick : .eventLoop }) {
@@ -66,9 +66,13 @@ extension ClientSession {
     private func claim(_ claim: SubmitClaim, id: Int64?) throws(CoordinationFailure) -> ClaimGrant? {
         guard let id, id > 0 else { throw CoordinationFailure(kind: .invalid, message: "a claim needs a positive \"id\", which names the claim") }
         let client = try helloed()
-        let request = claim.request(claim: UInt64(id))
+        var request = claim.request(claim: UInt64(id))
         if let app {
-            for item in request.items { try context.access.require(app: app, path: item.path, write: item.access.isWrite) }
+            // Each item as its check resolved it (the same path unless a link was swapped in).
+            for index in request.items.indices {
+                let item = request.items[index]
+                request.items[index].path = try context.access.checkedPath(app: app, path: item.path, write: item.access.isWrite)
+            }
         }
         // A placeholder is materialized before the claim is granted (Apple: a coordinated read or
         // write of a dataless file downloads it first), and so is every placeholder inside a

@@ -55,7 +55,7 @@ extension ClientSession {
     /// checked as a write for an app; refused for a pinned file and for changes the server lacks.
     /// Returns nil: the reply comes when the eviction is done.
     func driveEvict(_ path: String, id: Int64?) throws(CoordinationFailure) -> DriveEvictReply? {
-        if let app { try context.access.require(app: app, path: path, write: true) }
+        let path = try context.access.checkedPath(app: app, path: path, write: true)
         let (service, drive) = try preparedDrive()
         guard service.contains(path) else {
             throw CoordinationFailure(kind: .invalid, message: "\(path) is not in the drive", code: CocoaError.Code.fileWriteUnknown.rawValue)
@@ -108,7 +108,7 @@ extension ClientSession {
     /// Makes a link to a drive file for `FileManager.url(forPublishingUbiquitousItemAt:expiration:)`:
     /// checked as a read for an app. Returns nil: the reply comes when the server was asked.
     func drivePublish(_ path: String, seconds: Double?, id: Int64?) throws(CoordinationFailure) -> DrivePublishReply? {
-        if let app { try context.access.require(app: app, path: path, write: false) }
+        let path = try context.access.checkedPath(app: app, path: path, write: false)
         let (service, drive) = try preparedDrive()
         guard service.contains(path) else {
             throw CoordinationFailure(kind: .invalid, message: "\(path) is not in the drive", code: CocoaError.Code.fileReadUnknown.rawValue)

@@ -8,8 +8,9 @@ extension ClientSession: QueryEventSink {
     /// the event loop (and every other client's coordination).
     static let indexRoutes = [
         RequestRoute(QueryStart.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
-            let spec = request.spec
-            for folder in spec.folders { _ = try session.context.access.require(app: session.app, path: folder, write: false) }
+            var spec = request.spec
+            // Each folder as its check resolved it: a link swapped in later leads the query nowhere.
+            spec.folders = try spec.folders.map { folder throws(CoordinationFailure) in try session.context.access.checkedPath(app: session.app, path: folder, write: false) }
             session.context.index.startQuery(spec, requestID: id, sink: session)
             return nil
         },
@@ -18,8 +19,9 @@ extension ClientSession: QueryEventSink {
             return [:]
         },
         RequestRoute(Search.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
-            let folders = request.folders ?? []
-            for folder in folders { _ = try session.context.access.require(app: session.app, path: folder, write: false) }
+            let folders = try (request.folders ?? []).map { folder throws(CoordinationFailure) in
+                try session.context.access.checkedPath(app: session.app, path: folder, write: false)
+            }
             return session.onIndexQueue(id) { index in
                 let hits = try index.search(
                     request.text, content: request.content ?? false, folders: folders, limit: request.limit ?? 50, allowed: session.visible)
@@ -104,9 +106,9 @@ extension ClientSession: QueryEventSink {
             }
         },
         RequestRoute(RecentsAdd.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
-            _ = try session.context.access.require(app: session.app, path: request.path, write: false)
+            let path = try session.context.access.checkedPath(app: session.app, path: request.path, write: false)
             return session.onIndexQueue(id) { index in
-                try index.recordUse(request.path, event: request.event, app: session.app)
+                try index.recordUse(path, event: request.event, app: session.app)
                 return [:]
             }
         },
@@ -130,9 +132,9 @@ extension ClientSession: QueryEventSink {
             }
         },
         RequestRoute(ItemFacts.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
-            _ = try session.context.access.require(app: session.app, path: request.path, write: false)
+            let path = try session.context.access.checkedPath(app: session.app, path: request.path, write: false)
             return session.onIndexQueue(id) { index in
-                guard let record = try index.item(at: request.path) else {
+                guard let record = try index.item(at: path) else {
                     throw CoordinationFailure(kind: .notFound, message: "the index has no \(request.path)")
                 }
                 return ["item": IndexWire.encode(record.facts)]

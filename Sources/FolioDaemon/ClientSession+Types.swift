@@ -1,5 +1,7 @@
 import Folio
+import FolioSystem
 import Foundation
+import SystemPackage
 
 extension ClientSession {
     /// The type registry's requests: a lookup answers from memory; `types.of` opens the file and
@@ -17,14 +19,11 @@ extension ClientSession {
     }
 
     func typesOf(_ request: TypesOf) throws(CoordinationFailure) -> TypeDescription {
-        // Sniffing reads the file: an app learns the type only of what it may read.
-        try context.access.require(app: app, path: request.path, write: false)
-        let found: (type: UTType, source: UTType.DetectionSource)
-        do {
-            found = try UTType.contentType(ofItemAt: URL(fileURLWithPath: request.path))
-        } catch {
-            throw CoordinationFailure(kind: .failed, message: "\(error)")
-        }
+        // Sniffing reads the file: an app learns the type only of what it may read, and what is
+        // read is the item checked (through its descriptor), whatever the path names by now.
+        let item = try context.access.resolve(app: app, path: request.path, write: false)
+        guard item.exists else { throw CoordinationFailure(kind: .notFound, message: "no item at \(request.path)") }
+        let found = UTType.contentType(named: URL(fileURLWithPath: item.path), status: item.status, reading: FilePath(item.descriptorPath))
         var description = describe(found.type)
         description.source = found.source.rawValue
         return description

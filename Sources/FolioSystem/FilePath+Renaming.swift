@@ -25,4 +25,11 @@ extension FilePath {
             self.withPlatformString { from in destination.withPlatformString { to in Glibc.rename(from, to) } }
         }
     }
+
+    /// Swaps this item and `other` in one step (`renameat2` with `RENAME_EXCHANGE`): both must exist.
+    public func exchange(with other: FilePath) throws(Errno) {
+        _ = try valueOrErrno {
+            self.withPlatformString { from in other.withPlatformString { to in cfolio_renameat2(AT_FDCWD, from, AT_FDCWD, to, 2) } }
+        }
+    }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-import FolioSystem
-import SystemPackage
+package import FolioSystem
+package import SystemPackage
 
 extension UTType {
     /// How a file's content type was decided.
@@ -42,6 +42,17 @@ extension UTType {
         } catch {
             throw CocoaError.error(fromErrno: error, path: url.path)
         }
+        return contentType(named: url, status: status, reading: path, database: database)
+    }
+
+    /// The type of the item named `url` whose status is `status`, its attributes and bytes read
+    /// at `reading` — an open descriptor's `/proc/self/fd` path, so that what is sniffed is the
+    /// item checked, whatever `url` names by now.
+    package static func contentType(named url: URL, status: FileStatus, reading path: FilePath) -> (type: UTType, source: DetectionSource) {
+        contentType(named: url, status: status, reading: path, database: TypeRegistry.shared.database)
+    }
+
+    static func contentType(named url: URL, status: FileStatus, reading path: FilePath, database: TypeDatabase) -> (type: UTType, source: DetectionSource) {
         func declared(_ identifier: String) -> UTType { UTType(identifier, database: database)! }
         let name = url.lastPathComponent
         let ext = url.pathExtension
@@ -112,7 +123,9 @@ extension UTType {
     /// `RENAME_EXCHANGE`): the open neither blocks (`O_NONBLOCK`) nor follows a link, and what was
     /// opened is checked again before it is read.
     private static func readHead(path: FilePath, count: Int) -> [UInt8] {
-        guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking, .noFollow]) else { return [] }
+        // A descriptor's `/proc/self/fd` path is a link to follow; any other path's last name is not.
+        let options: FileDescriptor.OpenOptions = path.string.hasPrefix("/proc/self/fd/") ? [.closeOnExec, .nonBlocking] : [.closeOnExec, .nonBlocking, .noFollow]
+        guard let fd = try? FileDescriptor.open(path, .readOnly, options: options) else { return [] }
         defer { try? fd.close() }
         guard (try? FileStatus(of: fd))?.kind == .regular else { return [] }
         var buffer = [UInt8](repeating: 0, count: count)

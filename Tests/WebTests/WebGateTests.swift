@@ -96,6 +96,32 @@ struct WebGateTests {
         #expect(try target.get("/api/places").status == 200)
     }
 
+    /// A request that names another host in a second `Host` field, or in an absolute-form URL
+    /// (`GET http://evil.example/… HTTP/1.1`), is refused: only the first `Host` was checked.
+    @Test func aSecondHostOrAnAbsoluteURLIsRefused() async throws {
+        let target = try Target()
+        defer { Task { await target.rig.stop() } }
+        let port = target.rig.port
+        let doubled = try target.get("/api/places", headers: ["Host": "127.0.0.1:\(port)\r\nHost: evil.example:\(port)"])
+        #expect(doubled.status == 400, "\(doubled.status) \(Self.message(doubled))")
+        for url in ["http://evil.example:\(port)/api/places", "http://127.0.0.1:\(port)/api/places"] {
+            let absolute = try target.get(url)
+            #expect(absolute.status == 400, "\(url): \(absolute.status) \(Self.message(absolute))")
+        }
+        #expect(try target.get("/api/places").status == 200)
+    }
+
+    /// A body past the page's limit (1 MiB) is refused as too large, and changes nothing.
+    @Test func aBodyPastTheLimitIsTooLarge() async throws {
+        let target = try Target()
+        defer { Task { await target.rig.stop() } }
+        let before = target.snapshot()
+        let padding = String(repeating: "x", count: 2 << 20)
+        let response = try target.post("/api/rename", ["path": target.documents + "/mine.txt", "name": "taken.txt", "padding": padding])
+        #expect(response.status == 413, "\(response.status) \(Self.message(response))")
+        #expect(target.snapshot() == before)
+    }
+
     @Test func crossOriginChangesAreRefused() async throws {
         let target = try Target()
         defer { Task { await target.rig.stop() } }

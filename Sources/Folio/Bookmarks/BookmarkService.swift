@@ -25,21 +25,31 @@ package enum BookmarkService {
     ///
     /// - Throws: `CocoaError.fileReadNoSuchFile` when there is no item.
     package static func make(path: String, options: UInt, keys: Set<URLResourceKey>?, base: String?, key: BookmarkKey, app: String? = nil) throws -> Data {
-        let status: FileStatus
-        do { status = try FileStatus(path: FilePath(path), followSymlinks: true) } catch {
+        let item: ResolvedItem
+        do { item = try ResolvedItem.resolve(path) } catch {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        return try make(item: item, path: path, options: options, keys: keys, base: base, key: key, app: app)
+    }
+
+    /// Signed bookmark data for `item`, recorded at `path`: its identity, status and values read
+    /// through its descriptor (the item checked), and an identity given to it there if it has none.
+    package static func make(
+        item: ResolvedItem, path: String, options: UInt, keys: Set<URLResourceKey>?, base: String?, key: BookmarkKey, app: String? = nil
+    ) throws -> Data {
+        guard item.exists else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        let status = item.status
+        let identity = DocumentIdentity.identifier(of: item, creating: true)
         let url = URL(fileURLWithPath: path)
         var values: [String: WireValue] = [URLResourceKey.nameKey.rawValue: .string(url.lastPathComponent)]
         if let keys, !keys.isEmpty {
-            let known = try url.promisedItemResourceValues(forKeys: keys)
-            if let size = known.fileSize { values[URLResourceKey.fileSizeKey.rawValue] = .int(Int64(size)) }
-            if let directory = known.isDirectory { values[URLResourceKey.isDirectoryKey.rawValue] = .bool(directory) }
-            if let date = known.contentModificationDate {
-                values[URLResourceKey.contentModificationDateKey.rawValue] = .double(date.timeIntervalSince1970)
+            if keys.contains(.fileSizeKey), status.kind == .regular { values[URLResourceKey.fileSizeKey.rawValue] = .int(status.size) }
+            if keys.contains(.isDirectoryKey) { values[URLResourceKey.isDirectoryKey.rawValue] = .bool(status.kind == .directory) }
+            if keys.contains(.contentModificationDateKey) { values[URLResourceKey.contentModificationDateKey.rawValue] = .double(status.modificationTime) }
+            if keys.contains(.typeIdentifierKey) {
+                let type = UTType.contentType(named: url, status: status, reading: FilePath(item.descriptorPath)).type
+                values[URLResourceKey.typeIdentifierKey.rawValue] = .string(type.identifier)
             }
-            if let type = known.contentType { values[URLResourceKey.typeIdentifierKey.rawValue] = .string(type.identifier) }
         }
         let relative = base.flatMap { base in
             CoordinationPath.isAncestor(base, of: path) ? String(path.dropFirst(base == "/" ? 1 : base.count + 1)) : nil

@@ -33,6 +33,20 @@ package enum DocumentIdentity {
         return inodeForm(ofItemAt: path, device: status.device, inode: status.inode, followSymlinks: true)
     }
 
+    /// The identity of `item`, read (and with `creating`, given) through its descriptor: the item
+    /// checked, whatever its path names by now.
+    package static func identifier(of item: ResolvedItem, creating: Bool) -> String {
+        if let bytes = item.extendedAttribute(named: attribute), let text = String(validating: bytes, as: UTF8.self), isValid(text) {
+            return text
+        }
+        if creating {
+            let made = UUID().uuidString.lowercased()
+            if (try? item.setExtendedAttribute(named: attribute, to: Array(made.utf8))) != nil { return made }
+        }
+        let base = "inode-\(item.status.device)-\(item.status.inode)"
+        return item.incarnation.map { base + "-" + $0 } ?? base
+    }
+
     /// The inode form of the item at `path`: `inode-<device>-<inode>-<mark>`, the mark telling it
     /// from a later item given the same device and inode; without a mark (the file system keeps
     /// neither a birth time nor a generation), `inode-<device>-<inode>`, which

@@ -8,7 +8,7 @@ import Logging
 
 /// Every request passes here before any route (docs/web.md, "Security"):
 /// - the `Host` must be the loopback address and port the page is served on (a DNS-rebinding page
-///   names its own host), else 421;
+///   names its own host), else 421; a second `Host` or an absolute-form URL gets 400;
 /// - the connection must come from a process of this user (`LoopbackPeer`), else 403;
 /// - the first URL's `token` query becomes an HttpOnly, SameSite=Strict cookie (303 to the same
 ///   page without it); a wrong token, and any other request without the cookie, get 401;
@@ -48,6 +48,12 @@ struct WebGate: RouterMiddleware {
 
     private func decide(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let port = state.port else { return Self.refusal(.serviceUnavailable, "the page is starting") }
+        // Exactly one Host, in an origin-form request: the conversion to HTTP types keeps the
+        // first Host and drops an absolute URL's host (``RequestTargetGuard`` marks both).
+        if let refused = request.headers[HTTPField.Name(RequestTargetGuard.marker)!] {
+            return Self.refusal(.badRequest, "refused: \(refused)")
+        }
+        guard request.headers[HTTPField.Name("Host")!] == nil else { return Self.refusal(.badRequest, "refused: more than one Host field") }
         guard let host = request.head.authority, Self.loopbackHosts(port: port).contains(host.lowercased()) else {
             return Self.refusal(.misdirectedRequest, "this server answers only to 127.0.0.1:\(port)")
         }

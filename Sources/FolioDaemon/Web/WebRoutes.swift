@@ -2,6 +2,7 @@ import Folio
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import NIOPosix
 
 /// The page's API under `/api` (docs/web.md): reads (`WebRoutes+Browse`), changes
@@ -38,9 +39,16 @@ enum WebRoutes {
         }
     }
 
-    /// The JSON body of a change (at most 1 MiB).
+    /// The most a change's body may hold.
+    static let bodyLimit = 1 << 20
+
+    /// The JSON body of a change (at most ``bodyLimit``; past it, 413 — told from the
+    /// `Content-Length` before any of the body is read, when the client sends one).
     static func body<T: Decodable>(_ type: T.Type, of request: Request) async throws -> T {
-        let buffer = try await request.body.collect(upTo: 1 << 20)
+        let tooLarge = WebScope.Refusal(status: 413, message: "the body is larger than \(bodyLimit >> 20) MiB")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > bodyLimit { throw tooLarge }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: bodyLimit) } catch is NIOTooManyBytesError { throw tooLarge }
         return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
     }
 
