@@ -192,7 +192,8 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
             self.app = app
         }
         let label = String((hello.name ?? "pid \(peerPID)").prefix(256))
-        let number = context.arbiter.addClient(self, pid: peerPID, name: label)
+        // A sandboxed app's claims are bounded across all its connections.
+        let number = context.arbiter.addClient(self, pid: peerPID, name: label, party: forcedApp.map { ClientBudgets.party(app: $0) })
         client = number
         return HelloReply(
             protocol: Int64(WireFrame.protocolVersion), daemon: "folio", pid: Int64(getpid()), uid: Int64(getuid()), client: Int64(number),

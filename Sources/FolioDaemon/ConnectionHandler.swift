@@ -26,6 +26,15 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private var draining = false
     /// Whether the channel reads (`autoRead`): see `updateReading`.
     private var isReading = true
+    /// How far `pending` has been searched for a newline (an index into it).
+    private var searched = 0
+    /// Set while the connection waits for its next turn (`drain` handled its share of frames).
+    private var yielded = false
+    /// Its place in its party's budget (``ClientBudgets``); nil once refused or closed.
+    private var ticket: ClientBudgets.Ticket?
+
+    /// The frames one party's connections handle together in one turn (each its share).
+    static let framesPerTurn = 64
 
     /// For an app's own socket: the app every connection on it is.
     private let forcedApp: String?
@@ -42,6 +51,21 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        // Charged to its app (or the user's clients): past the party's cap it is refused at once.
+        let admitted = self.context.budgets.open(ClientBudgets.party(app: forcedApp)) { message in
+            loopBound.eventLoop.execute {
+                let (this, context) = loopBound.value
+                this.refuse(message, context: context)
+            }
+        }
+        switch admitted {
+        case .success(let ticket): self.ticket = ticket
+        case .failure(let refusal):
+            self.context.logger.notice("refused a connection past its app's cap", metadata: ["app": "\(forcedApp ?? "user")"])
+            refuse(refusal.message, context: context)
+            context.fireChannelActive()
+            return
+        }
         let future: EventLoopFuture<cfolio_ucred> = provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         future.whenComplete { result in
@@ -63,6 +87,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if let ticket { self.context.budgets.close(ticket) }
+        ticket = nil
         session?.closed()
         session = nil
         context.fireChannelInactive()
@@ -74,8 +100,14 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
         let buffer = unwrapInboundIn(data)
-        if session != nil { consume(context: context, buffer: buffer) } else { queued.append(buffer) }
+        if session != nil {
+            consume(context: context, buffer: buffer)
+        } else {
+            queued.append(buffer)
+            chargePending()
+        }
     }
 
     private func consume(context: ChannelHandlerContext, buffer: ByteBuffer) {
@@ -83,10 +115,30 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         var incoming = buffer
         if pending == nil {
             pending = incoming
+            searched = 0
         } else {
             pending!.writeBuffer(&incoming)
         }
         drain(context: context)
+        chargePending()
+    }
+
+    /// Tells the budget what this connection holds of unfinished frames (its buffer's capacity).
+    private func chargePending() {
+        guard let ticket, !closing else { return }
+        let held = (pending?.capacity ?? 0) + queued.reduce(0) { $0 + $1.capacity }
+        if !self.context.budgets.holdPending(ticket, bytes: held) { pending = nil }
+    }
+
+    /// Closes the connection after telling the client why.
+    private func refuse(_ message: String, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        closing = true
+        pending = nil
+        queued = []
+        var bytes = WireFrame.error(.null, code: "limit", message: message).serialized()
+        bytes.append(UInt8(ascii: "\n"))
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
     }
 
     /// Handles the complete frames received, in order. A frame whose request blocks runs on its
@@ -97,9 +149,14 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     private func drain(context: ChannelHandlerContext) {
         // Not re-entered: a write below may flush at once and report the channel writable again
         // (`channelWritabilityChanged`) while this loop still holds `pending`.
-        guard !closing, !busy, !draining, let session, pending != nil else { return }
+        guard !closing, !busy, !draining, !yielded, let session, pending != nil else { return }
         draining = true
         defer { draining = false }
+        // Turns are fair across parties, not connections: a party's connections share one turn's
+        // worth of frames between them, so opening more of them gains it nothing.
+        let party = ticket?.party ?? "user"
+        let turn = max(1, Self.framesPerTurn / max(1, self.context.budgets.connections(of: party)))
+        var handled = 0
         // Replies are serialized as they are made and written every 64 of them or 64 KiB, so
         // what waits for a client that does not read stays near the high-water mark (plus one
         // reply), whatever the size of its replies.
@@ -111,7 +168,22 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             out = []
             count = 0
         }
-        while let newline = pending!.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
+        while true {
+            if handled >= turn, pending!.readableBytes > 0 {
+                // The rest waits for this connection's next turn, after the loop's other work.
+                flush()
+                yielded = true
+                updateReading(context: context)
+                FairTurns.of(context.eventLoop).wait { [self] in
+                    yielded = false
+                    guard !closing, context.channel.isActive else { return }
+                    updateReading(context: context)
+                    drain(context: context)
+                    chargePending()
+                }
+                return
+            }
+            guard let newline = nextNewline() else { break }
             if count >= 64 || out.count >= 1 << 16 { flush() }
             if !context.channel.isWritable {
                 flush()
@@ -121,6 +193,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                     return
                 }
             }
+            handled += 1
             let length = newline - pending!.readerIndex
             let frame = pending!.readSlice(length: length)!
             pending!.moveReaderIndex(forwardBy: 1)
@@ -148,14 +221,32 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         if pending!.readableBytes == 0 {
             pending = nil
         } else if pending!.readerIndex > 1 << 16 {
+            searched -= pending!.readerIndex
             pending!.discardReadBytes()
         }
+    }
+
+    /// The index of the next newline in `pending`, searching only bytes not searched before (a
+    /// large frame arriving in small reads is scanned once, not once per read).
+    private func nextNewline() -> Int? {
+        guard let buffer = pending else { return nil }
+        let start = max(searched, buffer.readerIndex)
+        guard start < buffer.writerIndex else { return nil }
+        let found: Int? = buffer.withUnsafeReadableBytes { raw in
+            let offset = start - buffer.readerIndex
+            guard let base = raw.baseAddress, let hit = memchr(base + offset, Int32(UInt8(ascii: "\n")), raw.count - offset) else { return nil }
+            return buffer.readerIndex + (UnsafeRawPointer(hit) - base)
+        }
+        // A newline found stays to be found again until its frame is consumed (a caller may stop
+        // before consuming it).
+        searched = found ?? buffer.writerIndex
+        return found
     }
 
     /// Reads from the client only while no request of it runs on a pool and its replies are being
     /// read (the channel is writable).
     private func updateReading(context: ChannelHandlerContext) {
-        let reading = !busy && context.channel.isWritable
+        let reading = !busy && !yielded && context.channel.isWritable
         guard reading != isReading else { return }
         isReading = reading
         context.channel.setOption(ChannelOptions.autoRead, value: reading).whenFailure { _ in }
@@ -174,24 +265,48 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         busy = true
         updateReading(context: context)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        self.context.pools.run(request.placement, on: context.eventLoop) { session.run(request) }.whenComplete { result in
-            let (this, context) = loopBound.value
-            this.busy = false
-            let outcome: Result<WireValue?, CoordinationFailure>
-            switch result {
-            case .success(let value): outcome = value
-            case .failure: outcome = .failure(CoordinationFailure(kind: .failed, message: "the daemon is stopping"))
+        let budgets = self.context.budgets, pools = self.context.pools, party = ticket?.party ?? "user", loop = context.eventLoop
+        // A party's requests take turns on the pools (an app runs one at a time, whatever its
+        // connections): the threads and cores stay free for everyone else.
+        budgets.runWorker(party) {
+            loop.execute {
+                pools.run(request.placement, on: loop) { session.run(request) }.whenComplete { result in
+                    budgets.workerDone(party)
+                    loopBound.value.0.finishBlocking(request, result, context: loopBound.value.1, session: session)
+                }
             }
-            let (replies, close) = session.finish(request, outcome)
-            if session.isClosed {
-                // The connection ended while the request ran: undo what it added (a hello's client).
-                session.closed()
-                return
-            }
-            if close { return this.closeAfter(replies, context: context, session: session) }
-            session.write(replies)
-            this.updateReading(context: context)
-            this.drain(context: context)
+        }
+    }
+
+    /// Writes a pooled request's replies; the connection's next frames wait for its next turn.
+    private func finishBlocking(
+        _ request: PreparedRequest, _ result: Result<Result<WireValue?, CoordinationFailure>, any Error>, context: ChannelHandlerContext,
+        session: ClientSession
+    ) {
+        busy = false
+        let outcome: Result<WireValue?, CoordinationFailure>
+        switch result {
+        case .success(let value): outcome = value
+        case .failure: outcome = .failure(CoordinationFailure(kind: .failed, message: "the daemon is stopping"))
+        }
+        let (replies, close) = session.finish(request, outcome)
+        if session.isClosed {
+            // The connection ended while the request ran: undo what it added (a hello's client).
+            session.closed()
+            return
+        }
+        if close { return closeAfter(replies, context: context, session: session) }
+        session.write(replies)
+        // Completions from the pools arrive as tasks, and an event loop runs tasks until none is
+        // left before it reads its sockets again: going on at once would let one app's requests
+        // crowd out everyone's.
+        yielded = true
+        FairTurns.of(context.eventLoop).wait { [self] in
+            yielded = false
+            guard !closing, context.channel.isActive else { return }
+            updateReading(context: context)
+            drain(context: context)
+            chargePending()
         }
     }
 

@@ -66,7 +66,7 @@ public func buildDaemon(configuration: DaemonConfiguration, logger: Logger) asyn
     let access = try AccessService(paths: paths, store: store, arbiter: arbiter, pools: pools, logger: logger)
     let context = DaemonContext(
         arbiter: arbiter, access: access, index: index, appSockets: AppSockets(), types: TypeRegistry.shared, drive: drive, pools: pools,
-        inlineRequests: configuration.inlineRequests, logger: logger)
+        inlineRequests: configuration.inlineRequests, budgets: ClientBudgets(), logger: logger)
     index.start()
     // Versions are watched before anyone can connect: a presenter then hears of every version added.
     let versions = VersionMessageService(paths: paths, arbiter: arbiter, logger: logger)

@@ -15,5 +15,7 @@ struct DaemonContext: Sendable {
     let pools: DaemonPools
     /// Every handler on the event loop (`DaemonConfiguration.inlineRequests`, benchmarks only).
     let inlineRequests: Bool
+    /// What each app's connections, and the user's clients, may hold (``ClientBudgets``).
+    let budgets: ClientBudgets
     let logger: Logger
 }

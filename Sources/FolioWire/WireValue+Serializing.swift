@@ -36,6 +36,33 @@ extension WireValue {
         }
     }
 
+    /// The length of ``serialized()``, counted without building it (no bytes, no sorted keys):
+    /// for budgets that weigh many values (the arbiter's status).
+    package var serializedCount: Int {
+        switch self {
+        case .null: 4
+        case .bool(let b): b ? 4 : 5
+        case .int(let i): String(i).utf8.count
+        case .double(let d): d.isFinite ? "\(d)".utf8.count : 4
+        case .string(let s): Self.stringCount(s)
+        case .array(let items): items.reduce(items.isEmpty ? 2 : 1 + items.count) { $0 + $1.serializedCount }
+        case .object(let members): members.reduce(members.isEmpty ? 2 : 1 + members.count) { $0 + Self.stringCount($1.key) + 1 + $1.value.serializedCount }
+        }
+    }
+
+    /// The length of a string written by ``writeString(_:into:)``.
+    static func stringCount(_ string: String) -> Int {
+        var count = 2
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): count += 2
+            case 0..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func writeString(_ string: String, into out: inout [UInt8]) {

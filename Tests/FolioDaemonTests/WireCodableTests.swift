@@ -119,3 +119,17 @@ struct WireCodableTests {
         for params in releases { #expect(Release.disagreement(params) == nil, "\(String(describing: params))") }
     }
 }
+
+/// The status budget weighs values by `serializedCount`, which must be the length `serialized()`
+/// writes, escapes and all.
+@Suite("Wire: serialized sizes")
+struct WireSerializedCountTests {
+    @Test func theCountIsTheLengthWritten() {
+        let values: [WireValue] = [
+            .null, true, false, .int(0), .int(-1234567), .double(3.25), .double(.infinity), "", "plain", "quote \" back \\ nl \n cr \r tab \t bell \u{7}",
+            "é ü 文字", .array([]), .array([.int(1), "two", .null]), .object([:]),
+            ["b": 1, "a": ["nested": ["x", .bool(true)], "empty": .object([:])], "s\"k": "v\n"],
+        ]
+        for value in values { #expect(value.serializedCount == value.serialized().count, "\(String(decoding: value.serialized(), as: UTF8.self))") }
+    }
+}

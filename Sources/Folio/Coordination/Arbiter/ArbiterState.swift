@@ -86,6 +86,8 @@ struct ClientRecord {
     let sink: any ArbiterClient
     var pid: Int32
     var name: String
+    /// Whom its claims are charged to with others' (an app's connections together), if anyone.
+    var party: String?
     /// The claims it holds or waits for, and the bytes of their paths and purposes (bounded: see
     /// `CoordinationArbiter.maximumClaimsPerClient`).
     var claims = 0
@@ -95,6 +97,8 @@ struct ClientRecord {
 /// Everything the arbiter knows, guarded by its lock.
 struct ArbiterState {
     var clients: [UInt32: ClientRecord] = [:]
+    /// Claims held or waited for by each party's clients together.
+    var partyClaims: [String: Int] = [:]
     var nextClient: UInt32 = 0
     var claims: [ClaimKey: Claim] = [:]
     /// Claims in arrival order.

@@ -17,7 +17,7 @@ extension CoordinationArbiter {
             var budget = Self.statusBudget
             var omitted: [String: Int] = [:]
             func admit(_ value: WireValue, _ list: String, into values: inout [WireValue]) {
-                let size = value.serialized().count + 1
+                let size = value.serializedCount + 1
                 guard size <= budget else {
                     omitted[list, default: 0] += 1
                     return

@@ -89,10 +89,12 @@ package final class CoordinationArbiter: @unchecked Sendable {
     // MARK: Entry points
 
     /// Registers a client and returns its number.
-    package func addClient(_ sink: any ArbiterClient, pid: Int32, name: String) -> UInt32 {
+    /// `party` charges its claims together with other clients' of the same party (an app's
+    /// connections): ``maximumClaimsPerParty`` bounds them all.
+    package func addClient(_ sink: any ArbiterClient, pid: Int32, name: String, party: String? = nil) -> UInt32 {
         perform { state in
             state.nextClient += 1
-            state.clients[state.nextClient] = ClientRecord(sink: sink, pid: pid, name: name)
+            state.clients[state.nextClient] = ClientRecord(sink: sink, pid: pid, name: name, party: party)
             return state.nextClient
         }
     }
@@ -119,6 +121,9 @@ package final class CoordinationArbiter: @unchecked Sendable {
     /// The most claims one client may hold or wait for at once (Apple's coordinators rarely hold
     /// more than a few; the bound keeps one connection from growing the daemon without end).
     static let maximumClaimsPerClient = 1024
+    /// The most claims the clients of one party (a sandboxed app's connections) may hold or wait
+    /// for at once, together: opening more connections gives an app no more.
+    static let maximumClaimsPerParty = 1024
     /// The most bytes of paths (and purposes) one client's claims may name at once.
     static let maximumClaimBytesPerClient = 16 << 20
 
@@ -139,12 +144,17 @@ package final class CoordinationArbiter: @unchecked Sendable {
                 throw CoordinationFailure(
                     kind: .invalid, message: "this connection holds or waits for \(Self.maximumClaimsPerClient) claims already, the most one may")
             }
+            if let party = record.party, state.partyClaims[party, default: 0] >= Self.maximumClaimsPerParty {
+                throw CoordinationFailure(
+                    kind: .invalid, message: "this app's connections hold or wait for \(Self.maximumClaimsPerParty) claims already, the most an app may")
+            }
             guard record.claimBytes + bytes <= Self.maximumClaimBytesPerClient else {
                 throw CoordinationFailure(
                     kind: .invalid,
                     message: "this connection's claims name \(Self.maximumClaimBytesPerClient >> 20) MiB of paths already, the most one may")
             }
             state.clients[client]?.claims += 1
+            if let party = record.party { state.partyClaims[party, default: 0] += 1 }
             state.clients[client]?.claimBytes += bytes
             let presenter = request.presenter.map { PresenterKey(client: client, presenter: $0) }
             state.sequence += 1
@@ -362,6 +372,10 @@ package final class CoordinationArbiter: @unchecked Sendable {
     func end(_ claim: Claim, state: inout ArbiterState) {
         state.claims[claim.key] = nil
         state.clients[claim.key.client]?.claims -= 1
+        if let party = state.clients[claim.key.client]?.party {
+            state.partyClaims[party, default: 1] -= 1
+            if state.partyClaims[party] == 0 { state.partyClaims[party] = nil }
+        }
         state.clients[claim.key.client]?.claimBytes -= claim.bytes
         if let index = state.queue.firstIndex(where: { $0 === claim }) { state.queue.remove(at: index) }
         for token in claim.awaiting.keys { state.tokens[token]?.claim = nil }
