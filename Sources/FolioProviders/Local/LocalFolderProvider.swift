@@ -57,6 +57,8 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
 
     /// Names the provider uses for its own temporary files; listings leave them out.
     static let temporaryPrefix = ".folio-tmp-"
+    /// How long a temporary file may go unwritten before a listing takes it for a dead write's.
+    static let staleTemporaryAge: Double = 600
 
     /// A provider over `root`, which must be a folder.
     ///
@@ -108,7 +110,14 @@ public final class LocalFolderProvider: FileProvider, @unchecked Sendable {
     private func entry(
         name: String, path: String, status: FileStatus, parent: FileProviderItemIdentifier, taken: [FileProviderItemIdentifier: Entry]
     ) -> Entry? {
-        guard !name.hasPrefix(Self.temporaryPrefix) else { return nil }
+        guard !name.hasPrefix(Self.temporaryPrefix) else {
+            // A write that died (an upload killed mid-way) leaves its temporary file; once nothing
+            // has written to it for a while, the listing removes it.
+            if status.kind == .regular, Date().timeIntervalSince1970 - status.modificationTime > Self.staleTemporaryAge {
+                if unlink(path) == 0 { logger.notice("removed a temporary file a write left behind", metadata: ["path": "\(path)"]) }
+            }
+            return nil
+        }
         switch status.kind {
         case .regular, .directory:
             var identifier = FileProviderItemIdentifier(

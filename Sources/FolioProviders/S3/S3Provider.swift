@@ -145,6 +145,20 @@ public actor S3Provider: HashingFileProvider, WorkingSetFileProvider, UploadingF
         return record(relative, etag: object.etag, size: object.size, modified: object.lastModified.flatMap(Self.isoDate), types: &types)
     }
 
+    /// How long a temporary upload may stand before a walk takes it for a killed upload's.
+    static let staleTemporaryAge: TimeInterval = 600
+
+    /// Removes the temporary objects (`.folio-upload-…`) of uploads killed before their copy into
+    /// place, once older than ``staleTemporaryAge``: a walk lists them, and no one else will.
+    func removeStaleTemporaries(_ objects: [S3Object]) async {
+        for object in objects where (object.key.split(separator: "/").last ?? "").hasPrefix(Self.temporaryPrefix) {
+            guard let modified = object.lastModified.flatMap(Self.isoDate), Date().timeIntervalSince(modified) > Self.staleTemporaryAge else { continue }
+            if (try? await deleteKey(object.key, condition: nil)) != nil {
+                logger.notice("removed a temporary upload a killed transfer left behind", metadata: ["key": "\(object.key.prefix(300))"])
+            }
+        }
+    }
+
     /// The folder item for `relative` (ending in `/`).
     func folder(_ relative: String) -> FileProviderItemRecord {
         record(relative, etag: nil, size: 0, modified: nil)
@@ -194,7 +208,9 @@ public actor S3Provider: HashingFileProvider, WorkingSetFileProvider, UploadingF
     func walk() async throws -> ListingWalk {
         var found: [FileProviderItemIdentifier: FileProviderItemRecord] = [:]
         var types = FileNameTypes()
-        for object in try await s3.listAll(prefix: prefix).objects {
+        let objects = try await s3.listAll(prefix: prefix).objects
+        await removeStaleTemporaries(objects)
+        for object in objects {
             guard let item = record(object, types: &types) else { continue }
             found[item.itemIdentifier] = item
             // A key implies the folders above it, marker or not.

@@ -177,9 +177,28 @@ public actor WebDAVProvider: HashingFileProvider, FolderListingFileProvider, Wor
             guard let previous else { preconditionFailure("a listing is unchanged only from one the caller had") }
             return previous
         case .read(let resources, let digest):
+            await removeStaleTemporaries(resources)
             var types = FileNameTypes()
             let items = resources.compactMap { record($0, &types) }.filter { $0.itemIdentifier != folder && $0.parentItemIdentifier == folder }
             return FolderListing(digest: digest, items: items)
+        }
+    }
+
+    /// How long a temporary upload may stand unwritten before a listing takes it for a killed
+    /// upload's.
+    static let staleTemporaryAge: TimeInterval = 600
+
+    /// Removes the temporary files (`.folio-upload-…`) of uploads killed before their MOVE into
+    /// place, once unwritten for ``staleTemporaryAge``: a listing sees them, and no one else will.
+    func removeStaleTemporaries(_ resources: [DAVResource]) async {
+        for resource in resources where !resource.isCollection {
+            guard let relative = DAVPath.relative(resource.href, basePath: dav.basePath, origin: dav.origin),
+                Self.name(of: relative).hasPrefix(Self.temporaryPrefix),
+                let modified = resource.lastModified.flatMap(ETag.date), Date().timeIntervalSince(modified) > Self.staleTemporaryAge
+            else { continue }
+            if let reply = try? await dav.send("DELETE", relative), (200..<300).contains(reply.status) {
+                logger.notice("removed a temporary upload a killed transfer left behind", metadata: ["path": "\(relative.prefix(300))"])
+            }
         }
     }
 
