@@ -12,25 +12,10 @@
 #include "CFolioShims.h"
 
 int cfolio_receive_fd(int socket) {
-    char byte;
-    struct iovec part = { .iov_base = &byte, .iov_len = 1 };
-    union {
-        struct cmsghdr header;
-        char space[CMSG_SPACE(sizeof(int))];
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message = { .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.space, .msg_controllen = sizeof control.space };
-    ssize_t received;
-    do { received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC); } while (received < 0 && errno == EINTR);
-    if (received < 0) return -1;
-    if (received == 0) { errno = ECONNRESET; return -1; }
-    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
-    if (header == NULL || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS || header->cmsg_len != CMSG_LEN(sizeof(int))) {
-        errno = EPROTO;
-        return -1;
-    }
     int fd;
-    memcpy(&fd, CMSG_DATA(header), sizeof fd);
+    int count = cfolio_receive_fds(socket, &fd, 1);
+    if (count < 0) return -1;
+    if (count != 1) { errno = EPROTO; return -1; }
     return fd;
 }
 

@@ -172,16 +172,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             if handled >= turn, pending!.readableBytes > 0 {
                 // The rest waits for this connection's next turn, after the loop's other work.
                 flush()
-                yielded = true
-                updateReading(context: context)
-                FairTurns.of(context.eventLoop).wait { [self] in
-                    yielded = false
-                    guard !closing, context.channel.isActive else { return }
-                    updateReading(context: context)
-                    drain(context: context)
-                    chargePending()
-                }
-                return
+                return waitForTurn(context: context)
             }
             guard let newline = nextNewline() else { break }
             if count >= 64 || out.count >= 1 << 16 { flush() }
@@ -300,7 +291,13 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         // Completions from the pools arrive as tasks, and an event loop runs tasks until none is
         // left before it reads its sockets again: going on at once would let one app's requests
         // crowd out everyone's.
+        waitForTurn(context: context)
+    }
+
+    /// Stops reading and handling frames until the event loop's next round (``FairTurns``).
+    private func waitForTurn(context: ChannelHandlerContext) {
         yielded = true
+        updateReading(context: context)
         FairTurns.of(context.eventLoop).wait { [self] in
             yielded = false
             guard !closing, context.channel.isActive else { return }

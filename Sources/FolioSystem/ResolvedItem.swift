@@ -59,11 +59,30 @@ public final class ResolvedItem: Sendable {
     /// opened there.
     public static func resolve(_ path: String, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
         guard path.hasPrefix("/"), !path.utf8.contains(0) else { throw .notAbsolute }
-        var components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        return try walk(path.split(separator: "/", omittingEmptySubsequences: true).map(String.init), allowMissing: allowMissing) { names in
+            PathRedirect.physical("/" + names.joined(separator: "/")).withCString { Glibc.open($0, CFOLIO_O_PATH | O_CLOEXEC) }
+        }
+    }
+
+    /// Resolves `relative` beneath `folder` (`openat2` with `RESOLVE_BENEATH` and
+    /// `RESOLVE_NO_MAGICLINKS`): neither `..`, an absolute link nor a `/proc` link may lead out of
+    /// it. With `allowMissing`, as ``resolve(_:allowMissing:)``.
+    public static func resolve(_ relative: String, beneath folder: ResolvedItem, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
+        guard !relative.hasPrefix("/"), !relative.utf8.contains(0), folder.exists else { throw .outside }
+        return try walk(relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init), allowMissing: allowMissing) { names in
+            cfolio_openat2(
+                folder.descriptor.rawValue, names.isEmpty ? "." : names.joined(separator: "/"), UInt64(CFOLIO_O_PATH),
+                UInt64(CFOLIO_RESOLVE_BENEATH | CFOLIO_RESOLVE_NO_MAGICLINKS))
+        }
+    }
+
+    /// Opens `names` with `open` (a descriptor, or -1 and errno); with `allowMissing`, drops
+    /// missing names from the end until what is left opens, and keeps them.
+    private static func walk(_ names: [String], allowMissing: Bool, open: ([String]) -> Int32) throws(Failure) -> ResolvedItem {
+        var names = names
         var missing: [String] = []
         while true {
-            let prefix = "/" + components.joined(separator: "/")
-            let fd = PathRedirect.physical(prefix).withCString { Glibc.open($0, CFOLIO_O_PATH | O_CLOEXEC) }
+            let fd = open(names)
             if fd >= 0 {
                 let item = try adopt(FileDescriptor(rawValue: fd), missing: missing)
                 if let first = missing.first {
@@ -74,35 +93,8 @@ public final class ResolvedItem: Sendable {
                 return item
             }
             let code = Errno(rawValue: errno)
-            guard code == .noSuchFileOrDirectory, allowMissing, let last = components.popLast() else {
-                throw code == .noSuchFileOrDirectory ? .missing : .system(code)
-            }
-            guard last != ".." else { throw .missing }
-            if last != "." { missing.insert(last, at: 0) }
-        }
-    }
-
-    /// Resolves `relative` beneath `folder` (`openat2` with `RESOLVE_BENEATH` and
-    /// `RESOLVE_NO_MAGICLINKS`): neither `..`, an absolute link nor a `/proc` link may lead out of
-    /// it. With `allowMissing`, as ``resolve(_:allowMissing:)``.
-    public static func resolve(_ relative: String, beneath folder: ResolvedItem, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
-        guard !relative.hasPrefix("/"), !relative.utf8.contains(0), folder.exists else { throw .outside }
-        var components = relative.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        var missing: [String] = []
-        while true {
-            let rest = components.isEmpty ? "." : components.joined(separator: "/")
-            let fd = cfolio_openat2(folder.descriptor.rawValue, rest, UInt64(CFOLIO_O_PATH), UInt64(CFOLIO_RESOLVE_BENEATH | CFOLIO_RESOLVE_NO_MAGICLINKS))
-            if fd >= 0 {
-                let item = try adopt(FileDescriptor(rawValue: fd), missing: missing)
-                if let first = missing.first {
-                    guard item.status.kind == .directory else { throw .system(.notDirectory) }
-                    if (try? FileStatus(in: item.descriptor, name: first)) != nil { throw .danglingLink(item.path + "/" + first) }
-                }
-                return item
-            }
-            let code = Errno(rawValue: errno)
             if code == .improperLink { throw .outside }
-            guard code == .noSuchFileOrDirectory, allowMissing, let last = components.popLast(), last != ".." else {
+            guard code == .noSuchFileOrDirectory, allowMissing, let last = names.popLast(), last != ".." else {
                 throw code == .noSuchFileOrDirectory ? .missing : .system(code)
             }
             if last != "." { missing.insert(last, at: 0) }
