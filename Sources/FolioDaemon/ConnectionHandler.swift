@@ -289,9 +289,12 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         if close { return closeAfter(replies, context: context, session: session) }
         session.write(replies)
         // Completions from the pools arrive as tasks, and an event loop runs tasks until none is
-        // left before it reads its sockets again: going on at once would let one app's requests
-        // crowd out everyone's.
-        waitForTurn(context: context)
+        // left before it reads its sockets again: a connection with more frames waiting goes on at
+        // its next turn, or one app's pipelined requests would crowd out everyone's. One that
+        // waits for this reply before it sends again (most clients) goes on at once.
+        if nextNewline() != nil { return waitForTurn(context: context) }
+        updateReading(context: context)
+        drain(context: context)
     }
 
     /// Stops reading and handling frames until the event loop's next round (``FairTurns``).
