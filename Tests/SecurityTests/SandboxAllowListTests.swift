@@ -98,6 +98,15 @@ struct SandboxAllowListTests {
         }
     }
 
+    /// A system program runs by the name it was found at, not its link's target: a multi-call
+    /// program (`sh -> dash`, `unxz -> xz`) acts by that name.
+    @Test func aSystemProgramKeepsTheNameItWasFoundAt() throws {
+        guard Self.bubblewrapRuns else { return print("skipped: bubblewrap cannot run here") }
+        let world = try World("sandbox-argv0")
+        let run = try Self.runSandboxed(world, ["/bin/sh", "-c", "tr '\\0' ' ' < /proc/$$/cmdline"])
+        #expect(run.stdout.hasPrefix("/bin/sh -c"), "\(run.status) \(run.stdout) \(run.stderr)")
+    }
+
     /// A grant is bound by the item the daemon checked, not by its path: after the granted file is
     /// deleted and a private one made at its name, the sandbox shows nothing there; a live grant
     /// stays readable and writable.

@@ -75,8 +75,12 @@ struct SandboxArguments {
             printError("folio: cannot run \(located) in a sandbox: it is not a file that can be opened (\(error))")
             throw ExitCode.failure
         }
-        let executable = libraries.executable
-        if !Self.systemFolders.contains(where: { CoordinationPath.isSelfOrDescendant(libraries.folder, of: $0) }) {
+        // A system program runs by the name it was found at (the system folders are all there, and
+        // a multi-call program, `unxz -> xz`, acts by its name); an app's by its real path, the
+        // only one bound.
+        let inSystemFolder = Self.systemFolders.contains { CoordinationPath.isSelfOrDescendant(libraries.folder, of: $0) }
+        let executable = inSystemFolder ? located : libraries.executable
+        if !inSystemFolder {
             // The user's home, not the app's (its container, in `environment`).
             if let why = Self.unsafeFolder(libraries.folder, paths: paths, home: ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) {
                 printError("folio: will not run \(executable) in a sandbox: \(why); put the app in a folder of its own")
