@@ -138,7 +138,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         queued = []
         var bytes = WireFrame.error(.null, code: "limit", message: message).serialized()
         bytes.append(UInt8(ascii: "\n"))
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(channel.allocator.buffer(bytes: bytes))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Handles the complete frames received, in order. A frame whose request blocks runs on its

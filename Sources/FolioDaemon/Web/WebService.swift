@@ -40,7 +40,7 @@ final class WebService: Service, Sendable {
         WebRoutes.addRoutes(to: router, state: state)
         application = Application(
             router: router,
-            server: .http1(additionalChannelHandlers: [RequestTargetGuard.Installer()]),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestTargetGuard.Installer()])),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in
                 guard let port = channel.localAddress?.port else { return }
