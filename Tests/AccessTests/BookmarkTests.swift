@@ -13,6 +13,27 @@ func withKey<T>(_ bytes: [UInt8] = Array(repeating: 7, count: 32), _ body: () th
 
 @Suite("Bookmarks and security scope (§9 33–35)", .elasticPool)
 struct BookmarkTests {
+    /// A bookmark follows its document, not a copy of it: moved away, with a `cp -a` copy (which
+    /// carries the identity attribute) left at its old path, it resolves to the moved original;
+    /// saved by rename (a new inode with the identity), it resolves to the saved file.
+    @Test func bookmarksFollowTheDocumentNotACopy() throws {
+        let dir = try TemporaryDirectory("bookmark-copy")
+        let original = try dir.write("Projects/report.txt", "draft")
+        try withKey {
+            let data = try original.bookmarkData()
+            try FileManager.default.createDirectory(at: dir.child("Archive"), withIntermediateDirectories: true)
+            let moved = dir.child("Archive/report.txt")
+            try FileManager.default.moveItem(at: original, to: moved)
+            #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", moved.path, original.path]).status == 0)
+            var stale = false
+            #expect(try URL(resolvingBookmarkData: data, bookmarkDataIsStale: &stale).path == moved.path && stale)
+
+            let fresh = try moved.bookmarkData()
+            try SafeSave.write(Data("final".utf8), to: moved.path, preservingAttributesOf: moved.path)
+            #expect(try URL(resolvingBookmarkData: fresh, bookmarkDataIsStale: &stale).path == moved.path)
+        }
+    }
+
     /// 33. Renamed or moved within the volume: resolves to the new path, stale; a fresh bookmark is not.
     @Test func bookmarksFollowRenamesAndMoves() throws {
         let dir = try TemporaryDirectory("bookmarks")

@@ -162,6 +162,41 @@ struct FileVersionTests {
         }
     }
 
+    /// A copy made with its attributes (`cp -a`) carries the identity attribute, but it is a new
+    /// document: it inherits no versions, adds none to the original's, and is given an identity of
+    /// its own; the original keeps its versions across a save by rename, and once the original is
+    /// gone, the same bytes on a new inode (a download, a move across file systems) are the document.
+    @Test func aCopyInheritsNoVersions() throws {
+        let world = try VersionWorld()
+        try world.run {
+            let url = try world.file("essay.txt", "first")
+            let first = try FileVersion.addOfItem(at: url, withContentsOf: url)
+            try Data("second".utf8).write(to: url)
+            _ = try FileVersion.addOfItem(at: url, withContentsOf: url)
+            let copy = URL(fileURLWithPath: world.directory.path + "/essay (copy).txt")
+            let copied = try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", url.path, copy.path])
+            #expect(copied.status == 0)
+            #expect(try FilePath(copy.path).extendedAttribute(named: "user.folio.id") == FilePath(url.path).extendedAttribute(named: "user.folio.id"))
+
+            #expect(FileVersion.otherVersionsOfItem(at: copy)?.count == 0, "a copy inherits no versions")
+            try Data("the copy's own".utf8).write(to: copy)
+            _ = try FileVersion.addOfItem(at: copy, withContentsOf: copy)
+            #expect(FileVersion.otherVersionsOfItem(at: copy)?.count == 1)
+            #expect(FileVersion.otherVersionsOfItem(at: url)?.count == 2, "the copy added nothing to the original's versions")
+            #expect(try FilePath(copy.path).extendedAttribute(named: "user.folio.id") != FilePath(url.path).extendedAttribute(named: "user.folio.id"))
+
+            // A save by rename (a new inode with the identity copied over) is the same document.
+            try SafeSave.write(Data("third".utf8), to: url.path, preservingAttributesOf: url.path)
+            #expect(FileVersion.otherVersionsOfItem(at: url)?.map(\.identifier).first == first.identifier)
+
+            // A second copy, then the original removed: the copy is now the document.
+            let survivor = URL(fileURLWithPath: world.directory.path + "/moved.txt")
+            #expect(try ProcessRunner.run(URL(fileURLWithPath: "/bin/cp"), ["-a", url.path, survivor.path]).status == 0)
+            try FileManager.default.removeItem(at: url)
+            #expect(FileVersion.otherVersionsOfItem(at: survivor)?.count == 2)
+        }
+    }
+
     @Test func settingIsResolvedToFalseIsAProgrammingError() async {
         await #expect(processExitsWith: .failure) {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("folio-exit-\(getpid())")

@@ -30,8 +30,12 @@ package enum BookmarkResolver {
     static let budget = 50_000
 
     /// The item's path now, and whether that differs from the bookmark's (stale).
+    ///
+    /// The recorded inode is looked for first, anywhere the search reaches: the identity attribute
+    /// alone is bytes a copy carries (`cp -a`), so a new inode bearing it is the document only once
+    /// the recorded inode holding it was not found (``DocumentIdentity/isSameDocument(_:device:inode:)``).
     package static func locate(_ bookmark: ItemReference, at expected: String) -> (path: String, stale: Bool)? {
-        if matches(expected, bookmark) { return (expected, expected != bookmark.path) }
+        if matches(expected, bookmark, sameInode: true) { return (expected, expected != bookmark.path) }
         var visited = Set<String>()
         var remaining = budget
         var start = (expected as NSString).deletingLastPathComponent
@@ -42,6 +46,9 @@ package enum BookmarkResolver {
             guard sameDevice(parent, bookmark.device) else { break }
             start = parent
         }
+        // On a new inode: stale, so the app makes a bookmark that records it (and the next
+        // resolution does not search again).
+        if matches(expected, bookmark) { return (expected, true) }
         var again = Set<String>()
         var small = 4096
         if let found = search(from: (expected as NSString).deletingLastPathComponent, bookmark, &again, &small, byInode: false, depth: 1) {
@@ -50,8 +57,11 @@ package enum BookmarkResolver {
         return nil
     }
 
-    package static func matches(_ path: String, _ bookmark: ItemReference) -> Bool {
+    /// Whether the item at `path` bears the bookmark's identity (with `sameInode`, on the inode the
+    /// bookmark recorded).
+    package static func matches(_ path: String, _ bookmark: ItemReference, sameInode: Bool = false) -> Bool {
         guard let status = try? FileStatus(path: FilePath(path)), status.device == bookmark.device else { return false }
+        if sameInode && status.inode != bookmark.inode { return false }
         if bookmark.identity.hasPrefix("inode-") {
             return status.inode == bookmark.inode && identity(of: path) == nil
                 && DocumentIdentity.inodeForm(bookmark.identity, namesItemAt: path, status: status, followSymlinks: false)

@@ -1,6 +1,9 @@
 import FolioSystem
 import SystemPackage
 import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// A document's stable identity: a random identifier kept in the `user.folio.id` extended attribute,
 /// which stays with the file across renames and moves within its volume (and is copied across safe
@@ -120,6 +123,43 @@ package enum DocumentIdentity {
             return false
         }
         return (try? file.setExtendedAttribute(named: attribute, to: Array(identifier.utf8))) != nil
+    }
+
+    /// Whether an item on `device` and `inode` that bears `reference`'s identity is that document:
+    /// on the inode the reference recorded, yes; on another inode only when the recorded one no
+    /// longer holds that identity (a save by rename, a download, a move across file systems) —
+    /// while it still does, the newcomer is a copy (`cp -a` copies the identity attribute), a new
+    /// document. A store that records where it saw an identity (grants, version manifests) asks
+    /// this on every use, so what a copy carries never decides alone.
+    package static func isSameDocument(_ reference: ItemReference, device: UInt64, inode: UInt64) -> Bool {
+        if reference.device == device && reference.inode == inode { return true }
+        return !recordedInodeHolds(reference)
+    }
+
+    /// Whether the inode a reference recorded still holds the reference's identity: at the path it
+    /// was last seen at, or under another name in that folder.
+    package static func recordedInodeHolds(_ reference: ItemReference) -> Bool {
+        func holds(_ candidate: ResolvedItem) -> Bool {
+            candidate.status.device == reference.device && candidate.status.inode == reference.inode
+                && candidate.extendedAttribute(named: attribute).flatMap { String(validating: $0, as: UTF8.self) } == reference.identity
+        }
+        if let there = try? ResolvedItem.resolve(reference.path), holds(there) { return true }
+        let folder = (reference.path as NSString).deletingLastPathComponent
+        guard let stream = opendir(PathRedirect.physical(folder)) else { return false }
+        defer { closedir(stream) }
+        while let record = readdir(stream) {
+            guard UInt64(record.pointee.d_ino) == reference.inode else { continue }
+            if let named = try? ResolvedItem.resolve(folder + "/" + DirectoryRecord.name(record)), holds(named) { return true }
+        }
+        return false
+    }
+
+    /// Gives the item at `path` a new identity of its own (a copy found carrying another
+    /// document's), or when attributes cannot be set there, returns its inode form.
+    package static func reidentify(itemAt path: String, status: FileStatus) -> String {
+        let made = UUID().uuidString.lowercased()
+        if (try? FilePath(path).setExtendedAttribute(named: attribute, to: Array(made.utf8))) != nil { return made }
+        return inodeForm(ofItemAt: path, device: status.device, inode: status.inode, followSymlinks: true)
     }
 
     /// Copies the identity and the other `user.` attributes (tags among them) from `source` to

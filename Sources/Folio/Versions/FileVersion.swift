@@ -52,7 +52,7 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
     public class func currentVersionOfItem(at url: URL) -> FileVersion? {
         let path = CoordinationPath.normalize(url.path)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let identity = (try? DocumentIdentity.identifier(ofItemAt: path, creating: false)) ?? "inode-0-0"
+        let identity = (try? VersionStore.current.identity(ofItemAt: path, creating: false).identity) ?? "inode-0-0"
         return FileVersion(store: .current, identity: identity, itemPath: path, record: nil)
     }
 

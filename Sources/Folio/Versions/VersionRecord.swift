@@ -33,10 +33,28 @@ package struct VersionRecord: Codable, Sendable, Equatable {
     package var isResolved: Bool
 }
 
-/// A document's entry in the version store: its identity, where it was last seen, its versions.
+/// A document's entry in the version store: its identity, where it was last seen, its versions;
+/// and the device, inode and path the identity was last seen on (what a copy of the document
+/// cannot carry: ``VersionStore/identity(ofItemAt:creating:)``). Manifests of earlier versions of
+/// Folio have none until their next version is added.
 struct VersionManifest: Codable {
     var format = 1
     var identifier: String
     var lastKnownPath: String
     var versions: [VersionRecord]
+    var device: UInt64?
+    var inode: UInt64?
+    var recordedPath: String?
+
+    init(identifier: String, lastKnownPath: String, versions: [VersionRecord]) {
+        self.identifier = identifier
+        self.lastKnownPath = lastKnownPath
+        self.versions = versions
+    }
+
+    /// Where the identity was recorded, when it was.
+    var reference: ItemReference? {
+        guard let device, let inode else { return nil }
+        return ItemReference(path: recordedPath ?? lastKnownPath, identity: identifier, device: device, inode: inode)
+    }
 }

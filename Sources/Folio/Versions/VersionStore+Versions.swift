@@ -1,4 +1,5 @@
 import FolioSystem
+import Logging
 package import Foundation
 import SystemPackage
 #if canImport(Glibc)
@@ -20,11 +21,12 @@ extension VersionStore {
     package func addVersion(
         ofItemAt path: String, contentsOf source: String? = nil, shownAt shown: String? = nil, kind: VersionRecord.Kind, isConflict: Bool = false
     ) throws -> (identity: String, record: VersionRecord) {
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        let (identity, status) = try self.identity(ofItemAt: path, creating: true)
         let origin = source ?? path
         let modified = (try? FileStatus(path: FilePath(origin), followSymlinks: true))?.modificationTime ?? Date().timeIntervalSince1970
         let (hash, size) = try storeObject(copying: origin)
-        let record = try insert(hash: hash, size: size, modified: modified, identity: identity, path: shown ?? path, kind: kind, isConflict: isConflict)
+        let record = try insert(
+            hash: hash, size: size, modified: modified, identity: identity, path: shown ?? path, seen: (path, status), kind: kind, isConflict: isConflict)
         collectIfDue()
         return (identity, record)
     }
@@ -34,19 +36,20 @@ extension VersionStore {
     package func addVersion(
         ofItemAt path: String, data: Data, modified: Date = Date(), kind: VersionRecord.Kind, isConflict: Bool = false
     ) throws -> (identity: String, record: VersionRecord) {
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: true)
+        let (identity, status) = try self.identity(ofItemAt: path, creating: true)
         let hash = try storeObject(data)
         let record = try insert(
-            hash: hash, size: Int64(data.count), modified: modified.timeIntervalSince1970, identity: identity, path: path, kind: kind,
-            isConflict: isConflict)
+            hash: hash, size: Int64(data.count), modified: modified.timeIntervalSince1970, identity: identity, path: path, seen: (path, status),
+            kind: kind, isConflict: isConflict)
         collectIfDue()
         return (identity, record)
     }
 
     private func insert(
-        hash: String, size: Int64, modified: Double, identity: String, path: String, kind: VersionRecord.Kind, isConflict: Bool
+        hash: String, size: Int64, modified: Double, identity: String, path: String, seen: (path: String, status: FileStatus),
+        kind: VersionRecord.Kind, isConflict: Bool
     ) throws -> VersionRecord {
-        try update(identity, path: path) { manifest in
+        try update(identity, path: path, seen: seen) { manifest in
             if !isConflict, let existing = manifest.versions.last(where: { $0.object == hash && !$0.isConflict }) {
                 return existing
             }
@@ -59,10 +62,33 @@ extension VersionStore {
         }
     }
 
-    /// The versions of the item at `path`, oldest first (none when it has no identity yet).
+    /// The versions of the item at `path`, oldest first (none when it has no identity yet, or is a
+    /// copy of a document: ``identity(ofItemAt:creating:)``).
     package func versions(ofItemAt path: String) throws -> (identity: String, records: [VersionRecord]) {
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: false)
+        let identity = try self.identity(ofItemAt: path, creating: false).identity
         return (identity, try manifest(identity)?.versions ?? [])
+    }
+
+    /// The identity the store knows the item at `path` by, and the item's status. The identity
+    /// attribute decides only with what a copy cannot carry: when the manifest recorded the
+    /// identity on another inode that still holds it (``DocumentIdentity/isSameDocument(_:device:inode:)``),
+    /// the item is a copy and is given an identity of its own — it inherits no versions. When the
+    /// identity moved to this inode (a save by rename, a download), the manifest records it here.
+    package func identity(ofItemAt path: String, creating: Bool) throws -> (identity: String, status: FileStatus) {
+        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: creating)
+        guard let status = try? FileStatus(path: FilePath(path), followSymlinks: true) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        guard !identity.hasPrefix("inode-"), let reference = try manifest(identity)?.reference,
+            reference.device != status.device || reference.inode != status.inode
+        else { return (identity, status) }
+        guard DocumentIdentity.isSameDocument(reference, device: status.device, inode: status.inode) else {
+            let fresh = DocumentIdentity.reidentify(itemAt: path, status: status)
+            logger.info("a copy of a document was given an identity of its own", metadata: ["path": "\(path)"])
+            return (fresh, status)
+        }
+        try update(identity, path: nil, seen: (path, status)) { _ in }
+        return (identity, status)
     }
 
     /// Marks a conflict version resolved.
@@ -87,7 +113,7 @@ extension VersionStore {
 
     /// Removes every stored version of the item at `path` (its current contents stay).
     package func removeAll(ofItemAt path: String) throws {
-        let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: false)
+        let identity = try self.identity(ofItemAt: path, creating: false).identity
         guard try manifest(identity) != nil else { return }
         try update(identity, path: path) { manifest in manifest.versions.removeAll() }
     }

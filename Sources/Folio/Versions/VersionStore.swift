@@ -186,16 +186,25 @@ package final class VersionStore: Sendable {
     }
 
     /// Runs `body` on a document's manifest under its lock and writes the result back atomically.
+    /// `path` becomes the manifest's last known path (nil keeps it); `seen` records the item the
+    /// identity is on now (its real path, device and inode).
     @discardableResult
-    func update<T>(_ identity: String, path: String, _ body: (inout VersionManifest) throws -> T) throws -> T {
+    func update<T>(
+        _ identity: String, path: String?, seen: (path: String, status: FileStatus)? = nil, _ body: (inout VersionManifest) throws -> T
+    ) throws -> T {
         try createDirectory(itemsDirectory)
         let lock = try SystemPackage.FileDescriptor.open(
             FilePath(itemsDirectory + "/" + identity + ".lock"), .readWrite, options: [.create, .closeOnExec],
             permissions: [.ownerReadWrite])
         defer { try? lock.close() }
         try lock.lock(.exclusive)
-        var manifest = try self.manifest(identity) ?? VersionManifest(identifier: identity, lastKnownPath: path, versions: [])
-        manifest.lastKnownPath = path
+        var manifest = try self.manifest(identity) ?? VersionManifest(identifier: identity, lastKnownPath: path ?? seen?.path ?? "", versions: [])
+        if let path { manifest.lastKnownPath = path }
+        if let seen {
+            manifest.device = seen.status.device
+            manifest.inode = seen.status.inode
+            manifest.recordedPath = seen.path
+        }
         let result = try body(&manifest)
         prune(&manifest)
         let encoder = JSONEncoder()

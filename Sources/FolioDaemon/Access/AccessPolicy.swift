@@ -113,25 +113,7 @@ struct AccessPolicy: Sendable {
                 && DocumentIdentity.inodeForm(reference.identity, namesItemAt: item.descriptorPath, status: item.status, followSymlinks: true)
         }
         guard identity == reference.identity else { return false }
-        if reference.device == item.status.device && reference.inode == item.status.inode { return true }
-        return !recordedInodeHolds(reference)
-    }
-
-    /// Whether the inode a reference recorded still holds the reference's identity: at the path it
-    /// was last seen at, or under another name in that folder.
-    static func recordedInodeHolds(_ reference: ItemReference) -> Bool {
-        func holds(_ candidate: ResolvedItem) -> Bool {
-            candidate.status.device == reference.device && candidate.status.inode == reference.inode && identity(of: candidate) == reference.identity
-        }
-        if let there = try? ResolvedItem.resolve(reference.path), holds(there) { return true }
-        let folder = (reference.path as NSString).deletingLastPathComponent
-        guard let stream = opendir(PathRedirect.physical(folder)) else { return false }
-        defer { closedir(stream) }
-        while let record = readdir(stream) {
-            guard UInt64(record.pointee.d_ino) == reference.inode else { continue }
-            if let named = try? ResolvedItem.resolve(folder + "/" + DirectoryRecord.name(record)), holds(named) { return true }
-        }
-        return false
+        return DocumentIdentity.isSameDocument(reference, device: item.status.device, inode: item.status.inode)
     }
 
     /// A folder grant for one of the item's folders, found by walking up from the item's own

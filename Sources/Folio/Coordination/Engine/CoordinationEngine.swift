@@ -262,7 +262,7 @@ package class CoordinationEngine: @unchecked Sendable {
                 // The version as the store has it now (a lost one as it was).
                 let version = FileVersion.version(itemAt: item, forPersistentIdentifier: record.id)
                     ?? FileVersion(
-                        store: .current, identity: (try? DocumentIdentity.identifier(ofItemAt: item.path, creating: false)) ?? "inode-0-0",
+                        store: .current, identity: (try? VersionStore.current.identity(ofItemAt: item.path, creating: false).identity) ?? "inode-0-0",
                         itemPath: CoordinationPath.normalize(item.path), record: record)
                 switch (change, subitem) {
                 case (.gained, nil): presenter.presentedItemDidGain(version)
