@@ -26,16 +26,19 @@ extension ClientSession {
         RequestRoute(PresenterAdd.self, placement: { session, add in session.declaredApp != nil && add.path != nil ? .quick : .eventLoop }) {
             session, add, _ throws(CoordinationFailure) in
             let client = try session.helloed()
-            if let app = session.app, let path = add.path { try session.context.access.require(app: app, path: path, write: false) }
-            try session.context.arbiter.addPresenter(add.presenter, purpose: add.purpose, path: add.path, client: client)
+            // An app presents what its check resolved (the same path unless a link was swapped in).
+            let path = try add.path.map { path throws(CoordinationFailure) in try session.context.access.checkedPath(app: session.app, path: path, write: false) }
+            try session.context.arbiter.addPresenter(add.presenter, purpose: add.purpose, path: path, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterUpdate.self, placement: { session, update in session.declaredApp != nil && update.path != nil ? .quick : .eventLoop }) {
             session, update, _ throws(CoordinationFailure) in
             let client = try session.helloed()
             // As for presenter.add: an app presents only what it may read.
-            if let app = session.app, let path = update.path { try session.context.access.require(app: app, path: path, write: false) }
-            try session.context.arbiter.updatePresenter(update.presenter, path: update.path, client: client)
+            let path = try update.path.map { path throws(CoordinationFailure) in
+                try session.context.access.checkedPath(app: session.app, path: path, write: false)
+            }
+            try session.context.arbiter.updatePresenter(update.presenter, path: path, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterRemove.self, on: .eventLoop) { session, remove, _ throws(CoordinationFailure) in
@@ -49,8 +52,8 @@ extension ClientSession {
         RequestRoute(UbiquityChanged.self, placement: { session, _ in session.appChecksPlacement }) { session, changed, _ throws(CoordinationFailure) in
             let client = try session.helloed()
             // Other processes' presenters hear it: an app may announce changes only to what it may write.
-            if let app = session.app { try session.context.access.require(app: app, path: changed.path, write: true) }
-            session.context.arbiter.ubiquityAttributesChanged(at: changed.path, keys: changed.keys, client: client)
+            let path = try session.context.access.checkedPath(app: session.app, path: changed.path, write: true)
+            session.context.arbiter.ubiquityAttributesChanged(at: path, keys: changed.keys, client: client)
             return Acknowledged()
         },
     ]

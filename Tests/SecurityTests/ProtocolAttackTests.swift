@@ -60,15 +60,17 @@ struct ProtocolAttackTests {
 
         deinit { daemon.stop() }
 
-        /// Sends a request and returns its reply (events before it are skipped).
+        /// Sends a request and returns its reply; `event` is given every other frame read first
+        /// (by default they are skipped).
         @discardableResult
-        func call(_ client: RawClient, _ method: String, _ params: WireValue) throws -> WireValue {
+        func call(_ client: RawClient, _ method: String, _ params: WireValue, event: (WireValue) -> Void = { _ in }) throws -> WireValue {
             nextID += 1
             let id = nextID
             client.send(String(decoding: WireValue.object(["id": .int(Int64(id)), "method": .string(method), "params": params]).serialized(), as: UTF8.self) + "\n")
             while let line = client.line() {
                 guard let frame = try? WireValue(parsing: Array(line.utf8)) else { throw TestFailure("not JSON: \(line)") }
                 if frame["id"]?.intValue == Int64(id) { return frame }
+                event(frame)
             }
             throw TestFailure("no reply to \(method)")
         }

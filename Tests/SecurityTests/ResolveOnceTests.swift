@@ -13,7 +13,9 @@ import Testing
 /// A path is resolved once: what a request checks is what it acts on. An app swaps a folder of its
 /// container with a symbolic link to the user's private folder (`renameat2` exchange) while it
 /// sends every request that names a path; none ever answers about or touches a file outside the
-/// app's reach.
+/// app's reach. Not here: `picker.pick` (its folder only opens the user's picker there; the app gets
+/// what the user chooses) and the drive's requests (this daemon has no drive; `drive.evict` and
+/// `drive.publish` go through the same `AccessService.resolve`).
 @Suite("Attacks: a path swapped while it is checked", .serialized, .elasticPool)
 struct ResolveOnceTests {
     typealias World = ProtocolAttackTests.World
@@ -37,6 +39,15 @@ struct ResolveOnceTests {
         #expect(symlink(privateFolder, documents + "/y") == 0)
         let before = (try? FilePath(privateFolder + "/report").extendedAttribute(named: "user.folio.id")) ?? nil
 
+        // Presenters are registered on a file of their own, so the app's claims do not wait on them.
+        try world.dir.write("private/presented.txt", "the user's presented file")
+        try Data("the app's presented file".utf8).write(to: URL(fileURLWithPath: documents + "/x/presented.txt"))
+        let report = documents + "/x/report", canary = documents + "/x/canary.txt", presented = documents + "/x/presented.txt"
+        // The user's own tool presents the private canary: whatever reaches it from the app is a leak.
+        #expect(try world.call(world.user, "presenter.add", ["presenter": 1, "purpose": "user", "path": .string(privateFolder + "/canary.txt")])["result"] != nil)
+        // A bookmark the app made of its own canary before the race.
+        let ownBookmark = try #require(try world.call(world.app, "bookmark.create", ["path": .string(canary)])["result"]?["data"])
+
         let stop = Atomic<Bool>(false)
         let swaps = Atomic<Int>(0)
         let swapper = Thread {
@@ -47,56 +58,88 @@ struct ResolveOnceTests {
         swapper.start()
         defer { stop.store(true, ordering: .relaxed) }
 
-        let report = documents + "/x/report", canary = documents + "/x/canary.txt"
+
         var leaks: [String] = []
-        var answered = 0, refused = 0
+        var appEvents: [WireValue] = []
+        var tally: [String: (answered: Int, refused: Int)] = [:]
         func outside(_ path: String?) -> Bool { path.map { !$0.hasPrefix(container + "/") } ?? false }
+        // A request whose reply is awaited; the app's events that come first are kept.
+        func ask(_ method: String, _ params: WireValue) throws -> WireValue {
+            let reply = try world.call(world.app, method, params, event: { appEvents.append($0) })
+            if reply["result"] != nil { tally[method, default: (0, 0)].answered += 1 } else { tally[method, default: (0, 0)].refused += 1 }
+            return reply
+        }
         // At least 10 s, and until both states were hit often (a loaded machine runs fewer rounds
         // in 10 s: CI once ran four), within three minutes.
         let started = ContinuousClock.now
         var round = 0
-        while ContinuousClock.now < started + .seconds(10) || ((answered <= 10 || refused <= 10) && ContinuousClock.now < started + .seconds(180)) {
+        func bothStates() -> Bool { (tally["types.of"]?.answered ?? 0) > 10 && (tally["types.of"]?.refused ?? 0) > 10 }
+        while ContinuousClock.now < started + .seconds(10) || (!bothStates() && ContinuousClock.now < started + .seconds(180)) {
             round += 1
-            let requests: [(String, WireValue)] = [
-                ("types.of", ["path": .string(report)]),
-                ("bookmark.create", ["path": .string(canary)]),
-                ("item", ["path": .string(canary)]),
-                ("recents.add", ["path": .string(canary), "event": "opened"]),
-                ("claim", ["purpose": "race", "items": [["path": .string(canary), "access": "read", "options": 0]]]),
-                ("query.start", ["query": .int(Int64(round)), "predicate": "kMDItemFSName == 'canary.txt'", "scopes": [.string(documents + "/x")]]),
-                ("search", ["text": "canary", "folders": [.string(documents + "/x")]]),
-            ]
-            for (method, params) in requests {
-                let reply = try world.call(world.app, method, params)
-                guard let result = reply["result"] else {
-                    refused += 1
-                    continue
-                }
-                answered += 1
-                switch method {
-                case "types.of":
-                    if result["identifier"]?.stringValue == "com.adobe.pdf" { leaks.append("types.of sniffed the user's PDF") }
-                case "bookmark.create":
-                    if let data = result["data"]?.stringValue {
-                        let resolved = try world.call(world.user, "bookmark.resolve", ["data": .string(data)])
-                        if outside(resolved["result"]?["path"]?.stringValue) { leaks.append("a bookmark of \(resolved)") }
-                    }
-                case "item":
-                    if outside(result["item"]?["path"]?.stringValue) { leaks.append("item answered \(result)") }
-                case "claim":
-                    world.notify(world.app, "release", ["claim": reply["id"] ?? .null])
-                case "query.start":
-                    world.notify(world.app, "query.stop", ["query": .int(Int64(round))])
-                case "search":
-                    for hit in result["items"]?.arrayValue ?? [] where outside(hit["path"]?.stringValue) { leaks.append("search found \(hit)") }
-                default: break
-                }
+            if let result = try ask("types.of", ["path": .string(report)])["result"], result["identifier"]?.stringValue == "com.adobe.pdf" {
+                leaks.append("types.of sniffed the user's PDF")
             }
+            if let data = try ask("bookmark.create", ["path": .string(canary)])["result"]?["data"]?.stringValue {
+                let resolved = try world.call(world.user, "bookmark.resolve", ["data": .string(data)])
+                if outside(resolved["result"]?["path"]?.stringValue) { leaks.append("a bookmark of \(resolved)") }
+            }
+            if let result = try ask("item", ["path": .string(canary)])["result"], outside(result["item"]?["path"]?.stringValue) {
+                leaks.append("item answered \(result)")
+            }
+            _ = try ask("recents.add", ["path": .string(canary), "event": "opened"])
+            let read = try ask("claim", ["purpose": "race", "items": [["path": .string(canary), "access": "read", "options": 0]]])
+            if read["result"] != nil { world.notify(world.app, "release", ["claim": read["id"] ?? .null]) }
+            // A write, and the move it announces: where it went must be the app's to write.
+            let write = try ask("claim", ["purpose": "race", "items": [["path": .string(canary), "access": "write", "options": 0]]])
+            if write["result"] != nil {
+                _ = try ask("moved", ["claim": write["id"] ?? .null, "from": .string(canary), "to": .string(documents + "/x/moved.txt")])
+                world.notify(world.app, "release", ["claim": write["id"] ?? .null])
+            }
+            if try ask("query.start", ["query": .int(Int64(round)), "predicate": "kMDItemFSName == 'canary.txt'", "scopes": [.string(documents + "/x")]])["result"]
+                != nil
+            {
+                world.notify(world.app, "query.stop", ["query": .int(Int64(round))])
+            }
+            for hit in try ask("search", ["text": "canary", "folders": [.string(documents + "/x")]])["result"]?["items"]?.arrayValue ?? []
+            where outside(hit["path"]?.stringValue) {
+                leaks.append("search found \(hit)")
+            }
+            let checked = try ask("access.check", ["path": .string(canary)])
+            if checked.serialized().contains(Array(privateFolder.utf8)) { leaks.append("access.check named the user's folder: \(checked)") }
+            // Presenters stay registered: the user's writes below must reach none of them.
+            _ = try ask("presenter.add", ["presenter": .int(Int64(2 * round)), "purpose": "race", "path": .string(presented)])
+            _ = try ask("presenter.add", ["presenter": .int(Int64(2 * round + 1)), "purpose": "race"])
+            _ = try ask("presenter.update", ["presenter": .int(Int64(2 * round + 1)), "path": .string(report)])
+            _ = try ask("ubiquity.changed", ["path": .string(canary), "keys": ["NSURLUbiquitousItemIsUploadedKey"]])
+            if let result = try ask("bookmark.resolve", ["data": ownBookmark])["result"], outside(result["path"]?.stringValue) {
+                leaks.append("the app's bookmark resolved to \(result)")
+            }
+            _ = try ask("bookmark.values", ["data": ownBookmark])
         }
         stop.store(true, ordering: .relaxed)
-        // Query results come as events: none may name the user's files.
-        for event in try world.eventsSoFar(world.app) where event.serialized().contains(Array(privateFolder.utf8)) {
-            leaks.append("an event named the user's folder: \(String(decoding: event.serialized().prefix(300), as: UTF8.self))")
+        // The user writes their private files under coordination: no presenter of the app hears it.
+        for (id, file) in [(90_001, "presented.txt"), (90_002, "report")] {
+            let path = privateFolder + "/" + file
+            world.user.send(#"{"id":\#(id),"method":"claim","params":{"purpose":"user","items":[{"path":"\#(path)","access":"write","options":0}]}}"# + "\n")
+            var granted = false
+            while let line = world.user.line() {
+                if line.contains(#""id":\#(id),"#) { granted = line.contains("result"); break }
+            }
+            #expect(granted)
+            world.notify(world.user, "release", ["claim": .int(Int64(id))])
+        }
+        // Neither the app's events (query results, presenter messages) nor the user's presenter's
+        // may show the app reaching the user's files.
+        appEvents += try world.eventsSoFar(world.app)
+        for event in appEvents where event.serialized().contains(Array(privateFolder.utf8)) {
+            leaks.append("an event to the app named the user's folder: \(String(decoding: event.serialized().prefix(300), as: UTF8.self))")
+        }
+        for event in try world.eventsSoFar(world.user) {
+            leaks.append("the user's presenter heard the app: \(String(decoding: event.serialized().prefix(300), as: UTF8.self))")
+        }
+        let presenters = try world.call(world.user, "status", [:])["result"]?["presenters"]?.arrayValue ?? []
+        for presenter in presenters where presenter["purpose"]?.stringValue == "race" && outside(presenter["path"]?.stringValue) {
+            leaks.append("an app's presenter is at \(presenter)")
         }
         let recents = try world.call(world.user, "recents", ["limit": 500])["result"]?["items"]?.arrayValue ?? []
         for recent in recents where recent["path"]?.stringValue?.hasPrefix(privateFolder) == true { leaks.append("recents gained \(recent)") }
@@ -104,7 +147,8 @@ struct ResolveOnceTests {
         let canaryMark = (try? FilePath(privateFolder + "/canary.txt").extendedAttribute(named: "user.folio.id")) ?? nil
         if after != before || canaryMark != nil { leaks.append("a user file was given an identity") }
         #expect(swaps.load(ordering: .relaxed) > 100, "the swap did not run")
-        #expect(answered > 10 && refused > 10, "answered \(answered), refused \(refused): the race did not hit both states")
+        #expect(bothStates(), "\(tally): the race did not hit both states")
+        for method in tally.keys.sorted() { print("\(method): \(tally[method]!.answered) answered, \(tally[method]!.refused) refused") }
         #expect(leaks.isEmpty, "\(leaks.count) leaks in \(round) rounds: \(Set(leaks.map { String($0.prefix(200)) }).prefix(8))")
     }
 }
