@@ -38,11 +38,15 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     /// Set for connections on an app's own socket: the app, whatever the hello declares.
     let forcedApp: String?
 
-    init(context: DaemonContext, channel: any Channel, peerPID: Int32, forcedApp: String? = nil) {
+    /// The connection's place in its party's budget (nil: not charged).
+    let ticket: ClientBudgets.Ticket?
+
+    init(context: DaemonContext, channel: any Channel, peerPID: Int32, forcedApp: String? = nil, ticket: ClientBudgets.Ticket? = nil) {
         self.context = context
         self.channel = channel
         self.peerPID = peerPID
         self.forcedApp = forcedApp
+        self.ticket = ticket
     }
 
     /// Frames for the arbiter's outputs, written in one go.
@@ -70,9 +74,18 @@ final class ClientSession: ArbiterClient, @unchecked Sendable {
     }
 
     /// Writes frames already serialized (each ending with its newline).
+    /// Below the channel's high-water mark a write costs nothing more; past it (the client is not
+    /// reading), its bytes are charged to the connection's party until they go out, so events a
+    /// client never reads cannot pile up without bound (``ClientBudgets/holdUnread(_:adding:)``).
     func write(bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        guard let ticket, !channel.isWritable else { return channel.writeAndFlush(buffer, promise: nil) }
+        let budgets = context.budgets, count = bytes.count
+        guard budgets.holdUnread(ticket, adding: count) else { return }
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in budgets.holdUnread(ticket, adding: -count) }
+        channel.writeAndFlush(buffer, promise: written)
     }
 
     /// Appends `frames` to `bytes`, a line each.

@@ -72,7 +72,8 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
             let (this, context) = loopBound.value
             switch result {
             case .success(let credentials) where credentials.uid == this.ownUID:
-                this.session = ClientSession(context: this.context, channel: context.channel, peerPID: credentials.pid, forcedApp: this.forcedApp)
+                this.session = ClientSession(
+                    context: this.context, channel: context.channel, peerPID: credentials.pid, forcedApp: this.forcedApp, ticket: this.ticket)
                 for buffer in this.queued { this.consume(context: context, buffer: buffer) }
                 this.queued = []
             case .success(let credentials):

@@ -208,4 +208,75 @@ struct AppBudgetTests {
         let again = try RawClient(socket: appSocket)
         #expect(again.call(#"{"id":1,"method":"hello","params":{"protocol":1}}"#).contains("result"))
     }
+
+    /// Events an app never reads are charged to it too: one of its connections presents a file of
+    /// its container 500 times and never reads, another announces changes to that file as fast as it can
+    /// (each one an event for the presenter). The daemon's memory stays within 100 MB of its idle
+    /// figure, the app's newest connection is closed with a clear error, and the user is answered.
+    @Test func eventsAnAppNeverReadsAreChargedToIt() throws {
+        let world = try World("attack-unread")
+        let pid = world.daemon.process.processIdentifier
+        let appSocket = try #require(
+            try world.call(world.user, "app.socket", ["app": .string(ProtocolAttackTests.mallory)])["result"]?["path"]?.stringValue)
+        let presented = try world.container() + "/presented.txt"
+        try Data("presented".utf8).write(to: URL(fileURLWithPath: presented))
+        for _ in 0..<5 { _ = Self.userRoundTrip(world.socket) }
+        let idle = Self.residentBytes(pid)
+
+        let presenter = try RawClient(socket: appSocket)
+        #expect(presenter.call(#"{"id":1,"method":"hello","params":{"protocol":1}}"#).contains("result"))
+        // 500 presenters of the file: each announcement is 500 events.
+        for number in 1...500 {
+            #expect(presenter.call(#"{"id":\#(number + 1),"method":"presenter.add","params":{"presenter":\#(number),"purpose":"m","path":"\#(presented)"}}"#).contains("result"))
+        }
+        // From here on the presenter's connection reads nothing (its socket buffer fills, then the daemon's).
+        let announcer = try RawClient(socket: appSocket)
+        #expect(announcer.call(#"{"id":1,"method":"hello","params":{"protocol":1}}"#).contains("result"))
+        let notice = Array((#"{"method":"ubiquity.changed","params":{"path":"\#(presented)","keys":["NSURLUbiquitousItemIsUploadedKey"]}}"# + "\n").utf8)
+        let batch = Array([[UInt8]](repeating: notice, count: 256).joined())
+        _ = fcntl(announcer.fd, F_SETFL, fcntl(announcer.fd, F_GETFL) | O_NONBLOCK)
+
+        var peak = idle
+        var slowest: Duration = .zero
+        var closedWith = ""
+        let end = ContinuousClock.now + .seconds(20)
+        var nextCheck = ContinuousClock.now
+        flood: while ContinuousClock.now < end {
+            var offset = 0
+            while offset < batch.count {
+                let sent = batch[offset...].withUnsafeBytes { Glibc.send(announcer.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent > 0 {
+                    offset += sent
+                } else if errno == EAGAIN {
+                    usleep(200)
+                } else {
+                    break flood  // closed by the daemon
+                }
+                if ContinuousClock.now >= end { break flood }
+            }
+            var sink = [UInt8](repeating: 0, count: 4096)
+            let got = recv(announcer.fd, &sink, sink.count, Int32(MSG_DONTWAIT))
+            if got > 0 { closedWith += String(decoding: sink[0..<got], as: UTF8.self) }
+            if ContinuousClock.now >= nextCheck {
+                nextCheck = ContinuousClock.now + .milliseconds(250)
+                peak = max(peak, Self.residentBytes(pid))
+                if peak - idle > 300 << 20 { break }
+                if let took = Self.userRoundTrip(world.socket) { slowest = max(slowest, took.total) }
+            }
+        }
+        // What the daemon said before closing the announcer, if it did.
+        var sink = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let got = recv(announcer.fd, &sink, sink.count, Int32(MSG_DONTWAIT))
+            if got > 0 { closedWith += String(decoding: sink[0..<got], as: UTF8.self) } else if got == 0 { break } else { usleep(10_000) }
+        }
+        peak = max(peak, Self.residentBytes(pid))
+        print("events never read: +\((peak - idle) >> 20) MB, user round trip ≤ \(slowest), closed with: \(closedWith.prefix(300))")
+        #expect(peak - idle <= 100 << 20, "the daemon grew from \(idle >> 20) MB to \(peak >> 20) MB")
+        #expect(closedWith.contains(#""code":"limit""#) && closedWith.contains("unread"), "the app's newest connection was not closed with a reason: \(closedWith.prefix(300))")
+        #expect(slowest < .seconds(3))
+        let again = try RawClient(socket: world.socket)
+        #expect(again.call(#"{"id":1,"method":"hello","params":{"protocol":1}}"#).contains("result"))
+    }
 }

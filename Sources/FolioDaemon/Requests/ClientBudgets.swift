@@ -4,17 +4,17 @@ import Synchronization
 /// What the daemon holds for its clients, charged to the app each connection is (its own socket's:
 /// a sandboxed app) or to the user's own clients as one, and to the daemon as a whole — never only
 /// per connection, which a client multiplies by opening more. Each app gets a cap on its
-/// connections and a budget of bytes of frames not yet complete; past the budget (its own or the
-/// daemon's), the app's newest connection is closed with a clear error, and every other app and
-/// the user's clients go on being answered. Waiting claims are bounded per app by the arbiter
-/// (``CoordinationArbiter/maximumClaims(for:)``), and each connection's unread replies by its
-/// channel's high-water mark.
+/// connections and a budget of bytes held for it: frames not yet complete, and replies and events
+/// written past a connection's high-water mark that its client has not read. Past the budget (its
+/// own or the daemon's), the app's newest connection is closed with a clear error, and every other
+/// app and the user's clients go on being answered. Waiting claims are bounded per app by the
+/// arbiter (``CoordinationArbiter/maximumClaims(for:)``).
 final class ClientBudgets: Sendable {
     /// One party's limits.
     struct Limits: Sendable {
         /// Connections open at once.
         var connections: Int
-        /// Bytes of incomplete frames across its connections.
+        /// Bytes of incomplete frames and unread replies across its connections.
         var pendingBytes: Int
     }
 
@@ -22,7 +22,7 @@ final class ClientBudgets: Sendable {
     static let app = Limits(connections: 64, pendingBytes: 8 << 20)
     /// The user's own clients', all together (the CLI, the page's, unsandboxed apps).
     static let user = Limits(connections: 1024, pendingBytes: 64 << 20)
-    /// Bytes of incomplete frames across every client.
+    /// Bytes of incomplete frames and unread replies across every client.
     static let daemonPendingBytes = 96 << 20
 
     /// An open connection's place in its party's budget.
@@ -33,7 +33,10 @@ final class ClientBudgets: Sendable {
 
     private struct Connection {
         var number: UInt64
+        /// Bytes of incomplete frames.
         var pending = 0
+        /// Bytes written to it past its channel's high-water mark, not yet taken by the client.
+        var unread = 0
         var close: @Sendable (String) -> Void
     }
 
@@ -84,7 +87,7 @@ final class ClientBudgets: Sendable {
     func close(_ ticket: Ticket) {
         state.withLock { state in
             guard var usage = state.parties[ticket.party], let index = usage.connections.firstIndex(where: { $0.number == ticket.number }) else { return }
-            let pending = usage.connections[index].pending
+            let pending = usage.connections[index].pending + usage.connections[index].unread
             usage.pending -= pending
             state.pending -= pending
             usage.connections.remove(at: index)
@@ -102,12 +105,33 @@ final class ClientBudgets: Sendable {
     /// caller's own connection is still within bounds.
     @discardableResult
     func holdPending(_ ticket: Ticket, bytes: Int) -> Bool {
+        charge(ticket, what: "unfinished frames") { connection in
+            defer { connection.pending = bytes }
+            return bytes - connection.pending
+        }
+    }
+
+    /// Adds `bytes` (negative: takes them away) to what the connection's client has not read of
+    /// what was written to it past its channel's high-water mark: replies, and events (a
+    /// presenter's messages, a query's results) that a client which never reads would otherwise
+    /// pile up without bound. Over budget as ``holdPending(_:bytes:)``.
+    @discardableResult
+    func holdUnread(_ ticket: Ticket, adding bytes: Int) -> Bool {
+        charge(ticket, what: "replies and events it has not read") { connection in
+            let delta = max(bytes, -connection.unread)
+            connection.unread += delta
+            return delta
+        }
+    }
+
+    /// Applies `change` to the ticket's connection (it returns how many bytes it added); past the
+    /// party's budget or the daemon's, closes the party's newest connection.
+    private func charge(_ ticket: Ticket, what: String, _ change: (inout Connection) -> Int) -> Bool {
         let closing: (@Sendable (String) -> Void, String, UInt64)? = state.withLock { state in
             guard var usage = state.parties[ticket.party], let index = usage.connections.firstIndex(where: { $0.number == ticket.number }) else {
                 return nil
             }
-            let delta = bytes - usage.connections[index].pending
-            usage.connections[index].pending = bytes
+            let delta = change(&usage.connections[index])
             usage.pending += delta
             state.pending += delta
             state.parties[ticket.party] = usage
@@ -115,12 +139,14 @@ final class ClientBudgets: Sendable {
             guard delta > 0, usage.pending > limit || state.pending > Self.daemonPendingBytes, let newest = usage.connections.last else { return nil }
             let message =
                 usage.pending > limit
-                ? "\(Self.name(ticket.party)) holds \(limit >> 20) MiB of unfinished frames, the most it may: closing its newest connection"
-                : "the daemon holds \(Self.daemonPendingBytes >> 20) MiB of unfinished frames, the most it may: closing this party's newest connection"
+                ? "\(Self.name(ticket.party)) holds \(limit >> 20) MiB of unfinished frames and unread replies, the most it may (this time: \(what)): closing its newest connection"
+                : "the daemon holds \(Self.daemonPendingBytes >> 20) MiB of unfinished frames and unread replies, the most it may (this time: \(what)): closing this party's newest connection"
             // Its share goes at once: the connection is as good as closed.
-            usage.pending -= newest.pending
-            state.pending -= newest.pending
+            let share = newest.pending + newest.unread
+            usage.pending -= share
+            state.pending -= share
             usage.connections[usage.connections.count - 1].pending = 0
+            usage.connections[usage.connections.count - 1].unread = 0
             state.parties[ticket.party] = usage
             return (newest.close, message, newest.number)
         }
