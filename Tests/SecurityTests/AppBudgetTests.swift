@@ -190,10 +190,11 @@ struct AppBudgetTests {
             let grown = (peak - idle) >> 20
             report.append("\(pattern): \(refusedWithReason) refused, \(accepted.count) kept, +\(grown) MB, user round trip ≤ \(slowest) (\(slowestSteps))")
             #expect(unanswered == 0, "\(pattern): \(unanswered) user calls unanswered")
-            // Known, and open in issue 56: with a debug daemon on two cores (where CI runs), the
-            // user's status over 1,024 of the app's waiting claims, and a hello while 63 of its
-            // connections pipeline status, take 100–200 ms (27.7 s and 30 s unanswered before
-            // the budgets and turns).
+            // Known: with a debug daemon on two cores (where CI runs), the user's status over
+            // 1,024 of the app's waiting claims, and a hello while 63 of its connections pipeline
+            // status, can take 100–250 ms (27.7 s and 30 s unanswered before the budgets and
+            // turns). A release daemon answers within 52 ms in every pattern (docs/security.md,
+            // "Budgets per app", with the command); benchmarks are not timed tests in CI.
             withKnownIssue("a user's round trip over 100 ms while one app floods a debug daemon on two cores", isIntermittent: true) {
                 #expect(slowest < .milliseconds(100), "\(pattern): a user's hello + status took \(slowest) (\(slowestSteps))")
             }
