@@ -151,4 +151,104 @@ struct ResolveOnceTests {
         for method in tally.keys.sorted() { print("\(method): \(tally[method]!.answered) answered, \(tally[method]!.refused) refused") }
         #expect(leaks.isEmpty, "\(leaks.count) leaks in \(round) rounds: \(Set(leaks.map { String($0.prefix(200)) }).prefix(8))")
     }
+
+    /// The picker acts on what it checked: while a folder of the app's container is swapped with a
+    /// link to the user's private folder, the app exports and moves its documents from that folder
+    /// and the user's picker chooses a folder of the user's; and the user chooses, to open and to
+    /// import, a document the picker showed in that folder. No export or move ever carries a user
+    /// file out, and no open or import ever hands the app a user file or a grant to one.
+    @Test func thePickerActsOnWhatItChecked() throws {
+        let world = try World("attack-picker")
+        world.app.readTimeout = .seconds(60)
+        world.user.readTimeout = .seconds(60)
+        let container = try world.container()
+        let documents = container + "/Documents"
+        let privateFolder = world.dir.path + "/private", destination = world.dir.path + "/dest"
+        try world.dir.write("private/report.txt", "the user's private report")
+        try world.dir.write("private/canary.txt", "the user's canary")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: documents + "/x", withIntermediateDirectories: true)
+        // The app's folder, reached by this test through a descriptor whatever its name is now.
+        let own = open(documents + "/x", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(own >= 0)
+        defer { close(own) }
+        let ownPath = "/proc/self/fd/\(own)"
+        try Data("the app's report".utf8).write(to: URL(fileURLWithPath: ownPath + "/report.txt"))
+        try Data("the app's canary".utf8).write(to: URL(fileURLWithPath: ownPath + "/canary.txt"))
+        #expect(symlink(privateFolder, documents + "/y") == 0)
+        #expect(try world.call(world.user, "picker.attach", [:])["result"] != nil)
+
+        let stop = Atomic<Bool>(false)
+        let swapper = Thread {
+            while !stop.load(ordering: .relaxed) { _ = try? FilePath(documents + "/x").exchange(with: FilePath(documents + "/y")) }
+        }
+        swapper.start()
+        defer { stop.store(true, ordering: .relaxed) }
+
+        var leaks: [String] = []
+        var tally: [String: (done: Int, refused: Int)] = [:]
+        var nextID: Int64 = 1_000
+        /// One picker round: the app asks, the user's picker chooses `chosen`; the app's answer.
+        func round(_ mode: String, urls: [String], chosen: String) throws -> WireValue? {
+            nextID += 1
+            let id = nextID
+            var members: [String: WireValue] = ["mode": .string(mode)]
+            if !urls.isEmpty { members["urls"] = .array(urls.map { .string($0) }) }
+            let params = WireValue.object(members)
+            world.app.send(String(decoding: WireValue.object(["id": .int(id), "method": "picker.pick", "params": params]).serialized(), as: UTF8.self) + "\n")
+            var number: WireValue?
+            while number == nil, let line = world.user.line() {
+                let frame = try WireValue(parsing: Array(line.utf8))
+                if frame["event"]?.stringValue == "picker" { number = frame["request"] }
+            }
+            let request = try #require(number)
+            let choice = try world.call(world.user, "picker.choose", ["request": request, "paths": [.string(chosen)]])
+            if choice["result"] == nil { _ = try world.call(world.user, "picker.choose", ["request": request, "cancel": true]) }
+            while let line = world.app.line() {
+                let frame = try WireValue(parsing: Array(line.utf8))
+                guard frame["id"]?.intValue == id else { continue }
+                let answered = frame["result"] != nil
+                tally[mode, default: (0, 0)].done += answered ? 1 : 0
+                tally[mode, default: (0, 0)].refused += answered ? 0 : 1
+                return frame["result"]?["urls"]?.arrayValue?.first
+            }
+            throw TestFailure("no answer to picker.pick")
+        }
+        func text(_ path: String?) -> String { path.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "" }
+        func bothStates() -> Bool { ["export", "open"].allSatisfy { (tally[$0]?.done ?? 0) > 5 && (tally[$0]?.refused ?? 0) > 5 } }
+
+        let started = ContinuousClock.now
+        while ContinuousClock.now < started + .seconds(10) || (!bothStates() && ContinuousClock.now < started + .seconds(180)) {
+            if let url = try round("export", urls: [documents + "/x/report.txt"], chosen: destination), let path = url["path"]?.stringValue {
+                if text(path).contains("private") { leaks.append("export carried out the user's report") }
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            if let url = try round("move", urls: [documents + "/x/canary.txt"], chosen: destination), let path = url["path"]?.stringValue {
+                if text(path).contains("user's") { leaks.append("move carried out the user's canary") }
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            if !FileManager.default.fileExists(atPath: ownPath + "/canary.txt") {
+                try Data("the app's canary".utf8).write(to: URL(fileURLWithPath: ownPath + "/canary.txt"))
+            }
+            // (What an opened path holds cannot be read back here: the swap goes on. The grants are
+            // checked at the end.)
+            if let url = try round("open", urls: [], chosen: documents + "/x/report.txt"), let path = url["path"]?.stringValue,
+                !path.hasPrefix(container + "/")
+            {
+                leaks.append("open handed the app \(url)")
+            }
+            if let url = try round("import", urls: [], chosen: documents + "/x/report.txt"), text(url["path"]?.stringValue).contains("private") {
+                leaks.append("import handed the app a copy of the user's report")
+            }
+        }
+        stop.store(true, ordering: .relaxed)
+        if text(privateFolder + "/canary.txt") != "the user's canary" { leaks.append("the user's canary was moved or changed") }
+        for grant in try world.call(world.user, "grant.list", ["app": .string(ProtocolAttackTests.mallory)])["result"]?["grants"]?.arrayValue ?? []
+        where grant["path"]?.stringValue?.contains("/private/") == true {
+            leaks.append("the app holds a grant to \(grant)")
+        }
+        print("picker race: \(tally)")
+        #expect(bothStates(), "\(tally): the race did not hit both states")
+        #expect(leaks.isEmpty, "\(leaks.count) leaks: \(Set(leaks).prefix(8))")
+    }
 }

@@ -72,20 +72,24 @@ final class AccessService: Sendable {
     func grant(
         app: String, path: String, write: Bool, persistent: Bool, source: Grant.Source, session: UInt32?
     ) throws(CoordinationFailure) -> Grant {
+        let item: ResolvedItem
+        do { item = try ResolvedItem.resolve(path) } catch { throw CoordinationFailure(kind: .notFound, message: "no item at \(path)") }
+        return try grant(app: app, item: item, write: write, persistent: persistent, source: source, session: session)
+    }
+
+    /// Grants `app` the item `item` as it was resolved: its identity read (or given) through its
+    /// descriptor, its device and inode from it, its real path read back from it.
+    @discardableResult
+    func grant(
+        app: String, item: ResolvedItem, write: Bool, persistent: Bool, source: Grant.Source, session: UInt32?
+    ) throws(CoordinationFailure) -> Grant {
         guard catalog.manifest(app) != nil else { throw CoordinationFailure(kind: .notFound, message: "no app \(app) is registered") }
-        let real: String
-        let status: FileStatus
+        guard item.exists else { throw CoordinationFailure(kind: .notFound, message: "no item at \(item.path)") }
         do {
-            real = try FileStatus.canonicalPath(path)
-            status = try FileStatus(path: FilePath(real), followSymlinks: true)
-        } catch {
-            throw CoordinationFailure(kind: .notFound, message: "no item at \(path)")
-        }
-        do {
-            let identity = try DocumentIdentity.identifier(ofItemAt: real, creating: true)
+            let identity = DocumentIdentity.identifier(of: item, creating: true)
             return try grants.add(
-                app: app, reference: ItemReference(path: real, identity: identity, device: status.device, inode: status.inode), write: write,
-                persistent: persistent, folder: status.kind == .directory, source: source, session: session)
+                app: app, reference: ItemReference(path: item.path, identity: identity, device: item.status.device, inode: item.status.inode),
+                write: write, persistent: persistent, folder: item.status.kind == .directory, source: source, session: session)
         } catch {
             throw CoordinationFailure(kind: .failed, message: "cannot record the grant: \(error)")
         }

@@ -161,7 +161,7 @@ final class PickerService: @unchecked Sendable {
             // The app went away while the user chose: nothing is copied, moved or granted.
             throw CoordinationFailure(kind: .notFound, message: "the app that asked has gone")
         }
-        let chosen: [String]
+        let chosen: PickerChoice.Checked
         do {
             chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
         } catch {

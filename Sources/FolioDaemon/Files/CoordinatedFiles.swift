@@ -67,6 +67,54 @@ struct CoordinatedFiles: Sendable {
         try? FilePath(target).removeExtendedAttribute(named: DocumentIdentity.attribute)
     }
 
+    /// Copies `item` into `folder` under a name not taken there, inside a coordinated read of it
+    /// (its presenters save first), through descriptors (``ResolvedItem/copy(into:named:)``): the
+    /// copy is of what `item` is, whatever its path names by now. It is a new document: its
+    /// contents only, without the original's identity or other attributes.
+    func copy(_ item: ResolvedItem, into folder: ResolvedItem) throws(CoordinationFailure) -> ResolvedItem {
+        var outcome: Result<ResolvedItem, CoordinationFailure> = .failure(CoordinationFailure(kind: .failed, message: "the copy did not run"))
+        var error: NSError?
+        FileCoordinator(filePresenter: nil, engine: engine).coordinate(readingItemAt: URL(fileURLWithPath: item.path), options: [], error: &error) {
+            _ in
+            outcome = Self.underFreeName(of: item, in: folder) { name throws(Errno) in try item.copy(into: folder, named: name) }
+        }
+        if let error { throw CoordinationFailure(kind: .failed, message: "cannot copy \(item.path): \(error.localizedDescription)") }
+        return try outcome.get()
+    }
+
+    /// Moves `item` into `folder` under a name not taken there, coordinated `.forMoving`, through
+    /// the descriptor of the folder it was found in (``ResolvedItem/move(into:named:)``): what
+    /// moves is `item`, or nothing.
+    func move(_ item: ResolvedItem, into folder: ResolvedItem) throws(CoordinationFailure) -> ResolvedItem {
+        let target = AvailableName.path(for: (item.path as NSString).lastPathComponent, in: folder.path)
+        var outcome: Result<ResolvedItem, CoordinationFailure> = .failure(CoordinationFailure(kind: .failed, message: "the move did not run"))
+        var error: NSError?
+        let coordinator = FileCoordinator(filePresenter: nil, engine: engine)
+        coordinator.coordinate(
+            writingItemAt: URL(fileURLWithPath: item.path), options: .forMoving, writingItemAt: URL(fileURLWithPath: target),
+            options: .forReplacing, error: &error
+        ) { from, _ in
+            outcome = Self.underFreeName(of: item, in: folder) { name throws(Errno) in try item.move(into: folder, named: name) }
+            if case .success(let moved) = outcome { coordinator.item(at: from, didMoveTo: URL(fileURLWithPath: moved.path)) }
+        }
+        if let error { throw CoordinationFailure(kind: .failed, message: "cannot move \(item.path): \(error.localizedDescription)") }
+        return try outcome.get()
+    }
+
+    /// Runs `body` with the item's name, or `name 2`, `name 3`… when that is taken in `folder`.
+    private static func underFreeName(
+        of item: ResolvedItem, in folder: ResolvedItem, _ body: (String) throws(Errno) -> ResolvedItem
+    ) -> Result<ResolvedItem, CoordinationFailure> {
+        for _ in 0..<100 {
+            let name = (AvailableName.path(for: (item.path as NSString).lastPathComponent, in: folder.path) as NSString).lastPathComponent
+            do { return .success(try body(name)) } catch .fileExists { continue } catch {
+                let reason = error == .resourceBusy ? "it changed while it was moved" : "\(error)"
+                return .failure(CoordinationFailure(kind: .failed, message: "cannot put \(item.path) in \(folder.path): \(reason)"))
+            }
+        }
+        return .failure(CoordinationFailure(kind: .failed, message: "no free name for \(item.path) in \(folder.path)"))
+    }
+
     /// Sets the item's tags (`user.xdg.tags`) inside a coordinated metadata-only write.
     func setTags(_ tags: [String], of path: String) throws(CoordinationFailure) {
         var failure: (any Error)?

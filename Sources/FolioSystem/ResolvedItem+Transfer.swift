@@ -1,0 +1,182 @@
+public import SystemPackage
+import CFolioShims
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+extension ResolvedItem {
+    /// How deep a copied folder may go.
+    static let maximumCopyDepth = 256
+
+    /// Copies this item — a regular file, or a folder with everything in it — to `name` in
+    /// `folder`, through descriptors only: the source is read from what this descriptor is, each
+    /// entry below it is opened from its folder's descriptor without following a link (a link is
+    /// copied as a link), and every copy is made with `O_EXCL` in its folder's descriptor. A name
+    /// swapped anywhere meanwhile cannot make it read or write anything else. Returns the copy.
+    ///
+    /// - Throws: `Errno.fileExists` when `name` is taken in `folder`; `.notSupported` for an item
+    ///   that is neither a file nor a folder.
+    public func copy(into folder: ResolvedItem, named name: String) throws(Errno) -> ResolvedItem {
+        guard exists, folder.exists else { throw .noSuchFileOrDirectory }
+        guard Self.isPlainName(name) else { throw .invalidArgument }
+        let permissions = mode_t(status.mode & 0o7777)
+        switch status.kind {
+        case .regular:
+            let source = try open(.readOnly)
+            defer { try? source.close() }
+            try Self.copyFile(source.rawValue, into: folder.descriptor.rawValue, named: name, mode: permissions)
+        case .directory:
+            let source = try valueOrErrno { cfolio_reopen(descriptor.rawValue, O_RDONLY | O_DIRECTORY) }
+            defer { close(source) }
+            try Self.copyFolder(source, into: folder.descriptor.rawValue, named: name, mode: permissions, depth: 0)
+        default:
+            throw .notSupported
+        }
+        return try Self.entry(name, in: folder)
+    }
+
+    /// Moves this item to `name` in `folder` (`renameat2` with `RENAME_NOREPLACE`, from the
+    /// descriptor of the folder it was found in), and checks that what moved is this item; if a
+    /// name was swapped meanwhile, it is moved back and nothing else happens. Across file systems,
+    /// a ``copy(into:named:)`` and then the removal of this item, found again by its inode.
+    /// Returns the moved item.
+    public func move(into folder: ResolvedItem, named name: String) throws(Errno) -> ResolvedItem {
+        guard exists, folder.exists, path != "/" else { throw .noSuchFileOrDirectory }
+        guard Self.isPlainName(name) else { throw .invalidArgument }
+        let (from, oldName) = try Self.holder(of: self)
+        let moved = cfolio_renameat2(from.descriptor.rawValue, oldName, folder.descriptor.rawValue, name, 1)
+        if moved != 0 {
+            let code = Errno(rawValue: errno)
+            guard code == .improperLink else { throw code }
+            let copied = try copy(into: folder, named: name)
+            try Self.remove(oldName, in: from.descriptor.rawValue, device: status.device, inode: status.inode)
+            return copied
+        }
+        let landed = try Self.entry(name, in: folder)
+        guard landed.status.device == status.device, landed.status.inode == status.inode else {
+            // Something else was at the old name when it moved: it goes back.
+            _ = cfolio_renameat2(folder.descriptor.rawValue, name, from.descriptor.rawValue, oldName, 1)
+            throw .resourceBusy
+        }
+        return landed
+    }
+
+    /// The folder an item is in, as a descriptor that holds it under `name` now (checked by
+    /// device and inode).
+    static func holder(of item: ResolvedItem) throws(Errno) -> (folder: ResolvedItem, name: String) {
+        let slash = item.path.utf8.lastIndex(of: UInt8(ascii: "/"))!
+        let parentPath = slash == item.path.utf8.startIndex ? "/" : String(item.path[..<slash])
+        let name = String(item.path[item.path.index(after: slash)...])
+        let folder: ResolvedItem
+        do { folder = try resolve(parentPath) } catch { throw .noSuchFileOrDirectory }
+        var held = stat()
+        _ = try valueOrErrno { fstatat(folder.descriptor.rawValue, name, &held, AT_SYMLINK_NOFOLLOW) }
+        guard UInt64(held.st_dev) == item.status.device, UInt64(held.st_ino) == item.status.inode else { throw .resourceBusy }
+        return (folder, name)
+    }
+
+    /// The entry `name` of `folder`, opened without following a link.
+    private static func entry(_ name: String, in folder: ResolvedItem) throws(Errno) -> ResolvedItem {
+        let fd = try valueOrErrno { openat(folder.descriptor.rawValue, name, CFOLIO_O_PATH | O_NOFOLLOW | O_CLOEXEC) }
+        do { return try adopt(FileDescriptor(rawValue: fd)) } catch {
+            throw .noSuchFileOrDirectory
+        }
+    }
+
+    private static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0)
+    }
+
+    /// Copies the open file `source` to a new `name` in the folder `folder`.
+    private static func copyFile(_ source: Int32, into folder: Int32, named name: String, mode: mode_t) throws(Errno) {
+        let target = try valueOrErrno { openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
+        defer { close(target) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = read(source, &buffer, buffer.count)
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Errno(rawValue: errno)
+            }
+            var written = 0
+            while written < count {
+                let wrote = buffer[written..<count].withUnsafeBytes { Glibc.write(target, $0.baseAddress, $0.count) }
+                if wrote < 0 {
+                    if errno == EINTR { continue }
+                    throw Errno(rawValue: errno)
+                }
+                written += wrote
+            }
+        }
+        _ = fchmod(target, mode)
+    }
+
+    /// Copies the open folder `source` and everything in it to a new `name` in `folder`.
+    private static func copyFolder(_ source: Int32, into folder: Int32, named name: String, mode: mode_t, depth: Int) throws(Errno) {
+        guard depth < maximumCopyDepth else { throw .tooManySymbolicLinkLevels }
+        _ = try valueOrErrno { mkdirat(folder, name, 0o700) }
+        let target = try valueOrErrno { openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        defer { close(target) }
+        let listing = try valueOrErrno { fcntl(source, F_DUPFD_CLOEXEC, 0) }
+        guard let stream = fdopendir(listing) else {
+            close(listing)
+            throw Errno(rawValue: errno)
+        }
+        defer { closedir(stream) }
+        while let record = readdir(stream) {
+            let child = DirectoryRecord.name(record)
+            if child == "." || child == ".." { continue }
+            var entry = stat()
+            guard fstatat(source, child, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let permissions = entry.st_mode & 0o7777
+            switch entry.st_mode & S_IFMT {
+            case S_IFREG:
+                let file = try valueOrErrno { openat(source, child, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+                defer { close(file) }
+                try copyFile(file, into: target, named: child, mode: permissions)
+            case S_IFDIR:
+                let inner = try valueOrErrno { openat(source, child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+                defer { close(inner) }
+                try copyFolder(inner, into: target, named: child, mode: permissions, depth: depth + 1)
+            case S_IFLNK:
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let count = try valueOrErrno { readlinkat(source, child, &buffer, buffer.count - 1) }
+                buffer[count] = 0
+                _ = try valueOrErrno { symlinkat(buffer, target, child) }
+            default:
+                continue  // devices, FIFOs and sockets are not documents
+            }
+        }
+        _ = fchmod(target, mode)
+    }
+
+    /// Removes `name` from the folder `folder` if it is still the inode given (a folder with
+    /// everything in it, each entry removed from its folder's descriptor).
+    private static func remove(_ name: String, in folder: Int32, device: UInt64, inode: UInt64) throws(Errno) {
+        var entry = stat()
+        _ = try valueOrErrno { fstatat(folder, name, &entry, AT_SYMLINK_NOFOLLOW) }
+        guard UInt64(entry.st_dev) == device, UInt64(entry.st_ino) == inode else { throw .resourceBusy }
+        try removeEntry(name, in: folder, isFolder: entry.st_mode & S_IFMT == S_IFDIR, depth: 0)
+    }
+
+    private static func removeEntry(_ name: String, in folder: Int32, isFolder: Bool, depth: Int) throws(Errno) {
+        if isFolder {
+            guard depth < maximumCopyDepth else { throw .tooManySymbolicLinkLevels }
+            let inner = try valueOrErrno { openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+            guard let stream = fdopendir(inner) else {
+                close(inner)
+                throw Errno(rawValue: errno)
+            }
+            defer { closedir(stream) }
+            while let record = readdir(stream) {
+                let child = DirectoryRecord.name(record)
+                if child == "." || child == ".." { continue }
+                var entry = stat()
+                guard fstatat(inner, child, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                try removeEntry(child, in: inner, isFolder: entry.st_mode & S_IFMT == S_IFDIR, depth: depth + 1)
+            }
+        }
+        _ = try valueOrErrno { unlinkat(folder, name, isFolder ? AT_REMOVEDIR : 0) }
+    }
+}
