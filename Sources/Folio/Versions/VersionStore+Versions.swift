@@ -65,8 +65,8 @@ extension VersionStore {
     /// The versions of the item at `path`, oldest first (none when it has no identity yet, or is a
     /// copy of a document: ``identity(ofItemAt:creating:)``).
     package func versions(ofItemAt path: String) throws -> (identity: String, records: [VersionRecord]) {
-        let identity = try self.identity(ofItemAt: path, creating: false).identity
-        return (identity, try manifest(identity)?.versions ?? [])
+        let found = try identified(ofItemAt: path, creating: false)
+        return (found.identity, found.manifest?.versions ?? [])
     }
 
     /// The identity the store knows the item at `path` by, and the item's status. The identity
@@ -75,20 +75,26 @@ extension VersionStore {
     /// the item is a copy and is given an identity of its own — it inherits no versions. When the
     /// identity moved to this inode (a save by rename, a download), the manifest records it here.
     package func identity(ofItemAt path: String, creating: Bool) throws -> (identity: String, status: FileStatus) {
+        let found = try identified(ofItemAt: path, creating: creating)
+        return (found.identity, found.status)
+    }
+
+    /// ``identity(ofItemAt:creating:)``, with the identity's manifest as read on the way (nil: none).
+    private func identified(ofItemAt path: String, creating: Bool) throws -> (identity: String, status: FileStatus, manifest: VersionManifest?) {
         let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: creating)
         guard let status = try? FileStatus(path: FilePath(path), followSymlinks: true) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        guard !identity.hasPrefix("inode-"), let reference = try manifest(identity)?.reference,
-            reference.device != status.device || reference.inode != status.inode
-        else { return (identity, status) }
+        let manifest = try self.manifest(identity)
+        guard !identity.hasPrefix("inode-"), let reference = manifest?.reference, reference.device != status.device || reference.inode != status.inode
+        else { return (identity, status, manifest) }
         guard DocumentIdentity.isSameDocument(reference, device: status.device, inode: status.inode) else {
             let fresh = DocumentIdentity.reidentify(itemAt: path, status: status)
             logger.info("a copy of a document was given an identity of its own", metadata: ["path": "\(path)"])
-            return (fresh, status)
+            return (fresh, status, try self.manifest(fresh))
         }
         try update(identity, path: nil, seen: (path, status)) { _ in }
-        return (identity, status)
+        return (identity, status, manifest)
     }
 
     /// Marks a conflict version resolved.
