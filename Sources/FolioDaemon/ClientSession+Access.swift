@@ -34,7 +34,7 @@ extension ClientSession {
                         throw CoordinationFailure(kind: .denied, message: "this bookmark data belongs to another app", code: CocoaError.Code.fileReadNoPermission.rawValue)
                     }
                 } else {
-                    try session.context.access.require(app: app, path: bookmark.path, write: false)
+                    try session.context.access.require(app: app, path: ClientPath(bookmark.path), write: false)
                 }
             }
             return ["values": .object(bookmark.values)]
@@ -68,10 +68,10 @@ extension ClientSession {
     /// (not where a link leads, nor whether the item exists): the reason for a refusal goes to the
     /// daemon's log only.
     private func check(_ request: AccessCheck) -> AccessDecision {
-        let path = CoordinationPath.normalize(request.path)
+        let path = CoordinationPath.normalize(request.path.description)
         guard let app else { return AccessDecision(allowed: true, reason: "not an app", path: path) }
         let write = request.write ?? false
-        let decision = context.access.policy.check(app: app, path: path, write: write)
+        let decision = context.access.policy.check(app: app, path: ClientPath(path), write: write)
         guard decision.allowed else {
             context.logger.debug("access.check refused", metadata: ["app": "\(app)", "path": "\(path)", "reason": "\(decision.reason)"])
             return AccessDecision(allowed: false, reason: "\(app) may not \(write ? "write" : "read") it", path: path)
@@ -138,8 +138,10 @@ extension ClientSession {
                 return BookmarkData(
                     try BookmarkService.make(item: item, path: decision.path, options: request.options ?? 0, keys: keys, base: request.base, key: try access.key(), app: app))
             }
+            // The user's own tools: the path opened once here.
+            let item = try access.resolve(app: nil, path: request.path, write: false)
             return BookmarkData(
-                try BookmarkService.make(path: request.path, options: request.options ?? 0, keys: keys, base: request.base, key: try access.key(), app: app))
+                try BookmarkService.make(item: item, path: request.path.description, options: request.options ?? 0, keys: keys, base: request.base, key: try access.key(), app: app))
         } catch let failure as CoordinationFailure {
             throw failure
         } catch {
@@ -163,12 +165,12 @@ extension ClientSession {
         }
         let checked: String
         do {
-            checked = try access.checkedPath(app: app, path: resolution.path, write: false)
+            checked = try access.checkedPath(app: app, path: ClientPath(resolution.path), write: false)
         } catch {
             // Not where the item is now: that is what the app may not learn.
             throw CoordinationFailure(kind: .denied, message: "\(app ?? "this app") may not reach the bookmarked item", code: error.code)
         }
-        let writable = app.map { access.policy.check(app: $0, path: checked, write: true).allowed } ?? true
+        let writable = app.map { access.policy.check(app: $0, knownPath: checked, write: true).allowed } ?? true
         return BookmarkResolution(
             path: checked, stale: resolution.isStale, directory: resolution.isDirectory, readOnly: resolution.isReadOnly || !writable)
     }

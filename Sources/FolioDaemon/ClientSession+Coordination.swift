@@ -20,7 +20,8 @@ extension ClientSession {
             // The arbiter checks that `from` is held by the sender's granted write; where it went
             // must be a place the app may write.
             let to = try session.context.access.checkedPath(app: session.app, path: moved.to, write: true)
-            try session.context.arbiter.moved(from: moved.from, to: to, claim: moved.claim, client: client)
+            // `from` is compared as text with what the sender's claims hold (their checked paths).
+            try session.context.arbiter.moved(from: moved.from.comparedAsText, to: to, claim: moved.claim, client: client)
             return Acknowledged()
         },
         RequestRoute(PresenterAdd.self, placement: { session, add in session.declaredApp != nil && add.path != nil ? .quick : .eventLoop }) {
@@ -61,7 +62,7 @@ extension ClientSession {
     /// An app's paths are checked (realpath, stat); a placeholder in the drive is looked for.
     private func claimPlacement(_ claim: SubmitClaim) -> RequestPlacement {
         if declaredApp != nil { return .quick }
-        if let drive = context.drive, claim.items.contains(where: { drive.contains($0.path) }) { return .quick }
+        if let drive = context.drive, claim.items.contains(where: { drive.contains($0.path.comparedAsText) }) { return .quick }
         return .eventLoop
     }
 
@@ -74,7 +75,7 @@ extension ClientSession {
             // Each item as its check resolved it (the same path unless a link was swapped in).
             for index in request.items.indices {
                 let item = request.items[index]
-                request.items[index].path = try context.access.checkedPath(app: app, path: item.path, write: item.access.isWrite)
+                request.items[index].path = try context.access.checkedPath(app: app, path: claim.items[index].path, write: item.access.isWrite)
             }
         }
         // A placeholder is materialized before the claim is granted (Apple: a coordinated read or

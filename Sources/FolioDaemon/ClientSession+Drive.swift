@@ -54,7 +54,7 @@ extension ClientSession {
     /// Evicts a drive file (or the files below a folder) for `FileManager.evictUbiquitousItem`:
     /// checked as a write for an app; refused for a pinned file and for changes the server lacks.
     /// Returns nil: the reply comes when the eviction is done.
-    func driveEvict(_ path: String, id: Int64?) throws(CoordinationFailure) -> DriveEvictReply? {
+    func driveEvict(_ path: ClientPath, id: Int64?) throws(CoordinationFailure) -> DriveEvictReply? {
         let path = try context.access.checkedPath(app: app, path: path, write: true)
         let (service, drive) = try preparedDrive()
         guard service.contains(path) else {
@@ -107,7 +107,7 @@ extension ClientSession {
 
     /// Makes a link to a drive file for `FileManager.url(forPublishingUbiquitousItemAt:expiration:)`:
     /// checked as a read for an app. Returns nil: the reply comes when the server was asked.
-    func drivePublish(_ path: String, seconds: Double?, id: Int64?) throws(CoordinationFailure) -> DrivePublishReply? {
+    func drivePublish(_ path: ClientPath, seconds: Double?, id: Int64?) throws(CoordinationFailure) -> DrivePublishReply? {
         let path = try context.access.checkedPath(app: app, path: path, write: false)
         let (service, drive) = try preparedDrive()
         guard service.contains(path) else {

@@ -8,10 +8,11 @@ extension ClientSession: QueryEventSink {
     /// the event loop (and every other client's coordination).
     static let indexRoutes = [
         RequestRoute(QueryStart.self, placement: { session, _ in session.appChecksPlacement }) { session, request, id throws(CoordinationFailure) in
-            var spec = request.spec
             // Each folder as its check resolved it: a link swapped in later leads the query nowhere.
-            spec.folders = try spec.folders.map { folder throws(CoordinationFailure) in try session.context.access.checkedPath(app: session.app, path: folder, write: false) }
-            session.context.index.startQuery(spec, requestID: id, sink: session)
+            let folders = try request.scopes.map { folder throws(CoordinationFailure) in
+                try session.context.access.checkedPath(app: session.app, path: folder, write: false)
+            }
+            session.context.index.startQuery(request.spec(folders: folders), requestID: id, sink: session)
             return nil
         },
         RequestRoute(QueryStop.self, on: .eventLoop) { session, request, _ in
@@ -181,6 +182,6 @@ extension ClientSession: QueryEventSink {
     /// Whether this connection may see `path` (everything for the user's own tools).
     private func visible(_ path: String) -> Bool {
         guard let app else { return true }
-        return context.access.policy.check(app: app, path: path, write: false).allowed
+        return context.access.policy.check(app: app, knownPath: path, write: false).allowed
     }
 }

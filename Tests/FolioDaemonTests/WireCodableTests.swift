@@ -60,8 +60,10 @@ struct WireCodableTests {
         #expect(failure { () throws(CoordinationFailure) in _ = try QueryStart(params: ["query": 1, "predicate": "TRUEPREDICATE", "scopes": []]) }?.message == "scopes must be an array of 1 to 64 folders")
         // Paths come out normalized; a query survives the trip.
         #expect(try IndexAdd(params: ["path": "/a//b/../c/"]).path == "/a/c")
-        let spec = try QueryStart(params: ["query": 7, "predicate": "kMDItemFSName == 'x'", "scopes": ["/tmp"], "interval": .double(0.5)]).spec
-        #expect(try QueryStart(params: try WireValueEncoder().encode(QueryStart(spec))).spec == spec)
+        let started = try QueryStart(params: ["query": 7, "predicate": "kMDItemFSName == 'x'", "scopes": ["/tmp"], "interval": .double(0.5)])
+        #expect(started.scopes == [ClientPath("/tmp")])
+        let spec = started.spec(folders: ["/tmp"])
+        #expect(try QueryStart(params: try WireValueEncoder().encode(QueryStart(spec))).spec(folders: ["/tmp"]) == spec)
         let long = String(repeating: "x", count: 1025)
         #expect(failure { () throws(CoordinationFailure) in _ = try TypesShow(params: ["type": .string(long)]) }?.message == "params.type is longer than 1024 bytes")
     }

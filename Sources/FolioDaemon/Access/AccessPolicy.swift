@@ -25,12 +25,12 @@ struct AccessPolicy: Sendable {
     }
 
     /// Whether `app` may read (or write) the item at `path`, which need not exist yet when its
-    /// folder does. The path is resolved once (``ResolvedItem``); the decision carries that item,
-    /// and whoever acts on the decision acts on it, not on the path.
-    func check(app: String, path: String, write: Bool) -> Decision {
+    /// folder does. The path is resolved once (``ClientPath/resolve(allowMissing:)``); the decision
+    /// carries that item, and whoever acts on the decision acts on it, not on the path.
+    func check(app: String, path: ClientPath, write: Bool) -> Decision {
         let item: ResolvedItem
         do {
-            item = try ResolvedItem.resolve(path, allowMissing: true)
+            item = try path.resolve(allowMissing: true)
         } catch {
             let reason: String
             switch error {
@@ -40,9 +40,15 @@ struct AccessPolicy: Sendable {
             case .outside: reason = "\(path) leads out"
             case .system(let code): reason = "cannot reach \(path): \(code)"
             }
-            return Decision(allowed: false, reason: reason, path: path, grant: nil)
+            return Decision(allowed: false, reason: reason, path: path.description, grant: nil)
         }
         return check(app: app, item: item, write: write)
+    }
+
+    /// ``check(app:path:write:)`` for a path the daemon holds itself (an index row, a bookmark's
+    /// record), never one a client sent: those come as a ``ClientPath``.
+    func check(app: String, knownPath path: String, write: Bool) -> Decision {
+        check(app: app, path: ClientPath(path), write: write)
     }
 
     /// Whether `app` may read (or write) `item`: every fact decided on is read from its descriptor.

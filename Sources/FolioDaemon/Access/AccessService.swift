@@ -38,7 +38,7 @@ final class AccessService: Sendable {
     /// Refuses unless `app` (nil: the user's own tools, which reach everything the user can) may
     /// reach `path`.
     @discardableResult
-    func require(app: String?, path: String, write: Bool) throws(CoordinationFailure) -> AccessPolicy.Decision? {
+    func require(app: String?, path: ClientPath, write: Bool) throws(CoordinationFailure) -> AccessPolicy.Decision? {
         guard let app else { return nil }
         let decision = policy.check(app: app, path: path, write: write)
         guard decision.allowed else {
@@ -54,17 +54,17 @@ final class AccessService: Sendable {
     /// Resolves `path` once and refuses unless `app` (nil: the user's own tools, which reach
     /// everything the user can) may reach what it resolved to: the item the request then acts on,
     /// through its descriptor or its real path — never through `path` again.
-    func resolve(app: String?, path: String, write: Bool) throws(CoordinationFailure) -> ResolvedItem {
+    func resolve(app: String?, path: ClientPath, write: Bool) throws(CoordinationFailure) -> ResolvedItem {
         if let item = try require(app: app, path: path, write: write)?.item { return item }
-        do { return try ResolvedItem.resolve(path, allowMissing: true) } catch {
+        do { return try path.resolve(allowMissing: true) } catch {
             throw CoordinationFailure(kind: .notFound, message: "no item at \(path)")
         }
     }
 
     /// The path a request acts on: for an app, the real path its check resolved (what it was
     /// checked as); for the user's own tools, `path`.
-    func checkedPath(app: String?, path: String, write: Bool) throws(CoordinationFailure) -> String {
-        try require(app: app, path: path, write: write)?.path ?? path
+    func checkedPath(app: String?, path: ClientPath, write: Bool) throws(CoordinationFailure) -> String {
+        try require(app: app, path: path, write: write)?.path ?? path.comparedAsText
     }
 
     /// Grants `app` the item at `path` (which exists).

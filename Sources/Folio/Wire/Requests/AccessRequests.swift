@@ -7,15 +7,15 @@ package import Foundation
 package struct AccessCheck: DaemonRequest {
     package static let method = "access.check"
     package typealias Reply = AccessDecision
-    package var path: String
+    package var path: ClientPath
     package var write: Bool?
 
     package init(path: String, write: Bool = false) {
-        self.path = path
+        self.path = ClientPath(path)
         self.write = write
     }
 
-    package func validate() throws(CoordinationFailure) { try WireCheck.absolutePath(path, "params.path") }
+    package func validate() throws(CoordinationFailure) { try WireCheck.absolutePath(path.text, "params.path") }
 }
 
 /// The daemon's answer to `access.check`.
@@ -103,7 +103,7 @@ package struct GrantAdd: DaemonRequest {
 package struct BookmarkCreate: DaemonRequest {
     package static let method = "bookmark.create"
     package typealias Reply = BookmarkData
-    package var path: String
+    package var path: ClientPath
     /// `URL.BookmarkCreationOptions` raw bits.
     package var options: UInt?
     /// Resource keys whose values the bookmark stores.
@@ -112,14 +112,14 @@ package struct BookmarkCreate: DaemonRequest {
     package var base: String?
 
     package init(path: String, options: UInt, keys: [String], base: String?) {
-        self.path = path
+        self.path = ClientPath(path)
         self.options = options
         self.keys = keys
         self.base = base
     }
 
     package func validate() throws(CoordinationFailure) {
-        try WireCheck.absolutePath(path, "params.path")
+        try WireCheck.absolutePath(path.text, "params.path")
         if let base { try WireCheck.absolutePath(base, "params.base") }
         if let keys { try WireCheck.strings(keys, "params.keys", limit: 64, each: 256) }
     }
@@ -231,7 +231,7 @@ package struct PickerRequest: DaemonRequest, Equatable {
     /// The folder to start in.
     package var directory: String?
     /// The documents to export or move.
-    package var urls: [String]
+    package var urls: [ClientPath]
     package var showsFileExtensions: Bool
 
     private enum CodingKeys: String, CodingKey {
@@ -248,7 +248,7 @@ package struct PickerRequest: DaemonRequest, Equatable {
         self.types = types
         self.allowsMultipleSelection = allowsMultipleSelection
         self.directory = directory
-        self.urls = urls
+        self.urls = [ClientPath](urls)
         self.showsFileExtensions = showsFileExtensions
     }
 
@@ -258,7 +258,7 @@ package struct PickerRequest: DaemonRequest, Equatable {
         types = try container.decodeIfPresent([String].self, forKey: .types) ?? []
         allowsMultipleSelection = try container.decodeIfPresent(Bool.self, forKey: .allowsMultipleSelection) ?? false
         directory = try container.decodeIfPresent(String.self, forKey: .directory)
-        urls = try container.decodeIfPresent([String].self, forKey: .urls) ?? []
+        urls = try container.decodeIfPresent([ClientPath].self, forKey: .urls) ?? []
         showsFileExtensions = try container.decodeIfPresent(Bool.self, forKey: .showsFileExtensions) ?? false
     }
 
@@ -269,7 +269,7 @@ package struct PickerRequest: DaemonRequest, Equatable {
     package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.strings(types, "params.types", limit: 256, each: 1024, what: "identifiers")
         directory = try WireCheck.optionalNormalizedPath(directory, "params.directory")
-        urls = try WireCheck.normalizedPaths(urls, "params.urls", limit: 4096)
+        urls = [ClientPath](try WireCheck.normalizedPaths(urls.map(\.text), "params.urls", limit: 4096))
         if mode == .export || mode == .move {
             guard !urls.isEmpty else { throw CoordinationWire.invalid("\(mode.rawValue) needs the documents to \(mode.rawValue) in urls") }
         }

@@ -10,18 +10,18 @@ package struct SubmitClaim: HotPathRequest {
 
     /// One item: its path, `read` or `write`, and the options' raw bits.
     package struct Item: Codable, Sendable {
-        package var path: String
+        package var path: ClientPath
         package var access: String
         package var options: UInt
 
         init(path: String, access: String, options: UInt) {
-            self.path = path
+            self.path = ClientPath(path)
             self.access = access
             self.options = options
         }
 
         package init(_ item: ClaimItem) {
-            path = item.path
+            path = ClientPath(item.path)
             switch item.access {
             case .read(let options):
                 access = "read"
@@ -56,7 +56,7 @@ package struct SubmitClaim: HotPathRequest {
     package func encodedParams() -> WireValue {
         var params: [String: WireValue] = [
             "purpose": .string(purpose),
-            "items": .array(items.map { ["path": .string($0.path), "access": .string($0.access), "options": .int(Int64($0.options))] }),
+            "items": .array(items.map { ["path": .string($0.path.text), "access": .string($0.access), "options": .int(Int64($0.options))] }),
         ]
         if let presenter { params["presenter"] = .int(Int64(presenter)) }
         if let contents { params["contents"] = .bool(contents) }
@@ -78,7 +78,7 @@ package struct SubmitClaim: HotPathRequest {
             throw CoordinationWire.invalid("a claim may name at most \(CoordinationWire.maximumItems) items")
         }
         for index in items.indices {
-            items[index].path = try WireCheck.normalizedPath(items[index].path, "params.items[\(index)].path")
+            items[index].path = ClientPath(try WireCheck.normalizedPath(items[index].path.text, "params.items[\(index)].path"))
             guard items[index].options <= 0xFF else { throw CoordinationWire.invalid("unknown option bits \(items[index].options)") }
             guard items[index].access == "read" || items[index].access == "write" else {
                 throw CoordinationWire.invalid("an item's access is \"read\" or \"write\"")
@@ -92,7 +92,7 @@ package struct SubmitClaim: HotPathRequest {
             claim: claim, purpose: purpose, presenter: presenter,
             items: items.map { item in
                 ClaimItem(
-                    path: item.path,
+                    path: item.path.text,
                     access: item.access == "write" ? .write(.init(rawValue: item.options)) : .read(.init(rawValue: item.options)))
             },
             includesContents: contents ?? false)
@@ -132,18 +132,18 @@ package struct Moved: DaemonRequest {
     package static let method = "moved"
     package typealias Reply = Acknowledged
     package var claim: UInt64
-    package var from: String
-    package var to: String
+    package var from: ClientPath
+    package var to: ClientPath
 
     package init(claim: UInt64, from: String, to: String) {
         self.claim = claim
-        self.from = from
-        self.to = to
+        self.from = ClientPath(from)
+        self.to = ClientPath(to)
     }
 
     package mutating func validate() throws(CoordinationFailure) {
-        from = try WireCheck.normalizedPath(from, "params.from")
-        to = try WireCheck.normalizedPath(to, "params.to")
+        from = ClientPath(try WireCheck.normalizedPath(from.text, "params.from"))
+        to = ClientPath(try WireCheck.normalizedPath(to.text, "params.to"))
     }
 }
 
@@ -154,18 +154,18 @@ package struct PresenterAdd: DaemonRequest {
     package typealias Reply = Acknowledged
     package var presenter: UInt64
     package var purpose: String
-    package var path: String?
+    package var path: ClientPath?
 
     package init(presenter: UInt64, purpose: String, path: String?) {
         self.presenter = presenter
         self.purpose = purpose
-        self.path = path
+        self.path = path.map(ClientPath.init)
     }
 
     package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.length(purpose, "params.purpose", limit: CoordinationWire.maximumPurposeBytes)
         guard !purpose.isEmpty else { throw CoordinationWire.invalid("purpose must not be empty") }
-        path = try WireCheck.optionalNormalizedPath(path, "params.path")
+        path = try WireCheck.optionalNormalizedPath(path?.text, "params.path").map(ClientPath.init)
     }
 }
 
@@ -174,15 +174,15 @@ package struct PresenterUpdate: DaemonRequest {
     package static let method = "presenter.update"
     package typealias Reply = Acknowledged
     package var presenter: UInt64
-    package var path: String?
+    package var path: ClientPath?
 
     package init(presenter: UInt64, path: String?) {
         self.presenter = presenter
-        self.path = path
+        self.path = path.map(ClientPath.init)
     }
 
     package mutating func validate() throws(CoordinationFailure) {
-        path = try WireCheck.optionalNormalizedPath(path, "params.path")
+        path = try WireCheck.optionalNormalizedPath(path?.text, "params.path").map(ClientPath.init)
     }
 }
 
@@ -239,16 +239,16 @@ package struct PresenterReply: DaemonRequest {
 package struct UbiquityChanged: DaemonRequest {
     package static let method = "ubiquity.changed"
     package typealias Reply = Acknowledged
-    package var path: String
+    package var path: ClientPath
     package var keys: [String]
 
     package init(path: String, keys: [String]) {
-        self.path = path
+        self.path = ClientPath(path)
         self.keys = keys
     }
 
     package mutating func validate() throws(CoordinationFailure) {
-        path = try WireCheck.normalizedPath(path, "params.path")
+        path = ClientPath(try WireCheck.normalizedPath(path.text, "params.path"))
         try WireCheck.strings(keys, "params.keys", limit: 64, each: 256)
     }
 }

@@ -20,7 +20,7 @@ package struct QueryStart: DaemonRequest {
     /// The predicate, in Apple's format syntax.
     package var predicate: String
     /// Folders (absolute paths) to search, resolved from Apple's scope constants.
-    package var scopes: [String]
+    package var scopes: [ClientPath]
     /// Seconds updates are collected before one event reports them (1 by default).
     package var interval: Double?
     /// The predicate parsed (by `validate()`).
@@ -31,7 +31,7 @@ package struct QueryStart: DaemonRequest {
     package init(_ spec: IndexQuerySpec) {
         query = UInt64(spec.id)
         predicate = spec.predicate.predicateFormat
-        scopes = spec.folders
+        scopes = [ClientPath](spec.folders)
         interval = spec.interval
         parsed = spec.predicate
     }
@@ -44,15 +44,16 @@ package struct QueryStart: DaemonRequest {
             throw CoordinationWire.invalid("predicate: \(error.description)")
         }
         guard !scopes.isEmpty, scopes.count <= 64 else { throw CoordinationWire.invalid("scopes must be an array of 1 to 64 folders") }
-        scopes = try WireCheck.normalizedPaths(scopes, "params.scopes", limit: 64)
+        scopes = [ClientPath](try WireCheck.normalizedPaths(scopes.map(\.text), "params.scopes", limit: 64))
         guard (0...3600).contains(interval ?? 1) else { throw CoordinationWire.invalid("interval must be 0 to 3600 seconds") }
     }
 
-    /// The query as the daemon runs it (after `validate()`).
-    package var spec: IndexQuerySpec {
+    /// The query as the daemon runs it (after `validate()`), over `folders`: its scopes as their
+    /// checks resolved them.
+    package func spec(folders: [String]) -> IndexQuerySpec {
         IndexQuerySpec(
             id: Int64(query), predicate: parsed ?? (try? MetadataPredicate(parsing: predicate)) ?? .falsePredicate,
-            folders: scopes, interval: interval ?? 1)
+            folders: folders, interval: interval ?? 1)
     }
 }
 
@@ -73,20 +74,20 @@ package struct Search: DaemonRequest {
     package var text: String
     package var limit: Int?
     package var content: Bool?
-    package var folders: [String]?
+    package var folders: [ClientPath]?
 
     package init(text: String, limit: Int? = nil, content: Bool? = nil, folders: [String]? = nil) {
         self.text = text
         self.limit = limit
         self.content = content
-        self.folders = folders
+        self.folders = folders.map { [ClientPath]($0) }
     }
 
     package mutating func validate() throws(CoordinationFailure) {
         try WireCheck.length(text, "params.text", limit: 1024)
         guard !text.isEmpty else { throw CoordinationWire.invalid("params.text must not be empty") }
         try WireCheck.limit(limit)
-        if let folders { self.folders = try WireCheck.normalizedPaths(folders, "params.folders", limit: 64) }
+        if let folders { self.folders = [ClientPath](try WireCheck.normalizedPaths(folders.map(\.text), "params.folders", limit: 64)) }
     }
 }
 
@@ -157,18 +158,18 @@ package struct Recents: DaemonRequest {
 package struct RecentsAdd: DaemonRequest {
     package static let method = "recents.add"
     package typealias Reply = WireValue
-    package var path: String
+    package var path: ClientPath
     /// `opened`, `created` or `modified`.
     package var event: String
 
     package init(path: String, event: String) {
-        self.path = path
+        self.path = ClientPath(path)
         self.event = event
     }
 
     package mutating func validate() throws(CoordinationFailure) {
         guard ["opened", "created", "modified"].contains(event) else { throw CoordinationWire.invalid("params.event must be opened, created or modified") }
-        path = try WireCheck.normalizedPath(path, "params.path")
+        path = ClientPath(try WireCheck.normalizedPath(path.text, "params.path"))
     }
 }
 
@@ -194,8 +195,10 @@ package struct FavoritesRemove: PathRequest {
 }
 
 /// `item`: what the index knows of one item (`{"item": …}` or `{"item": null}`).
-package struct ItemFacts: PathRequest {
+package struct ItemFacts: DaemonRequest {
     package static let method = "item"
-    package var path: String
-    package init(path: String) { self.path = path }
+    package typealias Reply = WireValue
+    package var path: ClientPath
+    package init(path: String) { self.path = ClientPath(path) }
+    package mutating func validate() throws(CoordinationFailure) { path = ClientPath(try WireCheck.normalizedPath(path.text, "params.path")) }
 }

@@ -153,9 +153,9 @@ package struct DriveProgressReply: Codable, Sendable, Equatable {
 package struct DriveEvictRequest: DaemonRequest {
     package static let method = "drive.evict"
     package typealias Reply = DriveEvictReply
-    package var path: String
-    package init(path: String) { self.path = path }
-    package mutating func validate() throws(CoordinationFailure) { path = try WireCheck.normalizedPath(path, "params.path") }
+    package var path: ClientPath
+    package init(path: String) { self.path = ClientPath(path) }
+    package mutating func validate() throws(CoordinationFailure) { path = ClientPath(try WireCheck.normalizedPath(path.text, "params.path")) }
 }
 
 /// `drive.publish`: a link to the server's copy of the drive file at `path` that anyone may
@@ -166,14 +166,14 @@ package struct DriveEvictRequest: DaemonRequest {
 package struct DrivePublishRequest: DaemonRequest {
     package static let method = "drive.publish"
     package typealias Reply = DrivePublishReply
-    package var path: String
+    package var path: ClientPath
     package var seconds: Double?
     package init(path: String, seconds: Double? = nil) {
-        self.path = path
+        self.path = ClientPath(path)
         self.seconds = seconds
     }
     package mutating func validate() throws(CoordinationFailure) {
-        path = try WireCheck.normalizedPath(path, "params.path")
+        path = ClientPath(try WireCheck.normalizedPath(path.text, "params.path"))
         if let seconds, !(seconds >= 1 && seconds.isFinite) {
             throw CoordinationFailure(kind: .invalid, message: "params.seconds: a lifetime of at least one second")
         }

@@ -19,12 +19,12 @@ package struct TypesOf: DaemonRequest {
     package typealias Reply = TypeDescription
 
     /// An absolute path.
-    package var path: String
+    package var path: ClientPath
 
-    package init(path: String) { self.path = path }
+    package init(path: String) { self.path = ClientPath(path) }
 
     package func validate() throws(CoordinationFailure) {
-        try WireCheck.absolutePath(path, "params.path")
+        try WireCheck.absolutePath(path.text, "params.path")
     }
 }
 
