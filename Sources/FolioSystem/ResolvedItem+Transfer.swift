@@ -118,17 +118,7 @@ extension ResolvedItem {
         _ = try valueOrErrno { mkdirat(folder, name, 0o700) }
         let target = try valueOrErrno { openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
         defer { close(target) }
-        let listing = try valueOrErrno { fcntl(source, F_DUPFD_CLOEXEC, 0) }
-        guard let stream = fdopendir(listing) else {
-            close(listing)
-            throw Errno(rawValue: errno)
-        }
-        defer { closedir(stream) }
-        while let record = readdir(stream) {
-            let child = DirectoryRecord.name(record)
-            if child == "." || child == ".." { continue }
-            var entry = stat()
-            guard fstatat(source, child, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+        try forEachEntry(in: source) { (child, entry) throws(Errno) in
             let permissions = entry.st_mode & 0o7777
             switch entry.st_mode & S_IFMT {
             case S_IFREG:
@@ -145,7 +135,7 @@ extension ResolvedItem {
                 buffer[count] = 0
                 _ = try valueOrErrno { symlinkat(buffer, target, child) }
             default:
-                continue  // devices, FIFOs and sockets are not documents
+                break  // devices, FIFOs and sockets are not documents
             }
         }
         _ = fchmod(target, mode)
@@ -164,19 +154,29 @@ extension ResolvedItem {
         if isFolder {
             guard depth < maximumCopyDepth else { throw .tooManySymbolicLinkLevels }
             let inner = try valueOrErrno { openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-            guard let stream = fdopendir(inner) else {
-                close(inner)
-                throw Errno(rawValue: errno)
-            }
-            defer { closedir(stream) }
-            while let record = readdir(stream) {
-                let child = DirectoryRecord.name(record)
-                if child == "." || child == ".." { continue }
-                var entry = stat()
-                guard fstatat(inner, child, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            defer { close(inner) }
+            try forEachEntry(in: inner) { (child, entry) throws(Errno) in
                 try removeEntry(child, in: inner, isFolder: entry.st_mode & S_IFMT == S_IFDIR, depth: depth + 1)
             }
         }
         _ = try valueOrErrno { unlinkat(folder, name, isFolder ? AT_REMOVEDIR : 0) }
+    }
+
+    /// Calls `body` with each entry of the open folder `folder` (`.` and `..` left out) and its
+    /// status, links not followed; an entry gone meanwhile is skipped.
+    private static func forEachEntry(in folder: Int32, _ body: (String, stat) throws(Errno) -> Void) throws(Errno) {
+        let listing = try valueOrErrno { fcntl(folder, F_DUPFD_CLOEXEC, 0) }
+        guard let stream = fdopendir(listing) else {
+            close(listing)
+            throw Errno(rawValue: errno)
+        }
+        defer { closedir(stream) }
+        while let record = readdir(stream) {
+            let child = DirectoryRecord.name(record)
+            if child == "." || child == ".." { continue }
+            var entry = stat()
+            guard fstatat(folder, child, &entry, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            try body(child, entry)
+        }
     }
 }

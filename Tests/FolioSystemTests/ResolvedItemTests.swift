@@ -67,4 +67,63 @@ struct ResolvedItemTests {
         // Cut anywhere, it is refused or read, never a trap.
         for length in stride(from: 0, to: min(shell.count, 8192), by: 97) { _ = ELFDynamicSection(bytes: Array(shell.prefix(length))) }
     }
+
+    /// A folder is copied through descriptors: its files and folders, a link as a link (never what
+    /// it leads to), nothing else; the copy is made new (an existing name is refused).
+    @Test func aFolderIsCopiedThroughDescriptorsLinksAsLinks() throws {
+        let dir = try TemporaryDirectory("resolved-copy")
+        try dir.write("secret.txt", "the user's secret")
+        try dir.write("pkg/Contents/a.txt", "a")
+        try dir.write("pkg/b.txt", "b")
+        #expect(symlink(dir.path + "/secret.txt", dir.path + "/pkg/Contents/leak") == 0)
+        #expect(mkfifo(dir.path + "/pkg/pipe", 0o600) == 0)
+        try FileManager.default.createDirectory(atPath: dir.path + "/out", withIntermediateDirectories: true)
+        let source = try ResolvedItem.resolve(dir.path + "/pkg"), folder = try ResolvedItem.resolve(dir.path + "/out")
+        let copy = try source.copy(into: folder, named: "pkg")
+        #expect(copy.status.kind == .directory && copy.path.hasSuffix("/out/pkg"))
+        #expect(try String(contentsOfFile: dir.path + "/out/pkg/Contents/a.txt", encoding: .utf8) == "a")
+        #expect(try String(contentsOfFile: dir.path + "/out/pkg/b.txt", encoding: .utf8) == "b")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.path + "/out/pkg/Contents/leak") == dir.path + "/secret.txt")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/pkg/pipe"))
+        #expect(throws: Errno.fileExists) { try source.copy(into: folder, named: "pkg") }
+        #expect(throws: Errno.invalidArgument) { try source.copy(into: folder, named: "../pkg2") }
+    }
+
+    /// An item moves only as itself: once its name holds another file, the move is refused and
+    /// nothing moves; otherwise it lands as the same inode.
+    @Test func anItemMovesOnlyAsItself() throws {
+        let dir = try TemporaryDirectory("resolved-move")
+        let path = try dir.write("a/doc.txt", "mine").path
+        try FileManager.default.createDirectory(atPath: dir.path + "/b", withIntermediateDirectories: true)
+        let item = try ResolvedItem.resolve(path), folder = try ResolvedItem.resolve(dir.path + "/b")
+        // Another file takes the name.
+        #expect(rename(path, dir.path + "/a/kept.txt") == 0)
+        try dir.write("a/doc.txt", "someone else's")
+        #expect(throws: Errno.resourceBusy) { try item.move(into: folder, named: "doc.txt") }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "someone else's")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/b/doc.txt"))
+        // Its own name back: it moves, the same inode.
+        #expect(rename(dir.path + "/a/kept.txt", path) == 0)
+        let moved = try item.move(into: folder, named: "doc.txt")
+        #expect(moved.status.inode == item.status.inode && moved.path.hasSuffix("/b/doc.txt"))
+        #expect(try String(contentsOfFile: dir.path + "/b/doc.txt", encoding: .utf8) == "mine")
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// Across file systems a move is a copy through descriptors and the removal of the item, found
+    /// again by its inode.
+    @Test func aMoveAcrossFileSystemsCopiesThenRemoves() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/shm") else { return }
+        let dir = try TemporaryDirectory("resolved-move-across")
+        try dir.write("pkg/inner/a.txt", "across")
+        let shm = "/dev/shm/folio-move-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: shm) }
+        let item = try ResolvedItem.resolve(dir.path + "/pkg"), folder = try ResolvedItem.resolve(shm)
+        guard item.status.device != folder.status.device else { return }
+        let moved = try item.move(into: folder, named: "pkg")
+        #expect(moved.path == shm + "/pkg")
+        #expect(try String(contentsOfFile: shm + "/pkg/inner/a.txt", encoding: .utf8) == "across")
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/pkg"))
+    }
 }
