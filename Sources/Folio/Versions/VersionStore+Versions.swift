@@ -71,9 +71,12 @@ extension VersionStore {
 
     /// The identity the store knows the item at `path` by, and the item's status. The identity
     /// attribute decides only with what a copy cannot carry: when the manifest recorded the
-    /// identity on another inode that still holds it (``DocumentIdentity/isSameDocument(_:device:inode:)``),
-    /// the item is a copy and is given an identity of its own — it inherits no versions. When the
-    /// identity moved to this inode (a save by rename, a download), the manifest records it here.
+    /// identity on another inode of the same file system that still holds it
+    /// (``DocumentIdentity/isSameDocument(_:device:inode:)``), the item is a copy and is given an
+    /// identity of its own — it inherits no versions. When the identity moved to this inode (a save
+    /// by rename, a download), the manifest records it here. On another device (the drive seen
+    /// through its mount rather than in its replica, or a move across file systems) the identity
+    /// decides, as before manifests recorded inodes.
     package func identity(ofItemAt path: String, creating: Bool) throws -> (identity: String, status: FileStatus) {
         let found = try identified(ofItemAt: path, creating: creating)
         return (found.identity, found.status)
@@ -86,7 +89,10 @@ extension VersionStore {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
         let manifest = try self.manifest(identity)
-        guard !identity.hasPrefix("inode-"), let reference = manifest?.reference, reference.device != status.device || reference.inode != status.inode
+        // Only on the recorded device: the drive's files have one inode in the replica and another
+        // through the mount (each process sees its own view), and a document moved to another file
+        // system has left its recorded inode behind anyway.
+        guard !identity.hasPrefix("inode-"), let reference = manifest?.reference, reference.device == status.device, reference.inode != status.inode
         else { return (identity, status, manifest) }
         guard DocumentIdentity.isSameDocument(reference, device: status.device, inode: status.inode) else {
             let fresh = DocumentIdentity.reidentify(itemAt: path, status: status)
