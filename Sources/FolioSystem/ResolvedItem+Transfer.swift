@@ -12,7 +12,9 @@ extension ResolvedItem {
     /// `folder`, through descriptors only: the source is read from what this descriptor is, each
     /// entry below it is opened from its folder's descriptor without following a link (a link is
     /// copied as a link), and every copy is made with `O_EXCL` in its folder's descriptor. A name
-    /// swapped anywhere meanwhile cannot make it read or write anything else. Returns the copy.
+    /// swapped anywhere meanwhile cannot make it read or write anything else. Each copy keeps its
+    /// original's mode and `user.` attributes (tags), not its identity: it is a new document.
+    /// Returns the copy.
     ///
     /// - Throws: `Errno.fileExists` when `name` is taken in `folder`; `.notSupported` for an item
     ///   that is neither a file nor a folder.
@@ -109,7 +111,22 @@ extension ResolvedItem {
                 written += wrote
             }
         }
+        copyUserAttributes(from: source, to: target)
         _ = fchmod(target, mode)
+    }
+
+    /// Copies the `user.` extended attributes of the open `source` to the open `target` (tags among
+    /// them), except a document's identity: a copy is a new document.
+    private static func copyUserAttributes(from source: Int32, to target: Int32) {
+        var names = [CChar](repeating: 0, count: 4096)
+        let length = flistxattr(source, &names, names.count)
+        guard length > 0 else { return }
+        var value = [UInt8](repeating: 0, count: 65536)
+        for name in names[0..<length].split(separator: 0).map({ String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) })
+        where name.hasPrefix("user.") && name != "user.folio.id" {
+            let size = fgetxattr(source, name, &value, value.count)
+            if size >= 0 { _ = fsetxattr(target, name, value, size, 0) }
+        }
     }
 
     /// Copies the open folder `source` and everything in it to a new `name` in `folder`.
@@ -138,6 +155,7 @@ extension ResolvedItem {
                 break  // devices, FIFOs and sockets are not documents
             }
         }
+        copyUserAttributes(from: source, to: target)
         _ = fchmod(target, mode)
     }
 

@@ -68,8 +68,9 @@ struct ResolvedItemTests {
         for length in stride(from: 0, to: min(shell.count, 8192), by: 97) { _ = ELFDynamicSection(bytes: Array(shell.prefix(length))) }
     }
 
-    /// A folder is copied through descriptors: its files and folders, a link as a link (never what
-    /// it leads to), nothing else; the copy is made new (an existing name is refused).
+    /// A folder is copied through descriptors: its files and folders with their tags but not their
+    /// identity, a link as a link (never what it leads to), nothing else; the copy is made new (an
+    /// existing name is refused).
     @Test func aFolderIsCopiedThroughDescriptorsLinksAsLinks() throws {
         let dir = try TemporaryDirectory("resolved-copy")
         try dir.write("secret.txt", "the user's secret")
@@ -77,12 +78,17 @@ struct ResolvedItemTests {
         try dir.write("pkg/b.txt", "b")
         #expect(symlink(dir.path + "/secret.txt", dir.path + "/pkg/Contents/leak") == 0)
         #expect(mkfifo(dir.path + "/pkg/pipe", 0o600) == 0)
+        try FilePath(dir.path + "/pkg/b.txt").setExtendedAttribute(named: "user.xdg.tags", to: Array("red".utf8))
+        try FilePath(dir.path + "/pkg/b.txt").setExtendedAttribute(named: "user.folio.id", to: Array("0d1e".utf8))
         try FileManager.default.createDirectory(atPath: dir.path + "/out", withIntermediateDirectories: true)
         let source = try ResolvedItem.resolve(dir.path + "/pkg"), folder = try ResolvedItem.resolve(dir.path + "/out")
         let copy = try source.copy(into: folder, named: "pkg")
         #expect(copy.status.kind == .directory && copy.path.hasSuffix("/out/pkg"))
         #expect(try String(contentsOfFile: dir.path + "/out/pkg/Contents/a.txt", encoding: .utf8) == "a")
         #expect(try String(contentsOfFile: dir.path + "/out/pkg/b.txt", encoding: .utf8) == "b")
+        // Tags come along; the identity does not (a copy is a new document).
+        #expect(try FilePath(dir.path + "/out/pkg/b.txt").extendedAttribute(named: "user.xdg.tags") == Array("red".utf8))
+        #expect((try? FilePath(dir.path + "/out/pkg/b.txt").extendedAttribute(named: "user.folio.id")) == nil)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir.path + "/out/pkg/Contents/leak") == dir.path + "/secret.txt")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/out/pkg/pipe"))
         #expect(throws: Errno.fileExists) { try source.copy(into: folder, named: "pkg") }
