@@ -74,14 +74,26 @@ public struct DirectoryScanner: Sendable {
     /// Lists one folder: `visit` gets each entry (not `.` and `..`), `skipped` each entry left out.
     /// Returns false when the folder itself could not be opened or read to the end (then `skipped`
     /// got the folder's path and the reason, and the entries visited are not all there are).
+    /// With `reading`, the folder opened is that one (a descriptor's `/proc/self/fd` path: the
+    /// folder a check resolved), its entries named below `folder`. With `expecting`, the folder
+    /// opened must be that device and inode (what its parent's listing found at its name, links
+    /// not followed): when a name on the way was swapped for a link since, what opened is not it,
+    /// and the folder is reported gone (`.notDirectory`) rather than listed.
     @discardableResult
-    public func list(_ folder: String, visit: (Entry) -> Void, skipped: (String, Skip) -> Void) -> Bool {
-        guard let stream = opendir(PathRedirect.physical(folder)) else {
+    public func list(
+        _ folder: String, reading location: String? = nil, expecting identity: (device: UInt64, inode: UInt64)? = nil, visit: (Entry) -> Void,
+        skipped: (String, Skip) -> Void
+    ) -> Bool {
+        guard let stream = opendir(location ?? PathRedirect.physical(folder)) else {
             skipped(folder, .unreadableFolder(Errno(rawValue: errno)))
             return false
         }
         defer { closedir(stream) }
         let descriptor = FileDescriptor(rawValue: dirfd(stream))
+        if let identity, let opened = try? FileStatus(of: descriptor), opened.device != identity.device || opened.inode != identity.inode {
+            skipped(folder, .unreadableFolder(.notDirectory))
+            return false
+        }
         while true {
             errno = 0
             guard let record = readdir(stream) else {

@@ -8,7 +8,8 @@ extension ResolvedItem {
     /// How deep a copied folder may go.
     static let maximumCopyDepth = 256
 
-    /// Copies this item — a regular file, or a folder with everything in it — to `name` in
+    /// Copies this item — a regular file, a folder with everything in it, or a symbolic link (the
+    /// link itself) — to `name` in
     /// `folder`, through descriptors only: the source is read from what this descriptor is, each
     /// entry below it is opened from its folder's descriptor without following a link (a link is
     /// copied as a link), and every copy is made with `O_EXCL` in its folder's descriptor. A name
@@ -17,7 +18,7 @@ extension ResolvedItem {
     /// Returns the copy.
     ///
     /// - Throws: `Errno.fileExists` when `name` is taken in `folder`; `.notSupported` for an item
-    ///   that is neither a file nor a folder.
+    ///   that is neither a file, a folder nor a link.
     public func copy(into folder: ResolvedItem, named name: String) throws(Errno) -> ResolvedItem {
         guard exists, folder.exists else { throw .noSuchFileOrDirectory }
         guard Self.isPlainName(name) else { throw .invalidArgument }
@@ -31,6 +32,9 @@ extension ResolvedItem {
             let source = try valueOrErrno { cfolio_reopen(descriptor.rawValue, O_RDONLY | O_DIRECTORY) }
             defer { close(source) }
             try Self.copyFolder(source, into: folder.descriptor.rawValue, named: name, mode: permissions, depth: 0)
+        case .symbolicLink:
+            // The link itself (its descriptor is the link's: read with an empty name).
+            try Self.copyLink(readingAt: descriptor.rawValue, "", into: folder.descriptor.rawValue, named: name)
         default:
             throw .notSupported
         }
@@ -79,8 +83,8 @@ extension ResolvedItem {
 
     /// The entry `name` of `folder`, opened without following a link.
     private static func entry(_ name: String, in folder: ResolvedItem) throws(Errno) -> ResolvedItem {
-        let fd = try valueOrErrno { openat(folder.descriptor.rawValue, name, CFOLIO_O_PATH | O_NOFOLLOW | O_CLOEXEC) }
-        do { return try adopt(FileDescriptor(rawValue: fd)) } catch {
+        do { return try folder.entry(name) } catch {
+            if case .system(let code) = error { throw code }
             throw .noSuchFileOrDirectory
         }
     }
@@ -115,6 +119,14 @@ extension ResolvedItem {
         _ = fchmod(target, mode)
     }
 
+    /// Makes `name` in `folder` a symbolic link to where the link `link` in `source` points.
+    private static func copyLink(readingAt source: Int32, _ link: String, into folder: Int32, named name: String) throws(Errno) {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = try valueOrErrno { readlinkat(source, link, &buffer, buffer.count - 1) }
+        buffer[count] = 0
+        _ = try valueOrErrno { symlinkat(buffer, folder, name) }
+    }
+
     /// Copies the `user.` extended attributes of the open `source` to the open `target` (tags among
     /// them), except a document's identity: a copy is a new document.
     private static func copyUserAttributes(from source: Int32, to target: Int32) {
@@ -147,10 +159,7 @@ extension ResolvedItem {
                 defer { close(inner) }
                 try copyFolder(inner, into: target, named: child, mode: permissions, depth: depth + 1)
             case S_IFLNK:
-                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                let count = try valueOrErrno { readlinkat(source, child, &buffer, buffer.count - 1) }
-                buffer[count] = 0
-                _ = try valueOrErrno { symlinkat(buffer, target, child) }
+                try copyLink(readingAt: source, child, into: target, named: child)
             default:
                 break  // devices, FIFOs and sockets are not documents
             }

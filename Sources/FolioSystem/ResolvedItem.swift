@@ -76,6 +76,20 @@ public final class ResolvedItem: Sendable {
         }
     }
 
+    /// Resolves the absolute `path`; when it lies in a folder of `parent` (an app's container in
+    /// the folder of containers), from that folder's descriptor (``resolve(_:beneath:allowMissing:)``):
+    /// a link in there never leads out of it, and neither may that folder's own name.
+    public static func resolve(_ path: String, confinedBelow parent: String, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
+        guard parent != "/", path.utf8.count > parent.utf8.count + 1, path.utf8.starts(with: parent.utf8),
+            path.utf8.dropFirst(parent.utf8.count).first == UInt8(ascii: "/")
+        else { return try resolve(path, allowMissing: allowMissing) }
+        let names = path.utf8.dropFirst(parent.utf8.count + 1).split(separator: UInt8(ascii: "/"), maxSplits: 1)
+        guard let first = names.first else { return try resolve(path, allowMissing: allowMissing) }
+        let folder = try resolve(parent).entry(String(decoding: first, as: UTF8.self))
+        guard folder.status.kind == .directory else { throw .outside }
+        return names.count == 1 ? folder : try resolve(String(decoding: names[1], as: UTF8.self), beneath: folder, allowMissing: allowMissing)
+    }
+
     /// Opens `names` with `open` (a descriptor, or -1 and errno); with `allowMissing`, drops
     /// missing names from the end until what is left opens, and keeps them.
     private static func walk(_ names: [String], allowMissing: Bool, open: ([String]) -> Int32) throws(Failure) -> ResolvedItem {
@@ -115,6 +129,16 @@ public final class ResolvedItem: Sendable {
         guard exists, status.kind == .directory else { throw .system(.notDirectory) }
         let fd = openat(descriptor.rawValue, "..", CFOLIO_O_PATH | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .system(Errno(rawValue: errno)) }
+        return try Self.adopt(FileDescriptor(rawValue: fd), missing: [])
+    }
+
+    /// The entry `name` of this folder itself, opened from its descriptor without following a
+    /// link: a symbolic link is the link, never what it points to.
+    public func entry(_ name: String) throws(Failure) -> ResolvedItem {
+        guard exists, status.kind == .directory else { throw .system(.notDirectory) }
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")), !name.utf8.contains(0) else { throw .outside }
+        let fd = openat(descriptor.rawValue, name, CFOLIO_O_PATH | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw errno == ENOENT ? .missing : .system(Errno(rawValue: errno)) }
         return try Self.adopt(FileDescriptor(rawValue: fd), missing: [])
     }
 

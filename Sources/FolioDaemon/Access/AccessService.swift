@@ -67,13 +67,14 @@ final class AccessService: Sendable {
         try require(app: app, path: path, write: write)?.path ?? path.comparedAsText
     }
 
-    /// Grants `app` the item at `path` (which exists).
+    /// Grants `app` the item at `path` (which exists); a path in an app's container is resolved
+    /// beneath the container, so a link put there cannot turn the grant to a file outside it.
     @discardableResult
     func grant(
         app: String, path: String, write: Bool, persistent: Bool, source: Grant.Source, session: UInt32?
     ) throws(CoordinationFailure) -> Grant {
         let item: ResolvedItem
-        do { item = try ResolvedItem.resolve(path) } catch { throw CoordinationFailure(kind: .notFound, message: "no item at \(path)") }
+        do { item = try ResolvedItem.resolve(path, confinedBelow: catalog.paths.containersDirectory) } catch { throw CoordinationFailure(kind: .notFound, message: "no item at \(path)") }
         return try grant(app: app, item: item, write: write, persistent: persistent, source: source, session: session)
     }
 

@@ -25,7 +25,7 @@ enum PickerChoice {
         guard !paths.isEmpty else { throw refuse("choose at least one item, or cancel") }
         var chosen: [ResolvedItem] = []
         for path in paths {
-            let item = try resolveChoice(path, app: app, access: access)
+            let item = try resolveChoice(path, access: access)
             let containers = access.catalog.paths.containersDirectory
             let own = app.map { containers + "/" + $0 }
             if CoordinationPath.isAncestor(containers, of: item.path), own.map({ item.path != $0 && !CoordinationPath.isAncestor($0, of: item.path) }) ?? true {
@@ -63,25 +63,12 @@ enum PickerChoice {
         return Checked(chosen: chosen, sources: sources)
     }
 
-    /// Resolves a path the user chose. In an app's own container it is resolved from the
-    /// container's folder (`RESOLVE_BENEATH`): a link the app put there leads nowhere, so the user
-    /// choosing what the picker showed in the container can never pick a file outside it.
-    private static func resolveChoice(_ path: String, app: String?, access: AccessService) throws(CoordinationFailure) -> ResolvedItem {
-        let missing = CoordinationFailure(kind: .invalid, message: "no item at \(path)")
-        let normalized = CoordinationPath.normalize(path)
-        let containers = access.catalog.paths.containersDirectory
-        do {
-            guard let app, CoordinationPath.isAncestor(containers, of: normalized) else { return try ResolvedItem.resolve(normalized) }
-            let own = containers + "/" + app
-            guard normalized == own || CoordinationPath.isAncestor(own, of: normalized) else {
-                throw CoordinationFailure(kind: .invalid, message: "\(path) is inside another app's container")
-            }
-            let folder = try ResolvedItem.resolve(own)
-            return normalized == own ? folder : try ResolvedItem.resolve(String(normalized.dropFirst(own.count + 1)), beneath: folder)
-        } catch let failure as CoordinationFailure {
-            throw failure
-        } catch {
-            throw missing
+    /// Resolves a path the user chose. In an app's container it is resolved from the container's
+    /// folder (`RESOLVE_BENEATH`): a link the app put there leads nowhere, so the user choosing
+    /// what the picker showed in the container can never pick a file outside it.
+    private static func resolveChoice(_ path: String, access: AccessService) throws(CoordinationFailure) -> ResolvedItem {
+        do { return try ResolvedItem.resolve(CoordinationPath.normalize(path), confinedBelow: access.catalog.paths.containersDirectory) } catch {
+            throw CoordinationFailure(kind: .invalid, message: "no item at \(path)")
         }
     }
 

@@ -33,11 +33,16 @@ struct FreedesktopTrash: Sendable {
     var filesDirectory: String { directory + "/files" }
     var infoDirectory: String { directory + "/info" }
 
-    /// Moves `path` to the trash and returns its record.
-    func trash(_ path: String, now: Date = Date()) throws(CoordinationFailure) -> Item {
+    /// Moves `item` (the entry itself, resolved once) to the trash and returns its record.
+    func trash(_ item: ResolvedItem, now: Date = Date()) throws(CoordinationFailure) -> Item {
         for folder in [directory, filesDirectory, infoDirectory] where mkdir(folder, 0o700) != 0 && errno != EEXIST {
             throw CoordinationFailure(kind: .failed, message: "cannot create the trash folder \(folder): \(String(cString: strerror(errno)))")
         }
+        let trashed: ResolvedItem
+        do { trashed = try ResolvedItem.resolve(filesDirectory) } catch {
+            throw CoordinationFailure(kind: .failed, message: "cannot open the trash folder \(filesDirectory)")
+        }
+        let path = item.path
         let original = Self.fitting((path as NSString).lastPathComponent)
         let info = Self.info(path: path, date: now)
         // Reserve a name: the info file, created exclusively (the specification's own rule). A
@@ -62,7 +67,7 @@ struct FreedesktopTrash: Sendable {
                 throw CoordinationFailure(kind: .failed, message: "cannot write \(infoPath)")
             }
             do {
-                try files.move(path, to: filesDirectory + "/" + name)
+                _ = try files.move(item, into: trashed, named: name)
             } catch {
                 unlink(infoPath)
                 if error.isExists, number < 10_000 { continue }
@@ -115,10 +120,14 @@ struct FreedesktopTrash: Sendable {
         return found
     }
 
-    /// Puts a trashed item back where it was (refused if something took its place), then removes
-    /// its record.
-    func restore(_ item: Item) throws(CoordinationFailure) {
-        try files.move(item.path, to: item.originalPath)
+    /// Puts a trashed item back in `folder` (the folder it was in, resolved once by the caller)
+    /// under its name (refused if something took its place), then removes its record.
+    func restore(_ item: Item, into folder: ResolvedItem) throws(CoordinationFailure) {
+        let entry: ResolvedItem
+        do { entry = try ResolvedItem.resolve(filesDirectory).entry(item.name) } catch {
+            throw CoordinationFailure(kind: .notFound, message: "nothing called \(item.name) is in the trash")
+        }
+        _ = try files.move(entry, into: folder, named: (item.originalPath as NSString).lastPathComponent)
         unlink(infoDirectory + "/" + item.name + ".trashinfo")
     }
 

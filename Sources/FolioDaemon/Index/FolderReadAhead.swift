@@ -8,8 +8,9 @@ import Foundation
 /// watched first (an event after the read is then never missed); the reader stays at most
 /// `aheadEntries` entries ahead of the writer, and stops when told.
 final class FolderReadAhead: @unchecked Sendable {
-    /// The folders, in the order they are read (their rows' ids and paths).
-    let folders: [(id: Int64, path: String)]
+    /// The folders, in the order they are read (their rows' ids, paths, and the device and inode
+    /// each was found as).
+    let folders: [(id: Int64, path: String, identity: (device: UInt64, inode: UInt64)?)]
     /// The next folder the writer takes.
     var next = 0
 
@@ -27,7 +28,7 @@ final class FolderReadAhead: @unchecked Sendable {
     private static let queue = DispatchQueue(label: "folio.index.read-ahead")
 
     /// Starts reading `folders` with `writer`'s scanner, watching each with `watcher` first.
-    init(folders: [(id: Int64, path: String)], writer: IndexWriter, watcher: InotifyWatcher?, aheadEntries: Int) {
+    init(folders: [(id: Int64, path: String, identity: (device: UInt64, inode: UInt64)?)], writer: IndexWriter, watcher: InotifyWatcher?, aheadEntries: Int) {
         self.folders = folders
         listings = Array(repeating: nil, count: folders.count)
         self.aheadEntries = aheadEntries
@@ -41,7 +42,7 @@ final class FolderReadAhead: @unchecked Sendable {
                     return
                 }
                 watcher?.watch(folder.path)
-                let listing = writer.read(folder: folder.path)
+                let listing = writer.read(folder: folder.path, expecting: folder.identity)
                 condition.withLock {
                     listings[index] = listing
                     pendingEntries += listing.entries.count

@@ -52,11 +52,14 @@ struct IndexWriter {
 
     /// Reads `folder` from the disk: its entries, their status and their rows. Touches no
     /// database, so the crawl reads the next folders while it writes this one (`FolderReadAhead`).
-    func read(folder path: String) -> FolderListing {
+    /// With `expecting` (the folder's row's device and inode, as its parent's listing found it),
+    /// a path that leads elsewhere by now — a name on the way swapped for a link — reads as the
+    /// folder gone: the index never records what a link leads to under the folder's name.
+    func read(folder path: String, expecting identity: (device: UInt64, inode: UInt64)? = nil) -> FolderListing {
         var entries: [DirectoryScanner.Entry] = []
         var failure: DirectoryScanner.Skip?
         let complete = scanner.list(
-            path, visit: { entries.append($0) },
+            path, expecting: identity, visit: { entries.append($0) },
             skipped: { skippedPath, reason in
                 if skippedPath == path { failure = reason } else { logger.notice("not indexed", metadata: ["path": "\(skippedPath)", "reason": "\(reason)"]) }
             })

@@ -273,11 +273,15 @@ final class MetadataIndex: @unchecked Sendable {
     private func crawlStep() {
         guard !stopped else { return }
         if carried == nil, readAhead == nil {
-            let folders: [(id: Int64, path: String)]
+            let folders: [(id: Int64, path: String, identity: (device: UInt64, inode: UInt64)?)]
             do {
                 folders = try pool.read { db in
-                    try Row.fetchAll(db.cachedStatement(sql: "SELECT id, path FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT \(Self.crawlFolders)"))
-                        .map { ($0[0], $0[1]) }
+                    try Row.fetchAll(
+                        db.cachedStatement(sql: "SELECT id, path, device, inode FROM items WHERE kind = 1 AND listed = 0 ORDER BY id LIMIT \(Self.crawlFolders)")
+                    ).map { row in
+                        let device = UInt64(bitPattern: row[2] as Int64? ?? 0), inode = UInt64(bitPattern: row[3] as Int64? ?? 0)
+                        return (row[0], row[1], inode == 0 ? nil : (device, inode))
+                    }
                 }
             } catch {
                 logger.error("a crawl step failed; retrying", metadata: ["error": "\(error)"])

@@ -4,7 +4,8 @@ import Foundation
 import Hummingbird
 
 extension WebRoutes {
-    /// Changes: each checked against the scope, then carried out inside a coordination as the
+    /// Changes: each path resolved once and checked against the scope (``WebScope``), then carried
+    /// out on what it resolved to, through descriptors, inside a coordination as the
     /// daemon's own client (so apps presenting the items hear of it), on the slow pool (a claim may
     /// wait for a presenter). The answer comes once the index holds the change, so the page's next
     /// listing shows it.
@@ -14,13 +15,13 @@ extension WebRoutes {
                 let change = try await body(Rename.self, of: request)
                 try WebScope.checkName(change.name)
                 let scope = await state.scope()
-                let target = (change.path as NSString).deletingLastPathComponent + "/" + change.name
                 try await state.blocking(.slow) {
-                    try scope.changeable(change.path)
-                    try scope.inside(parentOf: target)
-                    try state.files.move(change.path, to: target)
+                    let (folder, item) = try scope.changeable(change.path)
+                    _ = try state.files.move(item, into: folder, named: change.name)
                 }
-                return try await changed(["path": target], state: state)
+                // Named as the page named it (its folder may be reached through a link).
+                let renamed = (change.path as NSString).deletingLastPathComponent + "/" + change.name
+                return try await changed(["path": renamed], state: state)
             }
         }
 
@@ -30,16 +31,16 @@ extension WebRoutes {
                 guard !change.paths.isEmpty, change.paths.count <= 1000 else { throw WebScope.Refusal(status: 400, message: "move 1 to 1,000 items") }
                 let scope = await state.scope()
                 let moved = try await state.blocking(.slow) {
-                    try scope.folder(change.to)
+                    let folder = try scope.folder(change.to)
                     var moved: [String] = []
                     for path in change.paths {
-                        try scope.changeable(path)
-                        guard !CoordinationPath.isSelfOrDescendant(change.to, of: path) else {
+                        let (_, item) = try scope.changeable(path)
+                        guard !CoordinationPath.isSelfOrDescendant(folder.path, of: item.path) else {
                             throw WebScope.Refusal(status: 400, message: "\(path) cannot go inside itself")
                         }
-                        let target = change.to + "/" + (path as NSString).lastPathComponent
-                        try state.files.move(path, to: target)
-                        moved.append(target)
+                        let name = (item.path as NSString).lastPathComponent
+                        _ = try state.files.move(item, into: folder, named: name)
+                        moved.append(change.to + "/" + name)
                     }
                     return moved
                 }
@@ -52,13 +53,14 @@ extension WebRoutes {
                 let change = try await body(ItemPath.self, of: request)
                 let scope = await state.scope()
                 let copy = try await state.blocking(.slow) {
-                    try scope.existing(change.path)
-                    let name = (change.path as NSString).lastPathComponent
+                    // The entry itself, beside itself: a link is duplicated as a link, and only
+                    // when what it leads to is in reach too.
+                    let (folder, item) = try scope.entry(change.path)
+                    if item.status.kind == .symbolicLink { _ = try scope.item(change.path) }
+                    let name = (item.path as NSString).lastPathComponent
                     let stem = (name as NSString).deletingPathExtension, suffix = (name as NSString).pathExtension
-                    let target = AvailableName.path(
-                        for: stem + " copy" + (suffix.isEmpty ? "" : "." + suffix), in: (change.path as NSString).deletingLastPathComponent)
-                    try state.files.copy(change.path, to: target)
-                    return target
+                    let copy = try state.files.copy(item, into: folder, named: stem + " copy" + (suffix.isEmpty ? "" : "." + suffix))
+                    return (change.path as NSString).deletingLastPathComponent + "/" + (copy.path as NSString).lastPathComponent
                 }
                 return try await changed(["path": copy], state: state)
             }
@@ -69,12 +71,11 @@ extension WebRoutes {
                 let change = try await body(NewFolder.self, of: request)
                 try WebScope.checkName(change.name)
                 let scope = await state.scope()
-                let path = change.parent + "/" + change.name
-                try await state.blocking(.slow) {
-                    try scope.folder(change.parent)
-                    try state.files.makeFolder(path)
+                let made = try await state.blocking(.slow) {
+                    _ = try state.files.makeFolder(named: change.name, in: try scope.folder(change.parent))
+                    return change.parent + "/" + change.name
                 }
-                return try await changed(["path": path], state: state)
+                return try await changed(["path": made], state: state)
             }
         }
 
@@ -86,11 +87,11 @@ extension WebRoutes {
                 let names = try await state.blocking(.slow) {
                     var names: [String] = []
                     for path in change.paths {
-                        try scope.changeable(path)
-                        guard !CoordinationPath.isSelfOrDescendant(state.trash.directory, of: path) else {
+                        let (_, item) = try scope.changeable(path)
+                        guard !CoordinationPath.isSelfOrDescendant(state.trash.directory, of: item.path) else {
                             throw WebScope.Refusal(status: 400, message: "\(path) cannot be trashed")
                         }
-                        names.append(try state.trash.trash(path).name)
+                        names.append(try state.trash.trash(item).name)
                     }
                     return names
                 }
@@ -104,8 +105,9 @@ extension WebRoutes {
                 let scope = await state.scope()
                 let restored = try await state.blocking(.slow) {
                     let item = try state.trash.item(named: change.name)
-                    try scope.inside(parentOf: item.originalPath)
-                    try state.trash.restore(item)
+                    try WebScope.checkForm(item.originalPath)
+                    let folder = try scope.folder(CoordinationPath.ancestors(of: item.originalPath).first ?? "/")
+                    try state.trash.restore(item, into: folder)
                     return item.originalPath
                 }
                 return try await changed(["path": restored], state: state)
@@ -119,8 +121,7 @@ extension WebRoutes {
                 for tag in change.tags { try checkTag(tag) }
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
-                    try scope.existing(change.path)
-                    try state.files.setTags(change.tags, of: change.path)
+                    try state.files.setTags(change.tags, of: try scope.item(change.path))
                 }
                 return try await changed(["path": change.path], state: state)
             }
@@ -130,7 +131,7 @@ extension WebRoutes {
             await answer {
                 let change = try await body(SetFavorite.self, of: request)
                 let scope = await state.scope()
-                _ = try await state.blocking(.quick) { try scope.existing(change.path) }
+                _ = try await state.blocking(.quick) { try scope.item(change.path) }
                 try await state.context.index.perform { index in
                     if change.favorite {
                         try index.addFavorite(change.path)

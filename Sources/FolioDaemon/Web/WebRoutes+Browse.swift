@@ -42,8 +42,9 @@ extension WebRoutes {
                 let offset = max(0, Int(request.uri.queryParameters.get("offset") ?? "") ?? 0)
                 let limit = min(max(1, Int(request.uri.queryParameters.get("limit") ?? "") ?? 200), 1000)
                 let scope = await state.scope()
-                try await state.blocking(.quick) { try scope.folder(path) }
-                let listing = try await listing(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
+                let folder = try await state.blocking(.quick) { try scope.folder(path) }
+                let listing = try await listing(
+                    of: path, folder: folder, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit, state: state)
                 // Documents in conflict carry a badge (the version store's manifests say which).
                 let conflicts = try await state.blocking(.quick) { state.conflicts() }
                 return WebJSON.response(
@@ -129,10 +130,12 @@ extension WebRoutes {
         }
     }
 
-    /// A page of a folder's items: from the index when it holds the folder listed, else read from
-    /// disk (raw `readdir` and `lstat`) and sorted here.
+    /// A page of the items of `folder` (named `path` by the page): from the index when it holds the
+    /// folder listed, else read from disk (raw `readdir` and `lstat`) through the folder's
+    /// descriptor — what was checked — and sorted here.
     static func listing(
-        of path: String, order: MetadataIndex.ListingOrder, descending: Bool, hidden: Bool, offset: Int, limit: Int, state: WebState
+        of path: String, folder: ResolvedItem, order: MetadataIndex.ListingOrder, descending: Bool, hidden: Bool, offset: Int, limit: Int,
+        state: WebState
     ) async throws -> (total: Int, items: [IndexRecord]) {
         let index = state.context.index
         if let indexed = try await index.perform({ try $0.children(of: path, order: order, descending: descending, hidden: hidden, offset: offset, limit: limit) }) {
@@ -141,7 +144,7 @@ extension WebRoutes {
         let driveRoot = state.paths.driveDirectory
         return try await state.blocking(.slow) {
             var entries: [DirectoryScanner.Entry] = []
-            let listed = DirectoryScanner().list(path, visit: { entries.append($0) }, skipped: { _, _ in })
+            let listed = DirectoryScanner().list(path, reading: folder.descriptorPath, visit: { entries.append($0) }, skipped: { _, _ in })
             guard listed else { throw WebScope.Refusal(status: 403, message: "\(path) cannot be read") }
             state.changes.watch(path)
             var records = IndexRecord.records(of: entries, types: index.writer.types, driveRoot: driveRoot)

@@ -16,10 +16,10 @@ extension WebRoutes {
                 let path = try parameter("path", of: request)
                 let scope = await state.scope()
                 let handlers = try await state.blocking(.slow) {
-                    let status = try scope.existing(path)
-                    guard status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document opens in an app: \(path)") }
+                    let item = try scope.item(path)
+                    guard item.status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document opens in an app: \(path)") }
                     let registry = handlerRegistry(state)
-                    let type = try UTType.contentType(ofItemAt: URL(fileURLWithPath: path)).type
+                    let type = Self.type(of: item)
                     let choice = registry.choice(for: type)
                     let catalog = state.context.access.catalog
                     // Folio's apps, then the desktop applications associated with the type.
@@ -45,8 +45,7 @@ extension WebRoutes {
                 guard let app = change.app else { throw WebScope.Refusal(status: 400, message: "name the app") }
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
-                    try scope.existing(change.path)
-                    let type = try UTType.contentType(ofItemAt: URL(fileURLWithPath: change.path)).type
+                    let type = Self.type(of: try scope.item(change.path))
                     do { try handlerRegistry(state).setDefaultHandler(app, for: type) } catch {
                         throw WebScope.Refusal(status: 400, message: "\(error)")
                     }
@@ -60,15 +59,16 @@ extension WebRoutes {
                 let change = try await body(OpenIn.self, of: request)
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
-                    try scope.existing(change.path)
+                    let item = try scope.item(change.path)
                     if let app = change.app, app.hasSuffix(".desktop") ? DesktopEntry.find(app, paths: state.paths) == nil : state.context.access.catalog.manifest(app) == nil {
                         throw WebScope.Refusal(status: 404, message: "no app \(app) is registered or installed")
                     }
                     // `folio open` prepares the document (a grant in place, or a copy in the Inbox)
-                    // and starts the app; it runs on after this answer, reaped when it ends.
+                    // and starts the app; it runs on after this answer, reaped when it ends. It is
+                    // given where the item really is, and resolves that beneath an app's container.
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                    process.arguments = ["open"] + (change.app.map { ["--app", $0] } ?? []) + ["--", change.path]
+                    process.arguments = ["open"] + (change.app.map { ["--app", $0] } ?? []) + ["--", item.path]
                     process.standardInput = FileHandle.nullDevice
                     process.standardOutput = FileHandle.nullDevice
                     process.terminationHandler = { ended in
@@ -81,6 +81,12 @@ extension WebRoutes {
                 return WebJSON.response(["path": change.path])
             }
         }
+    }
+
+    /// The type of a document resolved once: by its name, and by its bytes read through its
+    /// descriptor when the name says nothing.
+    private static func type(of item: ResolvedItem) -> UTType {
+        UTType.contentType(named: URL(fileURLWithPath: item.path), status: item.status, reading: FilePath(item.descriptorPath)).type
     }
 
     /// The handler registry over the daemon's types, with the user's choices; apps registered

@@ -20,7 +20,7 @@ extension WebRoutes {
                 let choice = try await body(PickerAnswer.self, of: request)
                 let scope = await state.scope()
                 try await state.blocking(.quick) {
-                    for path in choice.paths ?? [] { try scope.existing(path) }
+                    for path in choice.paths ?? [] { _ = try scope.item(path) }
                     try state.context.access.picker.choose(choice.request, paths: choice.paths, from: state.changes.picker)
                 }
                 return WebJSON.response(["request": choice.request])

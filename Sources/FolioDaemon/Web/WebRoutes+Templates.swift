@@ -21,15 +21,16 @@ extension WebRoutes {
                 let change = try await body(NewDocument.self, of: request)
                 let scope = await state.scope()
                 let created = try await state.blocking(.slow) { () throws -> String in
-                    try scope.folder(change.folder)
-                    guard let template = templates(state).first(where: { $0.path == change.template }) else {
+                    let folder = try scope.folder(change.folder)
+                    guard let template = templates(state).first(where: { $0.path == change.template }),
+                        let source = try? ResolvedItem.resolve(template.path), source.status.kind == .regular
+                    else {
                         throw WebScope.Refusal(status: 404, message: "no template \(change.template)")
                     }
                     let name = change.name ?? template.fileName
                     try WebScope.checkName(name)
-                    let target = AvailableName.path(for: name, in: change.folder)
-                    try state.files.copy(template.path, to: target)
-                    return target
+                    let copy = try state.files.copy(source, into: folder, named: name)
+                    return change.folder + "/" + (copy.path as NSString).lastPathComponent
                 }
                 return try await changed(["path": created], state: state)
             }

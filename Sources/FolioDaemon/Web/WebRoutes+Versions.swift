@@ -15,10 +15,11 @@ extension WebRoutes {
                 let path = try parameter("path", of: request)
                 let scope = await state.scope()
                 let listing = try await state.blocking(.slow) {
-                    let status = try scope.existing(path)
+                    let item = try scope.item(path)
+                    let status = item.status
                     guard status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document has versions: \(path)") }
-                    let textual = UTType(filenameExtension: (path as NSString).pathExtension)?.conforms(to: .text) ?? false
-                    let versions = try state.files.versions(of: path).map { version in
+                    let textual = UTType(filenameExtension: (item.path as NSString).pathExtension)?.conforms(to: .text) ?? false
+                    let versions = try state.files.versions(of: item.path).map { version in
                         VersionEntry(
                             id: version.identifier, kind: version.kindName, modified: version.modificationDate?.timeIntervalSince1970,
                             conflict: version.isConflict, resolved: version.isResolved, computer: version.localizedNameOfSavingComputer,
@@ -26,7 +27,7 @@ extension WebRoutes {
                     }
                     let current = VersionEntry(
                         id: "current", kind: "current", modified: status.modificationTime, conflict: false, resolved: false, computer: nil,
-                        size: status.size, text: textual ? Self.text(at: path) : nil)
+                        size: status.size, text: textual ? Self.text(of: item) : nil)
                     return VersionListing(path: path, textual: textual, current: current, versions: versions.filter { $0.kind != "current" })
                 }
                 return WebJSON.response(listing)
@@ -38,8 +39,7 @@ extension WebRoutes {
                 let change = try await body(RestoreVersion.self, of: request)
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
-                    try scope.existing(change.path)
-                    try state.files.restore(change.id, of: change.path)
+                    try state.files.restore(change.id, of: try scope.item(change.path).path)
                 }
                 return try await changed(["path": change.path], state: state)
             }
@@ -51,8 +51,8 @@ extension WebRoutes {
                 let types = state.context.index.writer.types
                 let records = try await state.blocking(.slow) {
                     VersionStore.current.documentsWithUnresolvedConflicts().compactMap { path -> IndexRecord? in
-                        guard (try? scope.existing(path)) != nil, let status = try? FileStatus(path: FilePath(path)) else { return nil }
-                        var record = IndexRecord(path: path, name: (path as NSString).lastPathComponent, status: status, types: types)
+                        guard let item = try? scope.item(path) else { return nil }
+                        var record = IndexRecord(path: path, name: (path as NSString).lastPathComponent, status: item.status, types: types)
                         record.conflict = true
                         return record
                     }
@@ -66,8 +66,8 @@ extension WebRoutes {
                 let change = try await body(ResolveConflict.self, of: request)
                 let scope = await state.scope()
                 let kept = try await state.blocking(.slow) {
-                    try scope.existing(change.path)
-                    return try state.files.resolveConflicts(of: change.path, keep: change.keep, keepBoth: change.both ?? false)
+                    let item = try scope.item(change.path)
+                    return try state.files.resolveConflicts(of: item.path, keep: change.keep, keepBoth: change.both ?? false)
                 }
                 return try await changed(["kept": kept], state: state)
             }
@@ -76,8 +76,15 @@ extension WebRoutes {
 
     /// The text of a document of at most 512 KiB in UTF-8, or nil.
     static func text(at path: String) -> String? {
-        guard let status = try? FileStatus(path: FilePath(path)), status.size <= 512 << 10, let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(data: data, encoding: .utf8)
+        guard let status = try? FileStatus(path: FilePath(path)), status.size <= 512 << 10 else { return nil }
+        return (try? FilePath(path).readBytes(maximumSize: 512 << 10)).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The text of a document resolved once, read through its descriptor: at most 512 KiB in
+    /// UTF-8, or nil.
+    static func text(of item: ResolvedItem) -> String? {
+        guard item.status.size <= 512 << 10 else { return nil }
+        return text(at: item.descriptorPath)
     }
 }
 
@@ -123,11 +130,11 @@ extension WebRoutes {
                 let path = try parameter("path", of: request)
                 let scope = await state.scope()
                 let png = try await state.blocking(.slow) { () throws -> Data? in
-                    let status = try scope.existing(path)
-                    guard status.kind == .regular, let type = UTType(filenameExtension: (path as NSString).pathExtension),
+                    let item = try scope.item(path)
+                    guard item.status.kind == .regular, let type = UTType(filenameExtension: (item.path as NSString).pathExtension),
                         type.conforms(to: .image) || type.conforms(to: .pdf)
                     else { return nil }
-                    return Thumbnails.current(for: URL(fileURLWithPath: path), modified: status.modificationTime)
+                    return Thumbnails.current(for: URL(fileURLWithPath: item.path), modified: item.status.modificationTime)
                 }
                 guard let png else { throw WebScope.Refusal(status: 404, message: "no thumbnail of \(path)") }
                 return Response(status: .ok, headers: [.contentType: "image/png"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: png)))

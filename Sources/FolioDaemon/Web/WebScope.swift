@@ -4,9 +4,14 @@ import FolioSystem
 import SystemPackage
 
 /// What the web page may reach: the user's home folder, the indexed roots and Folio's own folders
-/// (the Drive, app containers), and nothing else. Every path a request names passes here first; a
-/// path that is not absolute and plain (`..`, `.`, empty components, a NUL), or that leads outside
-/// through a symbolic link, is refused before anything is read or changed.
+/// (the Drive, app containers), and nothing else.
+///
+/// Every path a request names is resolved here once (``ResolvedItem``): opened, checked as what
+/// that descriptor is and where it really is, and then acted on only through it, so a name swapped
+/// for a symbolic link after the check leads nowhere new. A path that is not absolute and plain
+/// (`..`, `.`, empty components, a NUL), or that leads outside, is refused before anything is read
+/// or changed. A path in an app's container is resolved from the container's folder
+/// (`RESOLVE_BENEATH`): a link the app put there never leads the page out of it.
 struct WebScope: Sendable {
     /// The folders the page may browse, canonical.
     let roots: [String]
@@ -14,8 +19,10 @@ struct WebScope: Sendable {
     /// root holds them, except the places in `openings` (the Drive, the app containers).
     let closed: [String]
     let openings: [String]
+    /// The folder of the apps' containers, canonical; nil when it does not exist.
+    let containers: String?
 
-    init(roots: [String], closed: [String] = [], openings: [String] = []) {
+    init(roots: [String], closed: [String] = [], openings: [String] = [], containers: String? = nil) {
         func canonical(_ paths: [String]) -> [String] {
             var result: [String] = []
             for path in paths {
@@ -27,6 +34,7 @@ struct WebScope: Sendable {
         self.roots = canonical(roots)
         self.closed = canonical(closed)
         self.openings = canonical(openings)
+        self.containers = containers.flatMap { try? FileStatus.canonicalPath($0) }
     }
 
     /// Refusals name the path as given (it came from the page) and never what a link leads to.
@@ -53,31 +61,47 @@ struct WebScope: Sendable {
         }
     }
 
-    /// An existing item the page may reach: its folder resolves inside a root, and so does the
-    /// item itself unless it is a symbolic link (`followingLink` false: the link itself is renamed,
-    /// moved or trashed, never what it points to).
-    @discardableResult
-    func existing(_ path: String, followingLink: Bool = true) throws(Refusal) -> FileStatus {
-        try Self.checkForm(path)
-        guard let status = try? FileStatus(path: FilePath(path)) else { throw Refusal(status: 404, message: "no such item: \(path)") }
-        if status.kind == .symbolicLink && !followingLink {
-            try inside(parentOf: path)
-            return status
-        }
-        guard let real = try? FileStatus.canonicalPath(path), contains(real) else { throw outside(path) }
-        return (try? FileStatus(path: FilePath(real))) ?? status
+    /// An existing item the page may reach, resolved once (following links): its real location
+    /// is inside a root and not in Folio's own folders.
+    func item(_ path: String) throws(Refusal) -> ResolvedItem {
+        let item = try resolve(path)
+        guard contains(item.path) else { throw outside(path) }
+        return item
     }
 
     /// A folder the page may reach (following links inside the scope).
-    func folder(_ path: String) throws(Refusal) {
-        guard try existing(path).kind == .directory else { throw Refusal(status: 400, message: "not a folder: \(path)") }
+    func folder(_ path: String) throws(Refusal) -> ResolvedItem {
+        let folder = try item(path)
+        guard folder.status.kind == .directory else { throw Refusal(status: 400, message: "not a folder: \(path)") }
+        return folder
     }
 
-    /// Refuses unless the folder holding `path` resolves inside a root.
-    func inside(parentOf path: String) throws(Refusal) {
+    /// An existing entry itself — a symbolic link is the link, never what it points to — and the
+    /// folder it is in, which the page may reach. What is renamed, moved or trashed.
+    func entry(_ path: String) throws(Refusal) -> (folder: ResolvedItem, item: ResolvedItem) {
         try Self.checkForm(path)
-        let parent = CoordinationPath.ancestors(of: path).first ?? "/"
-        guard let real = try? FileStatus.canonicalPath(parent), contains(real) else { throw outside(path) }
+        guard path != "/" else { throw Refusal(status: 400, message: "/ cannot be renamed, moved or trashed") }
+        let folder = try self.folder(CoordinationPath.ancestors(of: path).first ?? "/")
+        do {
+            return (folder, try folder.entry((path as NSString).lastPathComponent))
+        } catch {
+            throw Refusal(status: 404, message: "no such item: \(path)")
+        }
+    }
+
+    /// An entry the page may rename, move or trash: reachable, and not a root nor one of the places
+    /// Folio keeps (the Drive, the containers folder), nor a folder that holds them (`~/.local`
+    /// holds Folio's data: it stays where it is).
+    func changeable(_ path: String) throws(Refusal) -> (folder: ResolvedItem, item: ResolvedItem) {
+        func kept(_ real: String) -> Bool {
+            roots.contains(real) || (openings + closed).contains { CoordinationPath.isSelfOrDescendant($0, of: real) }
+        }
+        let refusal = Refusal(status: 400, message: "\(path) cannot be renamed, moved or trashed")
+        // Said first, whatever the folder it is in (the Drive's is Folio's own, out of reach).
+        if let whole = try? resolve(path), kept(whole.path) { throw refusal }
+        let entry = try entry(path)
+        guard !kept(entry.item.path) else { throw refusal }
+        return entry
     }
 
     /// Whether a canonical path is a root or under one, and not in Folio's own folders.
@@ -87,14 +111,17 @@ struct WebScope: Sendable {
             || !closed.contains { CoordinationPath.isSelfOrDescendant(real, of: $0) }
     }
 
-    /// An existing item the page may rename, move or trash: reachable, and not a root nor one of
-    /// the places Folio keeps (the Drive, the containers folder).
-    func changeable(_ path: String) throws(Refusal) {
-        try existing(path, followingLink: false)
-        let real = (try? FileStatus.canonicalPath((path as NSString).deletingLastPathComponent)).map { $0 + "/" + (path as NSString).lastPathComponent } ?? path
-        // Nor a folder that holds Folio's own (`~/.local` holds its data): they stay where they are.
-        guard !roots.contains(real), !(openings + closed).contains(where: { CoordinationPath.isSelfOrDescendant($0, of: real) }) else {
-            throw Refusal(status: 400, message: "\(path) cannot be renamed, moved or trashed")
+    /// Opens what `path` names: beneath its container's folder when it is in one, else as the
+    /// kernel follows it.
+    private func resolve(_ path: String) throws(Refusal) -> ResolvedItem {
+        try Self.checkForm(path)
+        do {
+            guard let containers else { return try ResolvedItem.resolve(path) }
+            return try ResolvedItem.resolve(path, confinedBelow: containers)
+        } catch ResolvedItem.Failure.outside {
+            throw outside(path)
+        } catch {
+            throw Refusal(status: 404, message: "no such item: \(path)")
         }
     }
 

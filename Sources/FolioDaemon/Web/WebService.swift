@@ -131,7 +131,7 @@ final class WebState: Sendable {
         return (try? await blocking(.quick) {
             WebScope(
                 roots: scopeRoots + roots, closed: [paths.dataDirectory, paths.stateDirectory, paths.configDirectory, paths.socketDirectory],
-                openings: [paths.driveDirectory, paths.containersDirectory])
+                openings: [paths.driveDirectory, paths.containersDirectory], containers: paths.containersDirectory)
         }) ?? WebScope(roots: [])
     }
 

@@ -19,11 +19,13 @@ struct OpenCommand: ParsableCommand {
 
     func run() throws {
         let paths = FolioPaths()
-        let path = URL(fileURLWithPath: file).standardizedFileURL.path
-        guard FileManager.default.fileExists(atPath: path) else {
+        // Resolved once, and beneath its container when it is in an app's: a link an app put there
+        // cannot make what is granted or copied a file outside it.
+        guard let item = try? ResolvedItem.resolve(URL(fileURLWithPath: file).standardizedFileURL.path, confinedBelow: paths.containersDirectory) else {
             printError("folio open: no file \(file)")
             throw ExitCode.failure
         }
+        let path = item.path
         let chosen: String
         if let app {
             chosen = app
@@ -58,13 +60,15 @@ struct OpenCommand: ParsableCommand {
             }
             handed = path
         } else {
-            let target = AvailableName.path(for: (path as NSString).lastPathComponent, in: container.inboxURL.path)
-            do { try FileManager.default.copyItem(atPath: path, toPath: target) } catch {
-                printError("folio open: cannot copy \(file) into \(chosen)'s Inbox: \(error.localizedDescription)")
+            // Through descriptors: the copy is of what was resolved, and a new document (no identity).
+            do {
+                let inbox = try ResolvedItem.resolve(container.inboxURL.path)
+                let name = (AvailableName.path(for: (path as NSString).lastPathComponent, in: inbox.path) as NSString).lastPathComponent
+                handed = try item.copy(into: inbox, named: name).path
+            } catch {
+                printError("folio open: cannot copy \(file) into \(chosen)'s Inbox: \(error)")
                 throw ExitCode.failure
             }
-            try? FilePath(target).removeExtendedAttribute(named: DocumentIdentity.attribute)
-            handed = target
         }
         if noLaunch {
             print(handed)
