@@ -80,14 +80,39 @@ public final class ResolvedItem: Sendable {
     /// the folder of containers), from that folder's descriptor (``resolve(_:beneath:allowMissing:)``):
     /// a link in there never leads out of it, and neither may that folder's own name.
     public static func resolve(_ path: String, confinedBelow parent: String, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
-        guard parent != "/", path.utf8.count > parent.utf8.count + 1, path.utf8.starts(with: parent.utf8),
-            path.utf8.dropFirst(parent.utf8.count).first == UInt8(ascii: "/")
-        else { return try resolve(path, allowMissing: allowMissing) }
-        let names = path.utf8.dropFirst(parent.utf8.count + 1).split(separator: UInt8(ascii: "/"), maxSplits: 1)
-        guard let first = names.first else { return try resolve(path, allowMissing: allowMissing) }
-        let folder = try resolve(parent).entry(String(decoding: first, as: UTF8.self))
+        try resolve(path, confinedBelow: [parent], allowMissing: allowMissing)
+    }
+
+    /// Resolves the absolute `path`, confined to the folder it lies in, of the folders others may
+    /// write (apps: their containers, the folders granted them): each folder in `folders`, and
+    /// each folder of a folder in `parents` (whose own name must not be a link). From the
+    /// innermost such folder's descriptor (``resolve(_:beneath:allowMissing:)``), so a link
+    /// someone put there never leads out of it. A path in none of them resolves as the kernel
+    /// follows it.
+    public static func resolve(
+        _ path: String, confinedBelow parents: [String], to folders: [String] = [], allowMissing: Bool = false
+    ) throws(Failure) -> ResolvedItem {
+        func isInside(_ folder: String) -> Bool {
+            folder != "/" && path.utf8.count > folder.utf8.count + 1 && path.utf8.starts(with: folder.utf8)
+                && path.utf8.dropFirst(folder.utf8.count).first == UInt8(ascii: "/")
+        }
+        // (the folder, whether it is a folder of a parent: opened as an entry, never followed)
+        var confining: (folder: String, isEntry: Bool)?
+        for folder in folders where isInside(folder) && folder.utf8.count > (confining?.folder.utf8.count ?? -1) { confining = (folder, false) }
+        for parent in parents where isInside(parent) {
+            let first = path.utf8.dropFirst(parent.utf8.count + 1).prefix { $0 != UInt8(ascii: "/") }
+            let folder = parent + "/" + String(decoding: first, as: UTF8.self)
+            if folder.utf8.count > (confining?.folder.utf8.count ?? -1) { confining = (folder, true) }
+        }
+        guard let confining else { return try resolve(path, allowMissing: allowMissing) }
+        let slash = confining.folder.utf8.lastIndex(of: UInt8(ascii: "/"))!
+        let folder =
+            confining.isEntry
+            ? try resolve(String(confining.folder[..<slash])).entry(String(confining.folder[confining.folder.index(after: slash)...]))
+            : try resolve(confining.folder)
         guard folder.status.kind == .directory else { throw .outside }
-        return names.count == 1 ? folder : try resolve(String(decoding: names[1], as: UTF8.self), beneath: folder, allowMissing: allowMissing)
+        guard path != confining.folder else { return folder }
+        return try resolve(String(decoding: path.utf8.dropFirst(confining.folder.utf8.count + 1), as: UTF8.self), beneath: folder, allowMissing: allowMissing)
     }
 
     /// Opens `names` with `open` (a descriptor, or -1 and errno); with `allowMissing`, drops

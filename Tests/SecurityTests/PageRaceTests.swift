@@ -10,19 +10,34 @@ import Testing
 @preconcurrency import Glibc
 #endif
 
-/// The browser page acts on what it checked. While an app swaps a folder of its container with a
-/// symbolic link to a private folder of the user's (`renameat2` exchange), the user's page lists,
-/// reads, tags, duplicates, renames, moves, trashes, restores and makes folders in the app's
-/// folder. None of it may touch the private folder or carry anything of it into the container:
-/// a path the page names in a container is resolved beneath the container, and every change goes
-/// through the descriptors that resolution opened.
+/// The browser page acts on what it checked. While an app swaps a folder of its own — in its
+/// container, or in a folder the user granted it read-write — with a symbolic link to a private
+/// folder of the user's (`renameat2` exchange), the user's page lists, reads, tags, duplicates,
+/// renames, moves, trashes, restores and makes folders in the app's folder. None of it may touch
+/// the private folder or carry anything of it into the app's: a path the page names in a folder an
+/// app may write is resolved beneath that folder, and every change goes through the descriptors
+/// that resolution opened.
 @Suite("Attacks: a path swapped while the page acts", .serialized, .elasticPool)
 struct PageRaceTests {
-    @Test func thePageActsOnWhatItChecked() throws {
+    enum Place: String, CaseIterable, Sendable {
+        case container, grantedFolder
+    }
+
+    @Test(arguments: Place.allCases) func thePageActsOnWhatItChecked(in place: Place) throws {
         let world = try ProtocolAttackTests.World("attack-page")
-        let container = try world.container()
-        let documents = container + "/Documents"
         let home = world.dir.path + "/home"
+        let container: String
+        switch place {
+        case .container:
+            container = try world.container()
+        case .grantedFolder:
+            container = home + "/shared"
+            try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+            let granted = try world.call(
+                world.user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(container), "write": true])
+            try #require(granted["result"] != nil, "\(granted)")
+        }
+        let documents = container + "/Documents"
         // The user's private folder: in the page's reach (the home folder), never in the app's.
         let privateFolder = home + "/private", destination = home + "/dest"
         try FileManager.default.createDirectory(atPath: privateFolder + "/inner", withIntermediateDirectories: true)
@@ -112,7 +127,7 @@ struct PageRaceTests {
         #expect(swaps.load(ordering: .relaxed) > 100, "the swap did not run")
         #expect(bothStates(), "\(tally): the race did not hit both states")
         for route in tally.keys.sorted() { print("page \(route): \(tally[route]!.done) done, \(tally[route]!.refused) refused, slowest \(slowest[route]!)") }
-        #expect(leaks.isEmpty, "\(leaks.count) leaks in \(round) rounds: \(Set(leaks).prefix(8))")
+        #expect(leaks.isEmpty, "\(leaks.count) leaks in \(round) rounds: \(Array(Set(leaks)).sorted().prefix(8))")
     }
 
     /// Every file below `root` (links not followed) with its contents and `user.` attributes.

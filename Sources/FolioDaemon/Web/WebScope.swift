@@ -10,8 +10,9 @@ import SystemPackage
 /// that descriptor is and where it really is, and then acted on only through it, so a name swapped
 /// for a symbolic link after the check leads nowhere new. A path that is not absolute and plain
 /// (`..`, `.`, empty components, a NUL), or that leads outside, is refused before anything is read
-/// or changed. A path in an app's container is resolved from the container's folder
-/// (`RESOLVE_BENEATH`): a link the app put there never leads the page out of it.
+/// or changed. A path in a folder an app may write (its container, a folder granted it, its
+/// ubiquity container) is resolved from that folder's descriptor (`RESOLVE_BENEATH`): a link the
+/// app put there never leads the page out of it.
 struct WebScope: Sendable {
     /// The folders the page may browse, canonical.
     let roots: [String]
@@ -21,8 +22,11 @@ struct WebScope: Sendable {
     let openings: [String]
     /// The folder of the apps' containers, canonical; nil when it does not exist.
     let containers: String?
+    /// The other folders apps may write in (those granted them read-write, their ubiquity
+    /// containers in the Drive), canonical: a path inside one resolves beneath it.
+    let writable: [String]
 
-    init(roots: [String], closed: [String] = [], openings: [String] = [], containers: String? = nil) {
+    init(roots: [String], closed: [String] = [], openings: [String] = [], containers: String? = nil, writable: [String] = []) {
         func canonical(_ paths: [String]) -> [String] {
             var result: [String] = []
             for path in paths {
@@ -35,6 +39,7 @@ struct WebScope: Sendable {
         self.closed = canonical(closed)
         self.openings = canonical(openings)
         self.containers = containers.flatMap { try? FileStatus.canonicalPath($0) }
+        self.writable = canonical(writable)
     }
 
     /// Refusals name the path as given (it came from the page) and never what a link leads to.
@@ -111,13 +116,12 @@ struct WebScope: Sendable {
             || !closed.contains { CoordinationPath.isSelfOrDescendant(real, of: $0) }
     }
 
-    /// Opens what `path` names: beneath its container's folder when it is in one, else as the
-    /// kernel follows it.
+    /// Opens what `path` names: beneath the app's folder it is in (its container, a folder granted
+    /// it read-write, its ubiquity container), else as the kernel follows it.
     private func resolve(_ path: String) throws(Refusal) -> ResolvedItem {
         try Self.checkForm(path)
         do {
-            guard let containers else { return try ResolvedItem.resolve(path) }
-            return try ResolvedItem.resolve(path, confinedBelow: containers)
+            return try ResolvedItem.resolve(path, confinedBelow: containers.map { [$0] } ?? [], to: writable)
         } catch ResolvedItem.Failure.outside {
             throw outside(path)
         } catch {
