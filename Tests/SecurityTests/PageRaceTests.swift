@@ -13,7 +13,8 @@ import Testing
 /// The browser page acts on what it checked. While an app swaps a folder of its own — in its
 /// container, or in a folder the user granted it read-write — with a symbolic link to a private
 /// folder of the user's (`renameat2` exchange), the user's page lists, reads, tags, duplicates,
-/// renames, moves, trashes, restores and makes folders in the app's folder. None of it may touch
+/// renames, moves, trashes, restores, makes folders, restores versions and resolves conflicts in
+/// the app's folder. None of it may touch
 /// the private folder or carry anything of it into the app's: a path the page names in a folder an
 /// app may write is resolved beneath that folder, and every change goes through the descriptors
 /// that resolution opened.
@@ -58,6 +59,14 @@ struct PageRaceTests {
             }
         }
         try restock()
+        // The app's report has versions in the daemon's store (written through the app's folder's
+        // descriptor), so the page restores and resolves conflicts of it.
+        let store = VersionStore(directory: FolioPaths(environment: world.dir.xdgEnvironment()).versionsDirectory)
+        func addVersions() {
+            _ = try? store.addVersion(ofItemAt: ownPath + "/report.txt", data: Data("the app's older report".utf8), kind: .saved)
+            _ = try? store.addVersion(ofItemAt: ownPath + "/report.txt", data: Data("the app's other report".utf8), kind: .conflict, isConflict: true)
+        }
+        addVersions()
         #expect(symlink(privateFolder, documents + "/y") == 0)
         let before = Self.snapshot(privateFolder)
 
@@ -90,6 +99,7 @@ struct PageRaceTests {
         func bothStates() -> Bool { (tally["list"]?.done ?? 0) > 5 && (tally["list"]?.refused ?? 0) > 5 }
 
         let x = documents + "/x"
+        var versionID: String?
         let started = ContinuousClock.now
         var round = 0
         while ContinuousClock.now < started + .seconds(10) || (!bothStates() && ContinuousClock.now < started + .seconds(180)) {
@@ -99,6 +109,11 @@ struct PageRaceTests {
             if text(listed).contains("only-private") { leaks.append("list showed the user's folder") }
             let versions = try ask("versions", get: "path=\(encoded(x + "/report.txt"))")
             if text(versions).contains("the user's") { leaks.append("versions showed the user's report") }
+            let kept = ((try? JSONSerialization.jsonObject(with: versions.body)) as? [String: Any])?["versions"] as? [[String: Any]]
+            if let id = kept?.first?["id"] as? String { versionID = id }
+            if let versionID { _ = try ask("versions/restore", post: ["path": x + "/report.txt", "id": versionID]) }
+            addVersions()
+            _ = try ask("conflicts/resolve", post: ["path": x + "/report.txt", "both": true])
             _ = try ask("handlers", get: "path=\(encoded(x + "/report.txt"))")
             _ = try ask("tags", post: ["path": x + "/report.txt", "tags": ["race"]])
             _ = try ask("duplicate", post: ["path": x + "/report.txt"])

@@ -92,6 +92,24 @@ open class FileVersion: Hashable, CustomStringConvertible, @unchecked Sendable {
         try versions(ofItemAt: url, store: .current)
     }
 
+    /// The versions of the item a daemon resolved once: its identity read through `access` (its
+    /// descriptor's `/proc/self/fd` path), the versions known at `path`, its real location.
+    package class func versions(reaching access: String, at path: String) throws -> [FileVersion] {
+        let (identity, records) = try VersionStore.current.versions(ofItemAt: access, seenAt: path)
+        return records.map { FileVersion(store: .current, identity: identity, itemPath: path, record: $0) }
+    }
+
+    /// Puts this version's contents in place of the item named `name` in the folder reached at
+    /// `folder` (a descriptor's `/proc/self/fd` path: the folder a check resolved), with the mode
+    /// and attributes of the item reached at `item`, and keeps the contents it replaces as a
+    /// version first. What a name on the way leads to by now plays no part.
+    package func replaceItem(named name: String, inFolderAt folder: String, reaching item: String) throws {
+        guard let record else { return }
+        let kept = try store.addVersion(ofItemAt: item, shownAt: itemPath, seenAt: itemPath, kind: .manual).record
+        Self.tellPresenters(at: itemPath, [(.gained, kept)])
+        try store.restore(record, to: folder + "/" + name, attributesFrom: item)
+    }
+
     class func versions(ofItemAt url: URL, store: VersionStore) throws -> [FileVersion] {
         let path = CoordinationPath.normalize(url.path)
         let (identity, records) = try store.versions(ofItemAt: path)

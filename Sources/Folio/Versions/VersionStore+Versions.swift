@@ -16,17 +16,21 @@ extension VersionStore {
 
     /// Stores the current contents of the item at `path` (or of `source`) as a new version.
     /// Identical contents already kept as a non-conflict version are not added again. `shown` is
-    /// where users see the item, when not at `path` (the drive's replica beneath its mount).
+    /// where users see the item, when not at `path` (the drive's replica beneath its mount); `seen`
+    /// where the manifest records its identity was seen, when `path` is a descriptor's
+    /// (`/proc/self/fd`: the item a check resolved).
     @discardableResult
     package func addVersion(
-        ofItemAt path: String, contentsOf source: String? = nil, shownAt shown: String? = nil, kind: VersionRecord.Kind, isConflict: Bool = false
+        ofItemAt path: String, contentsOf source: String? = nil, shownAt shown: String? = nil, seenAt seen: String? = nil, kind: VersionRecord.Kind,
+        isConflict: Bool = false
     ) throws -> (identity: String, record: VersionRecord) {
-        let (identity, status) = try self.identity(ofItemAt: path, creating: true)
+        let (identity, status, _) = try identified(ofItemAt: path, creating: true, seenAt: seen)
         let origin = source ?? path
         let modified = (try? FileStatus(path: FilePath(origin), followSymlinks: true))?.modificationTime ?? Date().timeIntervalSince1970
         let (hash, size) = try storeObject(copying: origin)
         let record = try insert(
-            hash: hash, size: size, modified: modified, identity: identity, path: shown ?? path, seen: (path, status), kind: kind, isConflict: isConflict)
+            hash: hash, size: size, modified: modified, identity: identity, path: shown ?? path, seen: (seen ?? path, status), kind: kind,
+            isConflict: isConflict)
         collectIfDue()
         return (identity, record)
     }
@@ -64,8 +68,8 @@ extension VersionStore {
 
     /// The versions of the item at `path`, oldest first (none when it has no identity yet, or is a
     /// copy of a document: ``identity(ofItemAt:creating:)``).
-    package func versions(ofItemAt path: String) throws -> (identity: String, records: [VersionRecord]) {
-        let found = try identified(ofItemAt: path, creating: false)
+    package func versions(ofItemAt path: String, seenAt seen: String? = nil) throws -> (identity: String, records: [VersionRecord]) {
+        let found = try identified(ofItemAt: path, creating: false, seenAt: seen)
         return (found.identity, found.manifest?.versions ?? [])
     }
 
@@ -83,7 +87,9 @@ extension VersionStore {
     }
 
     /// ``identity(ofItemAt:creating:)``, with the identity's manifest as read on the way (nil: none).
-    private func identified(ofItemAt path: String, creating: Bool) throws -> (identity: String, status: FileStatus, manifest: VersionManifest?) {
+    private func identified(
+        ofItemAt path: String, creating: Bool, seenAt seen: String? = nil
+    ) throws -> (identity: String, status: FileStatus, manifest: VersionManifest?) {
         let identity = try DocumentIdentity.identifier(ofItemAt: path, creating: creating)
         guard let status = try? FileStatus(path: FilePath(path), followSymlinks: true) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
@@ -99,7 +105,7 @@ extension VersionStore {
             logger.info("a copy of a document was given an identity of its own", metadata: ["path": "\(path)"])
             return (fresh, status, try self.manifest(fresh))
         }
-        try update(identity, path: nil, seen: (path, status)) { _ in }
+        try update(identity, path: nil, seen: (seen ?? path, status)) { _ in }
         return (identity, status, manifest)
     }
 
@@ -133,10 +139,11 @@ extension VersionStore {
     /// Puts a version's contents in place of the item at `path`, safely: the contents are checked
     /// against their hash, written to a temporary file beside the item with the item's mode and
     /// `user.` attributes (its identity among them), flushed, and renamed over it.
-    package func restore(_ record: VersionRecord, to path: String) throws {
+    package func restore(_ record: VersionRecord, to path: String, attributesFrom source: String? = nil) throws {
         let data = try readObject(record.object)
-        let status = try? FileStatus(path: FilePath(path), followSymlinks: true)
-        try SafeSave.write(data, to: path, preservingAttributesOf: status == nil ? nil : path, mode: status?.mode)
+        let from = source ?? path
+        let status = try? FileStatus(path: FilePath(from), followSymlinks: true)
+        try SafeSave.write(data, to: path, preservingAttributesOf: status == nil ? nil : from, mode: status?.mode)
     }
 }
 

@@ -19,7 +19,7 @@ extension WebRoutes {
                     let status = item.status
                     guard status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document has versions: \(path)") }
                     let textual = UTType(filenameExtension: (item.path as NSString).pathExtension)?.conforms(to: .text) ?? false
-                    let versions = try state.files.versions(of: item.path).map { version in
+                    let versions = try state.files.versions(of: item).map { version in
                         VersionEntry(
                             id: version.identifier, kind: version.kindName, modified: version.modificationDate?.timeIntervalSince1970,
                             conflict: version.isConflict, resolved: version.isResolved, computer: version.localizedNameOfSavingComputer,
@@ -39,7 +39,8 @@ extension WebRoutes {
                 let change = try await body(RestoreVersion.self, of: request)
                 let scope = await state.scope()
                 try await state.blocking(.slow) {
-                    try state.files.restore(change.id, of: try scope.item(change.path).path)
+                    let (folder, item) = try scope.document(change.path)
+                    try state.files.restore(change.id, of: item, in: folder)
                 }
                 return try await changed(["path": change.path], state: state)
             }
@@ -66,8 +67,8 @@ extension WebRoutes {
                 let change = try await body(ResolveConflict.self, of: request)
                 let scope = await state.scope()
                 let kept = try await state.blocking(.slow) {
-                    let item = try scope.item(change.path)
-                    return try state.files.resolveConflicts(of: item.path, keep: change.keep, keepBoth: change.both ?? false)
+                    let (folder, item) = try scope.document(change.path)
+                    return try state.files.resolveConflicts(of: item, in: folder, keep: change.keep, keepBoth: change.both ?? false)
                 }
                 return try await changed(["kept": kept], state: state)
             }

@@ -94,6 +94,14 @@ struct WebScope: Sendable {
         }
     }
 
+    /// A document the page may write in place (a version restored, a conflict resolved): a regular
+    /// file itself, not a link, and the folder it is in.
+    func document(_ path: String) throws(Refusal) -> (folder: ResolvedItem, item: ResolvedItem) {
+        let entry = try entry(path)
+        guard entry.item.status.kind == .regular else { throw Refusal(status: 400, message: "not a document: \(path)") }
+        return entry
+    }
+
     /// An entry the page may rename, move or trash: reachable, and not a root nor one of the places
     /// Folio keeps (the Drive, the containers folder), nor a folder that holds them (`~/.local`
     /// holds Folio's data: it stays where it is).
