@@ -152,16 +152,27 @@ struct ResolveOnceTests {
         #expect(leaks.isEmpty, "\(leaks.count) leaks in \(round) rounds: \(Set(leaks.map { String($0.prefix(200)) }).prefix(8))")
     }
 
-    /// The picker acts on what it checked: while a folder of the app's container is swapped with a
-    /// link to the user's private folder, the app exports and moves its documents from that folder
-    /// and the user's picker chooses a folder of the user's; and the user chooses, to open and to
-    /// import, a document the picker showed in that folder. No export or move ever carries a user
-    /// file out, and no open or import ever hands the app a user file or a grant to one.
-    @Test func thePickerActsOnWhatItChecked() throws {
+    /// The picker acts on what it checked: while a folder of the app's — in its container, or in a
+    /// folder the user granted it read-write — is swapped with a link to the user's private folder,
+    /// the app exports and moves its documents from that folder and the user's picker chooses a
+    /// folder of the user's; and the user chooses, to open and to import, a document the picker
+    /// showed in that folder. No export or move ever carries a user file out, and no open or import
+    /// ever hands the app a user file or a grant to one.
+    @Test(arguments: PageRaceTests.Place.allCases) func thePickerActsOnWhatItChecked(in place: PageRaceTests.Place) throws {
         let world = try World("attack-picker")
         world.app.readTimeout = .seconds(60)
         world.user.readTimeout = .seconds(60)
-        let container = try world.container()
+        let container: String
+        switch place {
+        case .container:
+            container = try world.container()
+        case .grantedFolder:
+            container = world.dir.path + "/home/shared"
+            try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+            let granted = try world.call(
+                world.user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(container), "write": true])
+            try #require(granted["result"] != nil, "\(granted)")
+        }
         let documents = container + "/Documents"
         let privateFolder = world.dir.path + "/private", destination = world.dir.path + "/dest"
         try world.dir.write("private/report.txt", "the user's private report")

@@ -35,6 +35,25 @@ final class AccessService: Sendable {
         }
     }
 
+    /// The folders apps may write in besides their containers: those granted them read-write,
+    /// and their ubiquity containers in the Drive.
+    func writableFolders() -> [String] {
+        let granted = grants.grants(of: nil).filter { $0.isFolder && $0.allowsWriting }.map(\.path)
+        let drive = catalog.paths.driveDirectory
+        let ubiquity = catalog.identifiers().compactMap(catalog.manifest).flatMap { manifest in
+            manifest.ubiquitousContainers.map { drive + "/" + $0.identifier }
+        }
+        return granted + ubiquity
+    }
+
+    /// Resolves a path the user names (the picker's choices, a grant): in a folder an app may
+    /// write — its container, a folder granted it read-write, its ubiquity container — beneath
+    /// that folder (`RESOLVE_BENEATH`), so a link the app put there can never turn what the user
+    /// chose into a file outside it.
+    func resolveUserPath(_ path: String) throws(ResolvedItem.Failure) -> ResolvedItem {
+        try ResolvedItem.resolve(CoordinationPath.normalize(path), confinedBelow: [catalog.paths.containersDirectory], to: writableFolders())
+    }
+
     /// Refuses unless `app` (nil: the user's own tools, which reach everything the user can) may
     /// reach `path`.
     @discardableResult
@@ -67,14 +86,14 @@ final class AccessService: Sendable {
         try require(app: app, path: path, write: write)?.path ?? path.comparedAsText
     }
 
-    /// Grants `app` the item at `path` (which exists); a path in an app's container is resolved
-    /// beneath the container, so a link put there cannot turn the grant to a file outside it.
+    /// Grants `app` the item at `path` (which exists), resolved as ``resolveUserPath(_:)``: a link
+    /// an app put in a folder of its own cannot turn the grant to a file outside it.
     @discardableResult
     func grant(
         app: String, path: String, write: Bool, persistent: Bool, source: Grant.Source, session: UInt32?
     ) throws(CoordinationFailure) -> Grant {
         let item: ResolvedItem
-        do { item = try ResolvedItem.resolve(path, confinedBelow: catalog.paths.containersDirectory) } catch { throw CoordinationFailure(kind: .notFound, message: "no item at \(path)") }
+        do { item = try resolveUserPath(path) } catch { throw CoordinationFailure(kind: .notFound, message: "no item at \(path)") }
         return try grant(app: app, item: item, write: write, persistent: persistent, source: source, session: session)
     }
 

@@ -63,11 +63,12 @@ enum PickerChoice {
         return Checked(chosen: chosen, sources: sources)
     }
 
-    /// Resolves a path the user chose. In an app's container it is resolved from the container's
-    /// folder (`RESOLVE_BENEATH`): a link the app put there leads nowhere, so the user choosing
-    /// what the picker showed in the container can never pick a file outside it.
+    /// Resolves a path the user chose (``AccessService/resolveUserPath(_:)``): in a folder an app
+    /// may write, from that folder's descriptor (`RESOLVE_BENEATH`), so a link the app put there
+    /// leads nowhere and the user choosing what the picker showed there can never pick a file
+    /// outside it.
     private static func resolveChoice(_ path: String, access: AccessService) throws(CoordinationFailure) -> ResolvedItem {
-        do { return try ResolvedItem.resolve(CoordinationPath.normalize(path), confinedBelow: access.catalog.paths.containersDirectory) } catch {
+        do { return try access.resolveUserPath(path) } catch {
             throw CoordinationFailure(kind: .invalid, message: "no item at \(path)")
         }
     }

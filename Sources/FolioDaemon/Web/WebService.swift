@@ -129,15 +129,9 @@ final class WebState: Sendable {
         let (scopeRoots, paths, access) = (scopeRoots, paths, context.access)
         // realpath of each: blocking, so on a pool.
         return (try? await blocking(.quick) {
-            // Where apps write besides their containers: the folders granted them read-write, and
-            // their ubiquity containers in the Drive.
-            let granted = access.grants.grants(of: nil).filter { $0.isFolder && $0.allowsWriting }.map(\.path)
-            let ubiquity = access.catalog.identifiers().compactMap(access.catalog.manifest).flatMap { manifest in
-                manifest.ubiquitousContainers.map { paths.driveDirectory + "/" + $0.identifier }
-            }
-            return WebScope(
+            WebScope(
                 roots: scopeRoots + roots, closed: [paths.dataDirectory, paths.stateDirectory, paths.configDirectory, paths.socketDirectory],
-                openings: [paths.driveDirectory, paths.containersDirectory], containers: paths.containersDirectory, writable: granted + ubiquity)
+                openings: [paths.driveDirectory, paths.containersDirectory], containers: paths.containersDirectory, writable: access.writableFolders())
         }) ?? WebScope(roots: [])
     }
 
