@@ -20,6 +20,7 @@ import Testing
 /// that resolution opened.
 @Suite("Attacks: a path swapped while the page acts", .serialized, .elasticPool)
 struct PageRaceTests {
+    /// Where the app's folder is: its container, or a folder of the user's granted it read-write.
     enum Place: String, CaseIterable, Sendable {
         case container, grantedFolder
     }
@@ -27,17 +28,7 @@ struct PageRaceTests {
     @Test(arguments: Place.allCases) func thePageActsOnWhatItChecked(in place: Place) throws {
         let world = try ProtocolAttackTests.World("attack-page")
         let home = world.dir.path + "/home"
-        let container: String
-        switch place {
-        case .container:
-            container = try world.container()
-        case .grantedFolder:
-            container = home + "/shared"
-            try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
-            let granted = try world.call(
-                world.user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(container), "write": true])
-            try #require(granted["result"] != nil, "\(granted)")
-        }
+        let container = try world.appFolder(place)
         let documents = container + "/Documents"
         // The user's private folder: in the page's reach (the home folder), never in the app's.
         let privateFolder = home + "/private", destination = home + "/dest"
@@ -187,6 +178,22 @@ struct PageRaceTests {
         func post(_ route: String, _ body: [String: Any]) throws -> LoopbackHTTP.Response {
             let headers = ["Cookie": cookie, "Origin": "http://127.0.0.1:\(port)", "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin"]
             return try LoopbackHTTP.request(port: port, method: "POST", path: "/api/" + route, headers: headers, body: try JSONSerialization.data(withJSONObject: body))
+        }
+    }
+}
+
+extension ProtocolAttackTests.World {
+    /// A folder of the app's own: its container, or `~/shared`, granted it read-write by the user.
+    func appFolder(_ place: PageRaceTests.Place) throws -> String {
+        switch place {
+        case .container:
+            return try container()
+        case .grantedFolder:
+            let folder = dir.path + "/home/shared"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let granted = try call(user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(folder), "write": true])
+            guard granted["result"] != nil else { throw TestFailure("grant.add: \(granted)") }
+            return folder
         }
     }
 }

@@ -162,17 +162,7 @@ struct ResolveOnceTests {
         let world = try World("attack-picker")
         world.app.readTimeout = .seconds(60)
         world.user.readTimeout = .seconds(60)
-        let container: String
-        switch place {
-        case .container:
-            container = try world.container()
-        case .grantedFolder:
-            container = world.dir.path + "/home/shared"
-            try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
-            let granted = try world.call(
-                world.user, "grant.add", ["app": .string(ProtocolAttackTests.mallory), "path": .string(container), "write": true])
-            try #require(granted["result"] != nil, "\(granted)")
-        }
+        let container = try world.appFolder(place)
         let documents = container + "/Documents"
         let privateFolder = world.dir.path + "/private", destination = world.dir.path + "/dest"
         try world.dir.write("private/report.txt", "the user's private report")
