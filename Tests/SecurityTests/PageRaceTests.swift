@@ -13,8 +13,8 @@ import Testing
 /// The browser page acts on what it checked. While an app swaps a folder of its own — in its
 /// container, or in a folder the user granted it read-write — with a symbolic link to a private
 /// folder of the user's (`renameat2` exchange), the user's page lists, reads, tags, duplicates,
-/// renames, moves, trashes, restores, makes folders, restores versions and resolves conflicts in
-/// the app's folder. None of it may touch
+/// renames, moves, trashes, restores, makes folders, restores versions, resolves conflicts and
+/// opens documents in the app (a copy in its Inbox) in the app's folder. None of it may touch
 /// the private folder or carry anything of it into the app's: a path the page names in a folder an
 /// app may write is resolved beneath that folder, and every change goes through the descriptors
 /// that resolution opened.
@@ -105,6 +105,8 @@ struct PageRaceTests {
             if let versionID { _ = try ask("versions/restore", post: ["path": x + "/report.txt", "id": versionID]) }
             addVersions()
             _ = try ask("conflicts/resolve", post: ["path": x + "/report.txt", "both": true])
+            // Opened in the app itself, which takes documents as copies in its Inbox.
+            _ = try ask("open", post: ["path": x + "/report.txt", "app": ProtocolAttackTests.mallory])
             _ = try ask("handlers", get: "path=\(encoded(x + "/report.txt"))")
             _ = try ask("tags", post: ["path": x + "/report.txt", "tags": ["race"]])
             _ = try ask("duplicate", post: ["path": x + "/report.txt"])
@@ -126,7 +128,8 @@ struct PageRaceTests {
         while !swapper.isFinished { usleep(1000) }
 
         if Self.snapshot(privateFolder) != before { leaks.append("the user's private folder changed") }
-        for (path, contents) in Self.snapshot(container).merging(Self.snapshot(destination), uniquingKeysWith: { $1 })
+        let inbox = try world.container()
+        for (path, contents) in Self.snapshot(container).merging(Self.snapshot(destination), uniquingKeysWith: { $1 }).merging(Self.snapshot(inbox), uniquingKeysWith: { $1 })
         where String(decoding: contents, as: UTF8.self).contains("the user's") {
             leaks.append("\(path) holds the user's words")
         }

@@ -63,12 +63,23 @@ extension WebRoutes {
                     if let app = change.app, app.hasSuffix(".desktop") ? DesktopEntry.find(app, paths: state.paths) == nil : state.context.access.catalog.manifest(app) == nil {
                         throw WebScope.Refusal(status: 404, message: "no app \(app) is registered or installed")
                     }
-                    // `folio open` prepares the document (a grant in place, or a copy in the Inbox)
-                    // and starts the app; it runs on after this answer, reaped when it ends. It is
-                    // given where the item really is, and resolves that beneath an app's container.
+                    guard item.status.kind == .regular else { throw WebScope.Refusal(status: 400, message: "only a document opens in an app: \(change.path)") }
+                    let app: String
+                    if let chosen = change.app {
+                        app = chosen
+                    } else {
+                        switch handlerRegistry(state).choice(for: Self.type(of: item))?.handler {
+                        case .app(let id), .desktopEntry(let id): app = id
+                        case nil: throw WebScope.Refusal(status: 404, message: "no app opens \(change.path)")
+                        }
+                    }
+                    // A Folio app gets the document prepared here, from what was resolved (a grant in
+                    // place, or a copy in its Inbox); `folio open` then only starts it. A desktop
+                    // application is the user's own program: it is given where the document is.
+                    let handed = app.hasSuffix(".desktop") ? item.path : try prepare(item, for: app, state: state)
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                    process.arguments = ["open"] + (change.app.map { ["--app", $0] } ?? []) + ["--", item.path]
+                    process.arguments = ["open", "--app", app] + (app.hasSuffix(".desktop") ? [] : ["--prepared"]) + ["--", handed]
                     process.standardInput = FileHandle.nullDevice
                     process.standardOutput = FileHandle.nullDevice
                     process.terminationHandler = { ended in
@@ -81,6 +92,23 @@ extension WebRoutes {
                 return WebJSON.response(["path": change.path])
             }
         }
+    }
+
+    /// Readies `item` for the Folio app `app` as `folio open` would, from the descriptor: a
+    /// persistent read-write grant when the app opens documents in place, else a copy in its
+    /// Inbox (a new document). Returns the path the app is given.
+    private static func prepare(_ item: ResolvedItem, for app: String, state: WebState) throws -> String {
+        let access = state.context.access
+        guard let manifest = access.catalog.manifest(app) else { throw WebScope.Refusal(status: 404, message: "no app \(app) is registered") }
+        let container = AppContainer(appIdentifier: app, paths: state.paths)
+        try container.create()
+        if manifest.supportsOpeningDocumentsInPlace {
+            try access.grant(app: app, item: item, write: true, persistent: true, source: .open, session: nil)
+            return item.path
+        }
+        let inbox = try ResolvedItem.resolve(container.inboxURL.path)
+        let name = (AvailableName.path(for: (item.path as NSString).lastPathComponent, in: inbox.path) as NSString).lastPathComponent
+        return try item.copy(into: inbox, named: name).path
     }
 
     /// The type of a document resolved once: by its name, and by its bytes read through its

@@ -16,6 +16,9 @@ struct OpenCommand: ParsableCommand {
     @Flag(help: "Grant read access only (in place).") var readOnly = false
     @Flag(help: "Run the app sandboxed (bubblewrap).") var sandbox = false
     @Flag(help: "Prepare (grant or copy) and print the path the app would get, without starting it.") var noLaunch = false
+    /// The browser page prepared the document itself (from the descriptor its check opened): only
+    /// start the app with it.
+    @Flag(help: .hidden) var prepared = false
 
     func run() throws {
         let paths = FolioPaths()
@@ -54,7 +57,9 @@ struct OpenCommand: ParsableCommand {
         let container = AppContainer(appIdentifier: chosen, paths: paths)
         try container.create()
         let handed: String
-        if manifest.supportsOpeningDocumentsInPlace {
+        if prepared {
+            handed = path
+        } else if manifest.supportsOpeningDocumentsInPlace {
             try withDaemon("open") { daemon in
                 _ = try daemon.send(GrantAdd(app: chosen, path: path, write: !readOnly, persistent: true))
             }
