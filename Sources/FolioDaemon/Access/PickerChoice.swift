@@ -20,12 +20,16 @@ enum PickerChoice {
         var sources: [ResolvedItem]
     }
 
-    static func validate(_ paths: [String], for request: PickerRequest, app: String?, access: AccessService) throws(CoordinationFailure) -> Checked {
+    static func validate(
+        _ paths: [String], for request: PickerRequest, app: String?, access: AccessService,
+        admit: (ResolvedItem) throws(CoordinationFailure) -> Void = { _ in }
+    ) throws(CoordinationFailure) -> Checked {
         func refuse(_ message: String) -> CoordinationFailure { CoordinationFailure(kind: .invalid, message: message) }
         guard !paths.isEmpty else { throw refuse("choose at least one item, or cancel") }
         var chosen: [ResolvedItem] = []
         for path in paths {
             let item = try resolveChoice(path, access: access)
+            try admit(item)
             let containers = access.catalog.paths.containersDirectory
             let own = app.map { containers + "/" + $0 }
             if CoordinationPath.isAncestor(containers, of: item.path), own.map({ item.path != $0 && !CoordinationPath.isAncestor($0, of: item.path) }) ?? true {

@@ -137,8 +137,12 @@ final class PickerService: @unchecked Sendable {
     }
 
     /// The front end's answer: validated, carried out, and sent to the app. A choice that breaks
-    /// the request's rules is refused and the request stays open for another choice.
-    func choose(_ number: UInt64, paths: [String]?, from chooser: any AnyObject & Sendable) throws(CoordinationFailure) {
+    /// the request's rules is refused and the request stays open for another choice. `admit`
+    /// checks each chosen item as it was resolved (the page: inside what it may browse).
+    func choose(
+        _ number: UInt64, paths: [String]?, from chooser: any AnyObject & Sendable,
+        admit: (ResolvedItem) throws(CoordinationFailure) -> Void = { _ in }
+    ) throws(CoordinationFailure) {
         lock.lock()
         let isFrontEnd = frontEnd === chooser || page === chooser
         let found = pending[number]
@@ -163,7 +167,7 @@ final class PickerService: @unchecked Sendable {
         }
         let chosen: PickerChoice.Checked
         do {
-            chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access)
+            chosen = try PickerChoice.validate(paths, for: request.request, app: request.app, access: access, admit: admit)
         } catch {
             lock.withLock { pending[number] = request }
             throw error

@@ -21,7 +21,12 @@ extension WebRoutes {
                 let scope = await state.scope()
                 try await state.blocking(.quick) {
                     for path in choice.paths ?? [] { _ = try scope.item(path) }
-                    try state.context.access.picker.choose(choice.request, paths: choice.paths, from: state.changes.picker)
+                    // What the picker resolved is what is checked against the scope, and used.
+                    try state.context.access.picker.choose(choice.request, paths: choice.paths, from: state.changes.picker) { item throws(CoordinationFailure) in
+                        guard scope.contains(item.path) else {
+                            throw CoordinationFailure(kind: .denied, message: "\(item.path) is outside what this page may browse")
+                        }
+                    }
                 }
                 return WebJSON.response(["request": choice.request])
             }
