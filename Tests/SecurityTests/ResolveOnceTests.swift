@@ -158,7 +158,7 @@ struct ResolveOnceTests {
     /// folder of the user's; and the user chooses, to open and to import, a document the picker
     /// showed in that folder. No export or move ever carries a user file out, and no open or import
     /// ever hands the app a user file or a grant to one.
-    @Test(arguments: PageRaceTests.Place.allCases) func thePickerActsOnWhatItChecked(in place: PageRaceTests.Place) throws {
+    @Test(arguments: Place.allCases) func thePickerActsOnWhatItChecked(in place: Place) throws {
         let world = try World("attack-picker")
         world.app.readTimeout = .seconds(60)
         world.user.readTimeout = .seconds(60)

@@ -10,21 +10,22 @@ import Testing
 @preconcurrency import Glibc
 #endif
 
-/// The browser page acts on what it checked. While an app swaps a folder of its own — in its
-/// container, or in a folder the user granted it read-write — with a symbolic link to a private
-/// folder of the user's (`renameat2` exchange), the user's page lists, reads, tags, duplicates,
-/// renames, moves, trashes, restores, makes folders, restores versions, resolves conflicts and
-/// opens documents in the app (a copy in its Inbox) in the app's folder. None of it may touch
-/// the private folder or carry anything of it into the app's: a path the page names in a folder an
-/// app may write is resolved beneath that folder, and every change goes through the descriptors
-/// that resolution opened.
-@Suite("Attacks: a path swapped while the page acts", .serialized, .elasticPool)
-struct PageRaceTests {
+/// The page's race, in `ResolveOnceTests`, whose tests run one at a time: two such races at once
+/// on a loaded machine starve each other's daemon.
+extension ResolveOnceTests {
     /// Where the app's folder is: its container, or a folder of the user's granted it read-write.
     enum Place: String, CaseIterable, Sendable {
         case container, grantedFolder
     }
 
+    /// The browser page acts on what it checked. While an app swaps a folder of its own — in its
+    /// container, or in a folder the user granted it read-write — with a symbolic link to a private
+    /// folder of the user's (`renameat2` exchange), the user's page lists, reads, tags, duplicates,
+    /// renames, moves, trashes, restores, makes folders, restores versions, resolves conflicts and
+    /// opens documents in the app (a copy in its Inbox) in the app's folder. None of it may touch
+    /// the private folder or carry anything of it into the app's: a path the page names in a folder an
+    /// app may write is resolved beneath that folder, and every change goes through the descriptors
+    /// that resolution opened.
     @Test(arguments: Place.allCases) func thePageActsOnWhatItChecked(in place: Place) throws {
         let world = try ProtocolAttackTests.World("attack-page")
         let home = world.dir.path + "/home"
@@ -64,12 +65,14 @@ struct PageRaceTests {
         let page = try Page(environment: world.dir.xdgEnvironment())
         let stop = Atomic<Bool>(false)
         let swaps = Atomic<Int>(0)
-        // A swap every two milliseconds: the daemon's watchers hear each one, and an unbroken storm
-        // of them would leave the page too few answers in the time the test has.
+        // A swap every ten milliseconds: both states last long enough for the page's requests to
+        // meet each, and the daemon's index, which hears every swap in the container and lists
+        // the folder again, is not kept so busy that the page's answers (which wait for the index)
+        // take seconds — at one swap every 2 ms a loaded CI run got 5 rounds in three minutes.
         let swapper = Thread {
             while !stop.load(ordering: .relaxed) {
                 if (try? FilePath(documents + "/x").exchange(with: FilePath(documents + "/y"))) != nil { swaps.add(1, ordering: .relaxed) }
-                usleep(2000)
+                usleep(10_000)
             }
         }
         swapper.start()
@@ -187,7 +190,7 @@ struct PageRaceTests {
 
 extension ProtocolAttackTests.World {
     /// A folder of the app's own: its container, or `~/shared`, granted it read-write by the user.
-    func appFolder(_ place: PageRaceTests.Place) throws -> String {
+    func appFolder(_ place: ResolveOnceTests.Place) throws -> String {
         switch place {
         case .container:
             return try container()
