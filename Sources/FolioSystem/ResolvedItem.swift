@@ -76,13 +76,6 @@ public final class ResolvedItem: Sendable {
         }
     }
 
-    /// Resolves the absolute `path`; when it lies in a folder of `parent` (an app's container in
-    /// the folder of containers), from that folder's descriptor (``resolve(_:beneath:allowMissing:)``):
-    /// a link in there never leads out of it, and neither may that folder's own name.
-    public static func resolve(_ path: String, confinedBelow parent: String, allowMissing: Bool = false) throws(Failure) -> ResolvedItem {
-        try resolve(path, confinedBelow: [parent], allowMissing: allowMissing)
-    }
-
     /// Resolves the absolute `path`, confined to the folder it lies in, of the folders others may
     /// write (apps: their containers, the folders granted them): each folder in `folders`, and
     /// each folder of a folder in `parents` (whose own name must not be a link). From the

@@ -24,7 +24,7 @@ struct OpenCommand: ParsableCommand {
         let paths = FolioPaths()
         // Resolved once, and beneath its container when it is in an app's: a link an app put there
         // cannot make what is granted or copied a file outside it.
-        guard let item = try? ResolvedItem.resolve(URL(fileURLWithPath: file).standardizedFileURL.path, confinedBelow: paths.containersDirectory) else {
+        guard let item = try? ResolvedItem.resolve(URL(fileURLWithPath: file).standardizedFileURL.path, confinedBelow: [paths.containersDirectory]) else {
             printError("folio open: no file \(file)")
             throw ExitCode.failure
         }
